@@ -1,0 +1,74 @@
+"""failwell: generate Python MCP servers that fail well, from one YAML spec.
+
+The pipeline runs one way: load -> validate -> lint -> model -> render -> sync. This module is the
+small public API the CLI is a thin layer over.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import sync
+from .errors import Diagnostic, FailwellError, spec_error
+from .model import SPEC_FILE
+from .pipeline import diagnose
+from .render import render
+from .validate import schema
+
+__all__ = ["Diagnostic", "FailwellError", "Result", "generate", "new", "schema", "validate"]
+__version__ = "0.1.0"
+
+
+@dataclass(frozen=True)
+class Result:
+    """What `new` or `generate` did (or, with `check`, would do)."""
+
+    plan: sync.Plan
+    diff: str = ""
+
+
+def validate(spec: Path, *, strict: bool = False) -> list[Diagnostic]:
+    """Every problem in `spec`; raises FailwellError when there is an error (or a warning, if strict)."""
+    try:
+        text = spec.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FailwellError(f"{spec}: no such file; pass the path of a failwell.yaml") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FailwellError(f"{spec}: cannot read the spec ({exc.__class__.__name__})") from None
+    diagnostics = diagnose(text, str(spec))
+    if any(d.severity == "error" or strict for d in diagnostics):
+        raise spec_error(diagnostics)
+    return sorted(diagnostics, key=lambda d: (d.line, d.col, d.code))
+
+
+def new(dest: Path, spec: Path | None = None) -> Result:
+    """Render a complete project into `dest`, which must be empty or absent."""
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise FailwellError(f"{dest} is not empty; pick a new folder, or run `failwell generate` inside a project")
+    with tempfile.TemporaryDirectory(prefix="failwell-") as tmp:
+        staging = Path(tmp) / "project"
+        render(spec, staging)
+        dest.mkdir(parents=True, exist_ok=True)
+        plan = sync.Plan(create=list(sync.files(staging)))
+        sync.apply(plan, staging, dest)
+    return Result(plan)
+
+
+def generate(project: Path, *, check: bool = False, show_diff: bool = False) -> Result:
+    """Re-render `project` from its failwell.yaml: owned files rewritten, handlers created only when missing.
+
+    With `check`, nothing is written and the result lists the stale files.
+    """
+    spec = project / SPEC_FILE
+    if not spec.is_file():
+        raise FailwellError(f"{project} has no {SPEC_FILE}; run this inside a failwell project or pass its folder")
+    with tempfile.TemporaryDirectory(prefix="failwell-") as tmp:
+        staging = Path(tmp) / "project"
+        model = render(spec, staging)
+        plan = sync.plan(staging, project, model.package, [tool.name for tool in model.tools])
+        text = sync.diff(plan, staging, project) if show_diff else ""
+        if not check:
+            sync.apply(plan, staging, project)
+    return Result(plan, text)

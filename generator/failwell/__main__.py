@@ -1,0 +1,5 @@
+"""`python -m failwell`."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,115 @@
+"""The `failwell` command: a thin layer over the API in `failwell/__init__.py`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from . import FailwellError, Result, generate, new, schema, validate
+
+app = typer.Typer(
+    help="Generate Python MCP servers that fail well, from one YAML spec.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _run(action: Callable[[], int | None]) -> None:
+    try:
+        code = action() or 0
+    except FailwellError as exc:
+        for diagnostic in exc.diagnostics:
+            typer.echo(str(diagnostic))
+        typer.echo(f"failwell: {exc.message}", err=True)
+        raise typer.Exit(exc.exit_code) from None
+    raise typer.Exit(code)
+
+
+@app.command("validate")
+def validate_command(
+    spec: Annotated[Path, typer.Argument(help="The spec to check.")] = Path("failwell.yaml"),
+    strict: Annotated[bool, typer.Option(help="Treat warnings as errors.")] = False,
+) -> None:
+    """Check a spec: every problem at once, as FILE:LINE:COL: CODE message."""
+
+    def action() -> None:
+        for diagnostic in validate(spec, strict=strict):
+            typer.echo(str(diagnostic))
+        typer.echo(f"failwell: {spec} is valid", err=True)
+
+    _run(action)
+
+
+@app.command("new")
+def new_command(
+    dest: Annotated[Path, typer.Argument(help="An empty or new folder for the project.")],
+    spec: Annotated[Path | None, typer.Option(help="The spec to start from (default: a small starter spec).")] = None,
+) -> None:
+    """Create a complete MCP server project from a spec."""
+
+    def action() -> None:
+        result = new(dest, spec)
+        typer.echo(f"failwell: created {len(result.plan.create)} files in {dest}", err=True)
+
+    _run(action)
+
+
+@app.command("generate")
+def generate_command(
+    project: Annotated[Path, typer.Argument(help="The project folder (holding failwell.yaml).")] = Path("."),
+    check: Annotated[bool, typer.Option(help="Write nothing; exit 1 when generated files are stale.")] = False,
+    diff: Annotated[bool, typer.Option(help="With --check, print a unified diff of what would change.")] = False,
+) -> None:
+    """Re-render a project from its failwell.yaml; your handlers and tests are never overwritten."""
+
+    def action() -> int:
+        result = generate(project, check=check, show_diff=diff)
+        return _report(result, check)
+
+    _run(action)
+
+
+def _report(result: Result, check: bool) -> int:
+    plan = result.plan
+    for orphan in plan.orphans:
+        typer.echo(
+            f"failwell: kept {orphan}: its tool is no longer in the spec; delete it, or add the tool back",
+            err=True,
+        )
+    if check:
+        if result.diff:
+            typer.echo(result.diff, nl=False)
+        for relative in plan.stale:
+            typer.echo(f"stale: {relative}")
+        if plan.stale:
+            typer.echo(f"failwell: {len(plan.stale)} file(s) are stale; run `failwell generate`", err=True)
+            return 1
+        typer.echo("failwell: generated files are up to date", err=True)
+        return 0
+    for label, group in (("wrote", plan.write), ("created", plan.create), ("removed", plan.delete)):
+        for relative in group:
+            typer.echo(f"{label}: {relative}")
+    if not plan.stale:
+        typer.echo("failwell: already up to date", err=True)
+    return 0
+
+
+@app.command("schema")
+def schema_command() -> None:
+    """Print the spec's JSON Schema (2020-12)."""
+    typer.echo(json.dumps(schema(), indent=2))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app(prog_name="failwell")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""The Jinja extension copier.yml loads: it turns the `spec` answer into the project model."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment
+from jinja2.ext import Extension
+
+from .pipeline import load_project, starter_spec_text
+
+
+class FailwellExtension(Extension):
+    """Adds `failwell_project(spec_path)` to the template globals."""
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        environment.globals["failwell_project"] = project_context
+        environment.globals["failwell_schema"] = schema_text
+
+
+def schema_text() -> str:
+    """spec.schema.json, copied into each project so editors complete failwell.yaml offline."""
+    return resources.files("failwell").joinpath("spec.schema.json").read_text(encoding="utf-8")
+
+
+def project_context(spec_path: str) -> dict[str, Any]:
+    """The render context for the spec at `spec_path`, or for the starter spec when it is empty."""
+    if spec_path:
+        path = Path(spec_path).expanduser().resolve()
+        return _context(path.read_text(encoding="utf-8"), str(path))
+    return _context(starter_spec_text(), "failwell.yaml")
+
+
+@lru_cache(maxsize=8)
+def _context(text: str, file: str) -> dict[str, Any]:
+    return load_project(text, file).context()

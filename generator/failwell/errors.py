@@ -1,0 +1,45 @@
+"""The one error type failwell raises, and the diagnostics a spec can earn."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem in a spec, pointing at the YAML line it came from."""
+
+    file: str
+    line: int
+    col: int
+    code: str
+    message: str
+    severity: Severity = "error"
+    path: tuple[str | int, ...] = field(default=(), compare=False, repr=False)
+
+    def __str__(self) -> str:
+        label = "" if self.severity == "error" else "warning: "
+        return f"{self.file}:{self.line}:{self.col}: {self.code} {label}{self.message}"
+
+
+class FailwellError(Exception):
+    """A problem the user can fix; the CLI prints `message` and exits with `exit_code`."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, diagnostics: tuple[Diagnostic, ...] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.diagnostics = diagnostics
+
+
+def spec_error(diagnostics: list[Diagnostic]) -> FailwellError:
+    """The error for a spec with problems: every diagnostic, sorted by position."""
+    ordered = tuple(sorted(set(diagnostics), key=lambda d: (d.file, d.line, d.col, d.code, d.message)))
+    errors = sum(1 for d in ordered if d.severity == "error")
+    warnings = len(ordered) - errors
+    summary = f"{errors} error(s), {warnings} warning(s); nothing was written."
+    return FailwellError(summary, ordered)

@@ -1,0 +1,63 @@
+"""Write the one-module-per-tool files, which Copier cannot loop over.
+
+Copier renders the project's fixed files; this step renders `template/_per_tool/` once per tool.
+`failwell` calls it in-process after Copier; a plain `copier copy --trust` runs it as a task
+(`python -m failwell.expand DEST`). Both produce the same files.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from .errors import FailwellError
+from .model import SPEC_FILE, Project
+from .pipeline import load_project
+from .templates import template_root
+
+PER_TOOL = (
+    ("tool.py.jinja", "src/{package}/_generated/tools/{tool}.py"),
+    ("handler.py.jinja", "src/{package}/handlers/{tool}.py"),
+    ("test_errors.py.jinja", "tests/generated/test_{tool}_errors.py"),
+    ("test_tool.py.jinja", "tests/test_{tool}.py"),
+)
+
+
+def expand(dest: Path, project: Project) -> list[Path]:
+    """Render every per-tool file of `project` into `dest`; returns the paths written."""
+    env = Environment(
+        loader=FileSystemLoader(template_root() / "template" / "_per_tool"),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    context = project.context()
+    written = []
+    for template_name, pattern in PER_TOOL:
+        template = env.get_template(template_name)
+        for tool in context["tools"]:
+            path = dest / pattern.format(package=project.package, tool=tool["name"])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(template.render(project=context, tool=tool), encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def main(argv: list[str]) -> int:
+    """`python -m failwell.expand DEST`: the Copier task for a plain `copier copy --trust`."""
+    dest = Path(argv[1] if len(argv) > 1 else ".")
+    spec = dest / SPEC_FILE
+    try:
+        expand(dest, load_project(spec.read_text(encoding="utf-8"), SPEC_FILE))
+    except FailwellError as exc:
+        print("\n".join([*map(str, exc.diagnostics), exc.message]), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))

@@ -1,0 +1,334 @@
+"""The spec's argument schemas: what JSON Schema to publish, what pydantic type checks it,
+what sentence says what is accepted, and a value that fits."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from re import _parser as sre  # type: ignore[attr-defined]
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from .naming import pascal
+from .pyliteral import inline, string
+
+_CONSTRAINTS = {
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "pattern": "pattern",
+    "minimum": "ge",
+    "maximum": "le",
+    "exclusiveMinimum": "gt",
+    "exclusiveMaximum": "lt",
+    "minItems": "min_length",
+    "maxItems": "max_length",
+}
+_PUBLISHED_KEYS = (
+    "type", "description", "enum", "default", "pattern", "minLength", "maxLength", "minimum", "maximum",
+    "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ModelField:
+    """One attribute of a generated pydantic model."""
+
+    name: str
+    annotation: str
+    default: str | None
+
+
+@dataclass(frozen=True)
+class ModelClass:
+    """One generated pydantic model."""
+
+    name: str
+    fields: tuple[ModelField, ...]
+
+
+def is_required(spec: dict[str, Any]) -> bool:
+    """A field is required unless it has a default or says `required: false`."""
+    return bool(spec.get("required", "default" not in spec))
+
+
+def json_type(spec: dict[str, Any]) -> str:
+    """The field's JSON type, inferred from its enum when `type` is omitted."""
+    if "type" in spec:
+        return str(spec["type"])
+    values = spec.get("enum") or [""]
+    first = values[0]
+    if isinstance(first, bool):
+        return "boolean"
+    if isinstance(first, int):
+        return "integer"
+    if isinstance(first, float):
+        return "number"
+    return "string"
+
+
+def published_schema(fields: dict[str, dict[str, Any]], *, closed: bool = True) -> dict[str, Any]:
+    """The JSON Schema object a client sees for a map of fields."""
+    schema: dict[str, Any] = {"type": "object", "properties": {n: _published(s) for n, s in fields.items()}}
+    required = [name for name, spec in fields.items() if is_required(spec)]
+    if required:
+        schema["required"] = required
+    if closed:
+        schema["additionalProperties"] = False
+    return schema
+
+
+def _published(spec: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {key: spec[key] for key in _PUBLISHED_KEYS if key in spec}
+    out.setdefault("type", json_type(spec))
+    examples = example_values(spec)
+    if examples:
+        out["examples"] = examples
+    if "items" in spec:
+        out["items"] = _published(spec["items"])
+    if out["type"] == "object" and "properties" in spec:
+        out.update(published_schema(spec["properties"]))
+    return out
+
+
+def example_values(spec: dict[str, Any]) -> list[Any]:
+    """The examples the spec gives for a field, `example` first."""
+    values = [spec["example"]] if "example" in spec else []
+    values.extend(v for v in spec.get("examples", []) if v not in values)
+    return values
+
+
+def models(root: str, fields: dict[str, dict[str, Any]]) -> list[ModelClass]:
+    """The pydantic models for a map of fields: nested models first, `root` last."""
+    out: list[ModelClass] = []
+    _model(root, fields, out)
+    return out
+
+
+def _model(name: str, fields: dict[str, dict[str, Any]], out: list[ModelClass]) -> None:
+    members = []
+    for field_name, spec in fields.items():
+        annotation = _annotation(f"{name}{pascal(field_name)}", spec, out)
+        default = None
+        if "default" in spec:
+            default = inline(spec["default"])
+        elif not is_required(spec):
+            annotation, default = f"{annotation} | None", "None"
+        members.append(ModelField(field_name, annotation, default))
+    out.append(ModelClass(name, tuple(members)))
+
+
+def _annotation(nested_name: str, spec: dict[str, Any], out: list[ModelClass]) -> str:
+    kind = json_type(spec)
+    if "enum" in spec:
+        base = "Literal[" + ", ".join(inline(v) for v in spec["enum"]) + "]"
+    elif kind == "array":
+        base = f"list[{_annotation(f'{nested_name}Item', spec['items'], out)}]" if "items" in spec else "list[Any]"
+    elif kind == "object":
+        if spec.get("properties"):
+            _model(nested_name, spec["properties"], out)
+            base = nested_name
+        else:
+            base = "dict[str, Any]"
+    else:
+        base = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}[kind]
+    constraints = [f"{_CONSTRAINTS[key]}={_constraint_literal(key, spec[key])}" for key in _CONSTRAINTS if key in spec]
+    if not constraints or "enum" in spec:
+        return base
+    return f"Annotated[{base}, Field({', '.join(constraints)})]"
+
+
+def _constraint_literal(key: str, value: Any) -> str:
+    if key == "pattern":
+        return string(value)
+    return inline(value)
+
+
+def accepts(spec: dict[str, Any], *, with_example: bool = True) -> str:
+    """A phrase saying what a field accepts, such as `an integer from 1 to 50`."""
+    kind = json_type(spec)
+    if "enum" in spec:
+        return "one of " + ", ".join(json.dumps(v) for v in spec["enum"])
+    if kind == "string":
+        phrase = "a string" + _range(spec, "minLength", "maxLength", "characters")
+        if "pattern" in spec:
+            phrase += f" matching {spec['pattern']}"
+    elif kind in ("integer", "number"):
+        phrase = ("an integer" if kind == "integer" else "a number") + _bounds(spec)
+    elif kind == "boolean":
+        return "true or false"
+    elif kind == "array":
+        phrase = "a list" + _range(spec, "minItems", "maxItems", "items")
+        if "items" in spec:
+            phrase += ", each " + accepts(spec["items"], with_example=False)
+    else:
+        props = spec.get("properties") or {}
+        if props:
+            names = ", ".join(f"{n}" + ("" if is_required(s) else " (optional)") for n, s in props.items())
+            phrase = f"an object with {names}"
+        else:
+            phrase = "an object"
+    examples = example_values(spec)
+    if with_example and examples and kind != "object":
+        phrase += f", such as {json.dumps(examples[0], ensure_ascii=False)}"
+    return phrase
+
+
+def _range(spec: dict[str, Any], low_key: str, high_key: str, unit: str) -> str:
+    low, high = spec.get(low_key), spec.get(high_key)
+    if low is not None and high is not None:
+        return f" of exactly {low} {unit}" if low == high else f" of {low} to {high} {unit}"
+    if low is not None:
+        return f" of at least {low} {unit}"
+    if high is not None:
+        return f" of at most {high} {unit}"
+    return ""
+
+
+def _bounds(spec: dict[str, Any]) -> str:
+    parts = []
+    if "minimum" in spec and "maximum" in spec:
+        return f" from {spec['minimum']} to {spec['maximum']}"
+    if "minimum" in spec:
+        parts.append(f"at least {spec['minimum']}")
+    if "exclusiveMinimum" in spec:
+        parts.append(f"greater than {spec['exclusiveMinimum']}")
+    if "maximum" in spec:
+        parts.append(f"at most {spec['maximum']}")
+    if "exclusiveMaximum" in spec:
+        parts.append(f"less than {spec['exclusiveMaximum']}")
+    return (" " + " and ".join(parts)) if parts else ""
+
+
+def accepts_table(fields: dict[str, dict[str, Any]], prefix: str = "") -> dict[str, str]:
+    """Field path (`tags[]`, `address.city`) -> what it accepts, for every field at any depth."""
+    table: dict[str, str] = {}
+    for name, spec in fields.items():
+        path = f"{prefix}{name}"
+        _accepts_walk(path, spec, table)
+    return table
+
+
+def _accepts_walk(path: str, spec: dict[str, Any], table: dict[str, str]) -> None:
+    table[path] = accepts(spec)
+    if "items" in spec:
+        _accepts_walk(f"{path}[]", spec["items"], table)
+    if spec.get("properties"):
+        table.update(accepts_table(spec["properties"], prefix=f"{path}."))
+
+
+def make_example(spec: dict[str, Any]) -> Any:
+    """A value that fits the field: its example, default or first enum value, else one made up."""
+    for key in ("example", "default"):
+        if key in spec:
+            return spec[key]
+    if spec.get("examples"):
+        return spec["examples"][0]
+    if spec.get("enum"):
+        return spec["enum"][0]
+    kind = json_type(spec)
+    if kind == "string":
+        if "pattern" in spec:
+            return pattern_example(spec["pattern"])
+        return "example"[: spec.get("maxLength", 7)].ljust(spec.get("minLength", 0), "x")
+    if kind in ("integer", "number"):
+        return _number_example(spec, kind)
+    if kind == "boolean":
+        return True
+    if kind == "array":
+        count = max(spec.get("minItems", 1), 0)
+        count = min(count, spec.get("maxItems", count))
+        return [make_example(spec.get("items", {"type": "string"})) for _ in range(count)]
+    return example_arguments(spec.get("properties") or {})
+
+
+def example_arguments(fields: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Arguments that pass the tool's input schema: every required field, with a fitting value."""
+    return {name: make_example(spec) for name, spec in fields.items() if is_required(spec)}
+
+
+def _number_example(spec: dict[str, Any], kind: str) -> int | float:
+    low = spec.get("minimum", spec.get("exclusiveMinimum"))
+    high = spec.get("maximum", spec.get("exclusiveMaximum"))
+    value: float = 1
+    if low is not None:
+        value = max(value, low + (1 if "exclusiveMinimum" in spec and "minimum" not in spec else 0))
+    if high is not None and value > high:
+        value = high - (1 if "exclusiveMaximum" in spec and "maximum" not in spec else 0)
+    return int(value) if kind == "integer" else float(value)
+
+
+def fits(value: Any, spec: dict[str, Any]) -> str | None:
+    """None when `value` passes the field's published schema, else the reason it does not."""
+    error = next(iter(Draft202012Validator(_published(spec)).iter_errors(value)), None)
+    if error is not None:
+        return error.message
+    if json_type(spec) == "string" and "pattern" in spec and isinstance(value, str):
+        if re.search(spec["pattern"], value) is None:
+            return f"{json.dumps(value)} does not match {spec['pattern']}"
+    return None
+
+
+def pattern_example(pattern: str) -> str | None:
+    """A short string matching `pattern`, or None when it cannot be made up."""
+    try:
+        text = "".join(_walk(sre.parse(pattern)))
+    except (re.error, _Unsupported, RecursionError):
+        return None
+    return text if re.search(pattern, text) else None
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _walk(parsed: Any) -> list[str]:
+    out: list[str] = []
+    for op, arg in parsed:
+        name = str(op)
+        if name == "LITERAL":
+            out.append(chr(arg))
+        elif name == "NOT_LITERAL":
+            out.append("x" if chr(arg) != "x" else "y")
+        elif name == "ANY":
+            out.append("a")
+        elif name == "IN":
+            out.append(_choose(arg))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, _high, sub = arg
+            out.extend(_walk(sub) * max(low, 1 if _high else 0))
+        elif name == "SUBPATTERN":
+            out.extend(_walk(arg[-1]))
+        elif name == "ATOMIC_GROUP":
+            out.extend(_walk(arg))
+        elif name == "BRANCH":
+            out.extend(_walk(arg[1][0]))
+        elif name in ("AT", "ASSERT", "ASSERT_NOT"):
+            continue
+        elif name == "CATEGORY":
+            out.append(_category(str(arg)))
+        else:
+            raise _Unsupported(name)
+    return out
+
+
+def _choose(items: Any) -> str:
+    negate = any(str(op) == "NEGATE" for op, _ in items)
+    if negate:
+        excluded = {chr(arg) for op, arg in items if str(op) == "LITERAL"}
+        return next(c for c in "xyzab" if c not in excluded)
+    for op, arg in items:
+        name = str(op)
+        if name == "LITERAL":
+            return chr(arg)
+        if name == "RANGE":
+            low, high = arg
+            return chr(low + 1) if low == ord("0") and high > low else chr(low)
+        if name == "CATEGORY":
+            return _category(str(arg))
+    raise _Unsupported("IN")
+
+
+def _category(name: str) -> str:
+    return {"CATEGORY_DIGIT": "1", "CATEGORY_SPACE": " ", "CATEGORY_WORD": "a"}.get(name, "a")

@@ -1,0 +1,213 @@
+"""What the schema cannot say: names that fit Python, placeholders that exist, deadlines that fit."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import string
+from typing import Any
+
+from . import fields as f
+from .errors import Diagnostic
+from .load import Document
+from .naming import RESERVED_FAILURE_NAMES, RESERVED_FIELD_NAMES, pascal, problem_with_name
+
+_TYPE_ONLY = {
+    "pattern": "string", "minLength": "string", "maxLength": "string",
+    "minimum": "number", "maximum": "number", "exclusiveMinimum": "number", "exclusiveMaximum": "number",
+    "items": "array", "minItems": "array", "maxItems": "array", "properties": "object",
+}  # fmt: skip
+_PAIRS = (("minLength", "maxLength"), ("minimum", "maximum"), ("minItems", "maxItems"))
+
+
+def default_deadline(client_timeout_s: float) -> float:
+    """The deadline a tool gets when it sets none: the client's timeout less max(2 s, 10%)."""
+    return round(client_timeout_s - max(2.0, client_timeout_s / 10), 3)
+
+
+def lint(doc: Document, skip_tools: frozenset[str] = frozenset()) -> list[Diagnostic]:
+    """Every semantic problem in a spec; tools in `skip_tools` broke the schema and are not linted."""
+    out: list[Diagnostic] = []
+    data = doc.data
+    server = data.get("server") if isinstance(data.get("server"), dict) else {}
+    assert isinstance(server, dict)
+    timeout = server.get("client_timeout_s", 60)
+    timeout = timeout if isinstance(timeout, int | float) and not isinstance(timeout, bool) else 60
+    if default_deadline(timeout) <= 0:
+        message = f"client_timeout_s {timeout} leaves no time for a tool deadline; use at least 3 seconds"
+        out.append(doc.diagnostic(("server", "client_timeout_s"), "FW120", message))
+    package = server.get("package")
+    if isinstance(package, str):
+        _name(doc, out, ("server", "package"), package, "package", frozenset())
+    tools = data.get("tools")
+    if isinstance(tools, dict):
+        for name, tool in tools.items():
+            _name(doc, out, ("tools", name), name, "tool", frozenset(), key=True)
+            if isinstance(tool, dict) and name not in skip_tools:
+                _tool(doc, out, ("tools", name), tool, timeout)
+    return out
+
+
+def _name(
+    doc: Document, out: list[Diagnostic], path: tuple[str | int, ...], name: str, kind: str,
+    reserved: frozenset[str], *, key: bool = False,
+) -> None:  # fmt: skip
+    problem = problem_with_name(name, kind, reserved)
+    if problem:
+        out.append(doc.diagnostic(path, problem[0], problem[1], key=key))
+
+
+def _tool(doc: Document, out: list[Diagnostic], path: tuple[str, ...], tool: dict[str, Any], timeout: float) -> None:
+    deadline = tool.get("deadline_s")
+    if isinstance(deadline, int | float) and not isinstance(deadline, bool) and deadline >= timeout:
+        message = (
+            f"deadline_s {deadline} is not shorter than the client's timeout ({timeout} s), so the client would "
+            f"give up first; use at most {default_deadline(timeout)}"
+        )
+        out.append(doc.diagnostic((*path, "deadline_s"), "FW120", message))
+    inputs = tool.get("input") if isinstance(tool.get("input"), dict) else {}
+    assert isinstance(inputs, dict)
+    for section in ("input", "output"):
+        fields = tool.get(section)
+        if isinstance(fields, dict):
+            _fields(doc, out, (*path, section), fields)
+    failures = tool.get("failures")
+    if not isinstance(failures, dict):
+        return
+    model_names = {"Input", "Output"} | _nested_names("Input", inputs)
+    for fname, failure in failures.items():
+        fpath = (*path, "failures", fname)
+        _name(doc, out, fpath, fname, "failure", RESERVED_FAILURE_NAMES, key=True)
+        if pascal(fname) in model_names:
+            message = f"failure `{fname}` becomes class {pascal(fname)}, which a generated model already uses; rename it"
+            out.append(doc.diagnostic(fpath, "FW104", message, key=True))
+        if isinstance(failure, dict):
+            _failure(doc, out, fpath, failure, inputs)
+
+
+def _nested_names(prefix: str, fields: dict[str, Any]) -> set[str]:
+    names: set[str] = set()
+    for name, spec in fields.items():
+        if isinstance(spec, dict):
+            inner = f"{prefix}{pascal(name)}"
+            if isinstance(spec.get("properties"), dict):
+                names |= {inner} | _nested_names(inner, spec["properties"])
+            if isinstance(spec.get("items"), dict) and isinstance(spec["items"].get("properties"), dict):
+                names |= {f"{inner}Item"} | _nested_names(f"{inner}Item", spec["items"]["properties"])
+    return names
+
+
+def _failure(
+    doc: Document, out: list[Diagnostic], path: tuple[str, ...], failure: dict[str, Any], inputs: dict[str, Any]
+) -> None:
+    declared = failure.get("fields", [])
+    declared_names = list(declared) if isinstance(declared, list | dict) else []
+    for name in declared_names:
+        if not isinstance(name, str):
+            continue
+        _name(doc, out, (*path, "fields"), name, "failure field", RESERVED_FIELD_NAMES | {"self"})
+        if name in inputs:
+            message = f"failure field `{name}` has the name of an input field; the input's value fills {{{name}}} already"
+            out.append(doc.diagnostic((*path, "fields"), "FW104", message))
+    template = failure.get("message")
+    if not isinstance(template, str):
+        return
+    try:
+        used = placeholders(template)
+    except ValueError as exc:
+        out.append(doc.diagnostic((*path, "message"), "FW112", f"message template: {exc}"))
+        return
+    known = [*inputs, *[n for n in declared_names if isinstance(n, str)]]
+    for name in used:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {{{close[0]}}}?)" if close else ""
+            message = (
+                f"placeholder {{{name}}} is neither an input field nor a declared field{hint}; "
+                f"add `fields: [{name}]` to the failure or use one of: {', '.join(known) or 'none declared'}"
+            )
+            out.append(doc.diagnostic((*path, "message"), "FW110", message))
+    for name in declared_names:
+        if isinstance(name, str) and name not in used:
+            message = f"declared field `{name}` is not used in the message; show it with {{{name}}} or remove it"
+            out.append(doc.diagnostic((*path, "fields"), "FW111", message, warning=True))
+
+
+def placeholders(template: str) -> list[str]:
+    """The `{name}` placeholders of a message, in order; ValueError when the template is malformed."""
+    names: list[str] = []
+    for _literal, name, spec, conversion in string.Formatter().parse(template):
+        if name is None:
+            continue
+        if not name:
+            raise ValueError("`{}` needs a name inside the braces; write {{ or }} for a literal brace")
+        if not name.isidentifier():
+            raise ValueError(f"{{{name}}} is not a plain name; use a field name such as {{ref}}")
+        if spec or conversion:
+            raise ValueError(f"{{{name}}} has a format spec or conversion; use a plain {{{name}}}")
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _fields(doc: Document, out: list[Diagnostic], path: tuple[str | int, ...], fields: dict[str, Any]) -> None:
+    for name, spec in fields.items():
+        fpath = (*path, name)
+        _name(doc, out, fpath, name, "field", RESERVED_FIELD_NAMES, key=True)
+        if isinstance(spec, dict):
+            _field(doc, out, fpath, spec)
+
+
+def _field(doc: Document, out: list[Diagnostic], path: tuple[str | int, ...], spec: dict[str, Any]) -> None:
+    kind = f.json_type(spec)
+    for key, needs in _TYPE_ONLY.items():
+        applies = kind == needs or (needs == "number" and kind == "integer")
+        if key in spec and not applies:
+            message = f"`{key}` applies to {needs} fields only, and this field is {kind}; remove it or change `type`"
+            out.append(doc.diagnostic((*path, key), "FW134", message, key=True))
+            return
+    for low, high in _PAIRS:
+        if isinstance(spec.get(low), int | float) and isinstance(spec.get(high), int | float) and spec[low] > spec[high]:
+            message = f"`{low}` {spec[low]} is greater than `{high}` {spec[high]}, so no value fits"
+            out.append(doc.diagnostic((*path, low), "FW132", message))
+            return
+    if "enum" in spec and isinstance(spec["enum"], list):
+        wrong = [v for v in spec["enum"] if not _is_kind(v, kind)]
+        if wrong:
+            message = f"enum values must all be of type {kind}; these are not: {', '.join(map(str, wrong))}"
+            out.append(doc.diagnostic((*path, "enum"), "FW135", message))
+            return
+    if isinstance(spec.get("pattern"), str):
+        try:
+            re.compile(spec["pattern"])
+        except re.error as exc:
+            out.append(doc.diagnostic((*path, "pattern"), "FW133", f"pattern is not a valid regular expression: {exc}"))
+            return
+    for key in ("default", "example"):
+        if key in spec:
+            reason = f.fits(spec[key], spec)
+            if reason:
+                code = "FW130" if key == "default" else "FW131"
+                out.append(doc.diagnostic((*path, key), code, f"{key} does not fit the field: {reason}"))
+    for index, value in enumerate(spec.get("examples", []) if isinstance(spec.get("examples"), list) else []):
+        reason = f.fits(value, spec)
+        if reason:
+            out.append(doc.diagnostic((*path, "examples", index), "FW131", f"example does not fit the field: {reason}"))
+    if isinstance(spec.get("items"), dict):
+        _field(doc, out, (*path, "items"), spec["items"])
+    if isinstance(spec.get("properties"), dict):
+        _fields(doc, out, (*path, "properties"), spec["properties"])
+    if f.is_required(spec) and kind == "string" and "pattern" in spec and not f.example_values(spec):
+        if f.make_example(spec) is None:
+            message = "cannot make up a value matching this pattern for generated tests; add an `example`"
+            out.append(doc.diagnostic((*path, "pattern"), "FW131", message))
+
+
+def _is_kind(value: Any, kind: str) -> bool:
+    if kind == "boolean" or isinstance(value, bool):
+        return kind == "boolean" and isinstance(value, bool)
+    if kind == "integer":
+        return isinstance(value, int)
+    if kind == "number":
+        return isinstance(value, int | float)
+    return kind == "string" and isinstance(value, str)

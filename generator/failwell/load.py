@@ -1,0 +1,122 @@
+"""Load a spec file: YAML with the line and column of every key and value kept."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import DuplicateKeyError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from .errors import Diagnostic, FailwellError, spec_error
+
+Path_ = tuple[str | int, ...]
+
+
+@dataclass
+class Document:
+    """A loaded spec: plain data plus where each part of it sits in the file."""
+
+    file: str
+    data: dict[str, Any]
+    text: str
+    _positions: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+    _key_positions: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+
+    def position(self, path: Path_, *, key: bool = False) -> tuple[int, int]:
+        """1-based (line, col) of the value at `path` (or of its key), else of its nearest parent."""
+        probe = tuple(path)
+        while True:
+            table = self._key_positions if key else self._positions
+            if probe in table:
+                return table[probe]
+            if probe in self._positions:
+                return self._positions[probe]
+            if not probe:
+                return (1, 1)
+            probe = probe[:-1]
+            key = True
+
+    def diagnostic(self, path: Path_, code: str, message: str, *, key: bool = False, warning: bool = False) -> Diagnostic:
+        """A diagnostic pointing at `path` in this document."""
+        line, col = self.position(path, key=key)
+        return Diagnostic(self.file, line, col, code, message, "warning" if warning else "error", tuple(path))
+
+
+def load_text(text: str, file: str) -> Document:
+    """Parse spec text; raise FailwellError with a diagnostic when it is not a YAML mapping."""
+    yaml = YAML(typ="rt")
+    try:
+        root = yaml.load(text)
+    except DuplicateKeyError as exc:
+        raise spec_error([_marked(file, exc, "FW104", _duplicate_message(exc))]) from None
+    except MarkedYAMLError as exc:
+        problem = exc.problem or "the file is not valid YAML"
+        message = f"not valid YAML: {problem}; fix the syntax at this line"
+        raise spec_error([_marked(file, exc, "FW001", message)]) from None
+    except YAMLError as exc:
+        raise spec_error([Diagnostic(file, 1, 1, "FW001", f"not valid YAML: {exc}")]) from None
+    if root is None:
+        message = "the spec is empty; start from `failwell new` or see `failwell schema`"
+        raise spec_error([Diagnostic(file, 1, 1, "FW002", message)])
+    if not isinstance(root, CommentedMap):
+        kind = type(root).__name__ if not isinstance(root, CommentedSeq) else "list"
+        message = f"the spec must be a mapping with `failwell: 1`, `server` and `tools`; found a {kind}"
+        raise spec_error([Diagnostic(file, 1, 1, "FW003", message)])
+    doc = Document(file=file, data={}, text=text)
+    doc.data = _plain(root, (), doc)
+    return doc
+
+
+def load(path: Path) -> Document:
+    """Read and parse a spec file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FailwellError(f"{path}: no such file; pass the path of a failwell.yaml") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FailwellError(f"{path}: cannot read the spec ({exc.__class__.__name__})") from None
+    return load_text(text, str(path))
+
+
+def _plain(node: Any, path: Path_, doc: Document) -> Any:
+    if isinstance(node, CommentedMap):
+        out: dict[str, Any] = {}
+        for key in node:
+            line, col = node.lc.key(key)
+            vline, vcol = node.lc.value(key)
+            child = (*path, str(key))
+            doc._key_positions[child] = (line + 1, col + 1)
+            doc._positions[child] = (vline + 1, vcol + 1)
+            out[str(key)] = _plain(node[key], child, doc)
+        return out
+    if isinstance(node, CommentedSeq):
+        items = []
+        for index, item in enumerate(node):
+            line, col = node.lc.item(index)
+            doc._positions[(*path, index)] = (line + 1, col + 1)
+            items.append(_plain(item, (*path, index), doc))
+        return items
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, bool):
+        return bool(node)
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    return node
+
+
+def _marked(file: str, exc: MarkedYAMLError, code: str, message: str) -> Diagnostic:
+    mark = exc.problem_mark or exc.context_mark
+    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    return Diagnostic(file, line, col, code, message)
+
+
+def _duplicate_message(exc: DuplicateKeyError) -> str:
+    problem = (exc.problem or "").strip()
+    return f"duplicate name: {problem}; each key may appear once, so rename or merge one of them"

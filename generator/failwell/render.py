@@ -1,0 +1,53 @@
+"""Render a spec into a fresh folder through Copier, then add the per-tool files."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+
+from .errors import FailwellError
+from .expand import expand
+from .model import Project
+from .pipeline import load_project, starter_spec_text
+from .templates import template_root
+
+
+def render(spec: Path | None, staging: Path) -> Project:
+    """Render the project for `spec` (None: the starter spec) into the empty folder `staging`."""
+    if spec is None:
+        project = load_project(starter_spec_text(), "failwell.yaml")
+    else:
+        try:
+            text = spec.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise FailwellError(f"{spec}: no such file; pass the path of a failwell.yaml") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise FailwellError(f"{spec}: cannot read the spec ({exc.__class__.__name__})") from None
+        project = load_project(text, str(spec))
+    from copier import run_copy  # imported here: it is slow to import and `validate` never needs it
+
+    with tempfile.TemporaryDirectory(prefix="failwell-template-") as tmp:
+        source = _plain_copy_of_template(Path(tmp))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run_copy(
+                str(source),
+                staging,
+                data={"spec": str(spec.resolve()) if spec else "", "failwell_inprocess": True},
+                defaults=True,
+                overwrite=True,
+                quiet=True,
+                unsafe=True,
+            )
+    expand(staging, project)
+    return project
+
+
+def _plain_copy_of_template(tmp: Path) -> Path:
+    """The template outside any git repository, so Copier renders the files, not the latest tag."""
+    root = template_root()
+    shutil.copy2(root / "copier.yml", tmp / "copier.yml")
+    shutil.copytree(root / "template", tmp / "template", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return tmp

@@ -1,0 +1,103 @@
+"""Bring a project in line with a freshly rendered staging folder, never touching the person's code.
+
+Owned files (the `_generated/` folders and `failwell.schema.json`) are rewritten and their stale
+files removed. Everything else is seed: created when missing, never overwritten. `failwell.yaml`
+is the person's and is never written by `generate`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .model import SPEC_FILE
+
+_IGNORED_PARTS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+
+
+def owned_roots(package: str) -> tuple[str, ...]:
+    """Project-relative folders failwell owns outright."""
+    return (f"src/{package}/_generated/", "tests/generated/")
+
+
+OWNED_FILES = ("failwell.schema.json",)
+
+
+@dataclass
+class Plan:
+    """What syncing a staging folder into a project would do."""
+
+    write: list[str] = field(default_factory=list)
+    delete: list[str] = field(default_factory=list)
+    create: list[str] = field(default_factory=list)
+    orphans: list[str] = field(default_factory=list)
+
+    @property
+    def stale(self) -> list[str]:
+        """Every project file that differs from what the spec renders."""
+        return sorted(self.write + self.delete + self.create)
+
+
+def is_owned(relative: str, package: str) -> bool:
+    """Whether failwell owns the file at this project-relative path."""
+    return relative in OWNED_FILES or relative.startswith(owned_roots(package))
+
+
+def files(root: Path) -> dict[str, Path]:
+    """Project-relative POSIX path -> file, skipping caches."""
+    if not root.is_dir():
+        return {}
+    found = {}
+    for path in root.rglob("*"):
+        relative = path.relative_to(root)
+        if path.is_file() and not _IGNORED_PARTS.intersection(relative.parts) and path.suffix != ".pyc":
+            found[relative.as_posix()] = path
+    return dict(sorted(found.items()))
+
+
+def plan(staging: Path, project: Path, package: str, tool_names: list[str]) -> Plan:
+    """Compare a rendered staging folder with the project on disk."""
+    staged = files(staging)
+    result = Plan()
+    for relative, source in staged.items():
+        target = project / relative
+        if relative == SPEC_FILE:
+            continue
+        if is_owned(relative, package):
+            if not target.is_file() or target.read_bytes() != source.read_bytes():
+                result.write.append(relative)
+        elif not target.exists():
+            result.create.append(relative)
+    for root in owned_roots(package):
+        for relative in files(project / root):
+            if f"{root}{relative}" not in staged:
+                result.delete.append(f"{root}{relative}")
+    handlers = project / "src" / package / "handlers"
+    for module in sorted(handlers.glob("*.py")) if handlers.is_dir() else []:
+        if module.stem != "__init__" and module.stem not in tool_names:
+            result.orphans.append(module.relative_to(project).as_posix())
+    return result
+
+
+def apply(plan: Plan, staging: Path, project: Path) -> None:
+    """Carry out a plan."""
+    for relative in plan.write + plan.create:
+        target = project / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(staging / relative, target)
+    for relative in plan.delete:
+        (project / relative).unlink()
+
+
+def diff(plan: Plan, staging: Path, project: Path) -> str:
+    """A unified diff from the project to what the spec renders."""
+    chunks = []
+    for relative in plan.stale:
+        old = project / relative
+        new = staging / relative
+        before = old.read_text(encoding="utf-8").splitlines(keepends=True) if old.is_file() else []
+        after = new.read_text(encoding="utf-8").splitlines(keepends=True) if new.is_file() else []
+        chunks.extend(difflib.unified_diff(before, after, f"a/{relative}", f"b/{relative}"))
+    return "".join(chunks)

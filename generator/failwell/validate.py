@@ -1,0 +1,113 @@
+"""Check a loaded spec against spec.schema.json, one diagnostic per problem."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from .errors import Diagnostic
+from .load import Document
+
+_ENUM_CODES = {"effect": ("FW121", "unknown effect"), "class": ("FW122", "unknown failure class")}
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The spec's JSON Schema (2020-12), the truth about the spec's shape."""
+    text = resources.files("failwell").joinpath("spec.schema.json").read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(schema())
+
+
+def validate(doc: Document) -> list[Diagnostic]:
+    """Every way `doc` breaks the schema, pointing at the YAML line of each."""
+    if doc.data.get("failwell") not in (None, 1):
+        found = doc.data["failwell"]
+        message = f"unsupported spec format `failwell: {found}`; this failwell reads `failwell: 1`"
+        return [doc.diagnostic(("failwell",), "FW004", message)]
+    diagnostics = []
+    for error in _validator().iter_errors(doc.data):
+        diagnostics.extend(_diagnose(doc, error))
+    return diagnostics
+
+
+def _diagnose(doc: Document, error: ValidationError) -> list[Diagnostic]:
+    path = tuple(error.absolute_path)
+    where = _describe(path)
+    if error.validator == "anyOf" and path and isinstance(error.instance, dict):
+        return [doc.diagnostic(path, "FW010", f"{where} needs a `type` (string, integer, ...) or an `enum`")]
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        best = min(error.context, key=lambda e: len(list(e.absolute_path)))
+        return _diagnose(doc, best)
+    if error.validator == "required":
+        missing = [name for name in error.validator_value if name not in error.instance]
+        return [doc.diagnostic(path, "FW010", f"{where} is missing required key `{name}`") for name in missing]
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        out = []
+        for name in sorted(set(error.instance) - set(allowed)):
+            hint = _did_you_mean(name, allowed)
+            message = f"unknown key `{name}` in {where}{hint}; allowed keys: {', '.join(allowed)}"
+            out.append(doc.diagnostic((*path, name), "FW015", message, key=True))
+        return out
+    if error.validator == "type":
+        expected = error.validator_value
+        expected_text = " or ".join(expected) if isinstance(expected, list) else expected
+        message = f"{where} must be {_article(expected_text)}, not {_json_type(error.instance)}"
+        return [doc.diagnostic(path, "FW011", message)]
+    if error.validator in ("enum", "const"):
+        options = error.validator_value if error.validator == "enum" else [error.validator_value]
+        code, label = _ENUM_CODES.get(str(path[-1]) if path else "", ("FW012", "value not allowed"))
+        if path and path[0] == "failwell":
+            code, label = "FW004", "unsupported spec format"
+        hint = _did_you_mean(str(error.instance), [str(o) for o in options])
+        shown = ", ".join(str(o) for o in options)
+        message = f"{label} {json.dumps(error.instance)} for {where}{hint}; use one of: {shown}"
+        return [doc.diagnostic(path, code, message)]
+    if error.validator == "pattern":
+        message = f"{where} is {json.dumps(error.instance)}, which does not match {error.validator_value}"
+        return [doc.diagnostic(path, "FW013", message)]
+    message = f"{where}: {error.message}"
+    return [doc.diagnostic(path, "FW014", message)]
+
+
+def _describe(path: tuple[str | int, ...]) -> str:
+    if not path:
+        return "the spec"
+    return "`" + ".".join(str(p) for p in path) + "`"
+
+
+def _did_you_mean(value: str, options: list[str]) -> str:
+    close = difflib.get_close_matches(value, options, n=1)
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+def _article(text: str) -> str:
+    return ("an " if text[:1] in "aeiou" else "a ") + text
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the string {json.dumps(value)}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__

@@ -150,7 +150,7 @@ async def run_tool(
             return deadline_missed(tool)
         return _success(tool, output)
     except ToolFailure as failure:
-        return declared_failure(tool, failure, arguments)
+        return declared_failure(tool, failure, {**params.model_dump(mode="json"), **arguments})
     except Exception as exc:
         return internal_error(tool, exc)
 
@@ -166,7 +166,7 @@ def _success(tool: ToolDefinition, output: Any) -> CallToolResult:
     if tool.output_model is not None:
         if not isinstance(output, tool.output_model):
             raise TypeError(f"{tool.name} returned {type(output).__name__}, not {tool.output_model.__name__}")
-        structured = output.model_dump(mode="json")
+        structured = output.model_dump(mode="json", exclude_none=True)
         text = json.dumps(structured, ensure_ascii=False, indent=2)
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
     if not isinstance(output, str):
@@ -265,7 +265,7 @@ def display(value: object) -> str:
 
 
 def declared_failure(tool: ToolDefinition, failure: ToolFailure, arguments: Mapping[str, Any]) -> CallToolResult:
-    """A failure the spec declares, in the spec's words."""
+    """A failure the spec declares, in the spec's words; `arguments` fill the input placeholders."""
     values = _Values({name: display(value) for name, value in {**arguments, **failure.values}.items()})
     text = failure.template.format_map(values)
     logger.info("tool failed", extra={"tool": tool.name, "failure": failure.name, "class": failure.failure_class})

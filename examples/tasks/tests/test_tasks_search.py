@@ -1,0 +1,23 @@
+"""The task board's own tests for `tasks_search`."""
+
+import pytest
+
+from tasks_mcp._generated.testing import call_tool
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_finds_open_tasks_by_title_words() -> None:
+    outcome = await call_tool("tasks_search", {"query": "release notes"})
+    assert not outcome.is_error, outcome.text
+    assert outcome.structured["total"] == 1
+    assert outcome.structured["tasks"][0]["ref"] == "T-1"
+
+
+async def test_closed_tasks_need_status_any() -> None:
+    outcome = await call_tool("tasks_search", {"query": "login"})
+    assert outcome.is_error
+    assert 'No open task among 2 has "login" in its title' in outcome.text
+    assert 'status "any"' in outcome.text
+    found = await call_tool("tasks_search", {"query": "login", "status": "any"})
+    assert [task["ref"] for task in found.structured["tasks"]] == ["T-2"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -11,6 +10,7 @@ from typing import Annotated
 import typer
 
 from . import FailwellError, Result, generate, new, schema, validate
+from .expand import main as expand_main
 
 app = typer.Typer(
     help="Generate Python MCP servers that fail well, from one YAML spec.",
@@ -100,6 +100,12 @@ def _report(result: Result, check: bool) -> int:
     return 0
 
 
+@app.command("expand", hidden=True)
+def expand_command(dest: Annotated[Path, typer.Argument()] = Path(".")) -> None:
+    """Write the per-tool files into a project Copier just rendered (the copier.yml task)."""
+    raise typer.Exit(expand_main(["expand", str(dest)]))
+
+
 @app.command("schema")
 def schema_command() -> None:
     """Print the spec's JSON Schema (2020-12)."""
@@ -112,4 +118,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -2,7 +2,7 @@
 
 Copier renders the project's fixed files; this step renders `template/_per_tool/` once per tool.
 `failwell` calls it in-process after Copier; a plain `copier copy --trust` runs it as a task
-(`python -m failwell.expand DEST`). Both produce the same files.
+(`python -m failwell expand DEST`). Both produce the same files.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def expand(dest: Path, project: Project) -> list[Path]:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m failwell.expand DEST`: the Copier task for a plain `copier copy --trust`."""
+    """`failwell expand DEST`: the Copier task for a plain `copier copy --trust`."""
     dest = Path(argv[1] if len(argv) > 1 else ".")
     spec = dest / SPEC_FILE
     try:
@@ -57,7 +57,3 @@ def main(argv: list[str]) -> int:
         print("\n".join([*map(str, exc.diagnostics), exc.message]), file=sys.stderr)
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv))

@@ -263,10 +263,10 @@ def fits(value: Any, spec: dict[str, Any]) -> str | None:
     """None when `value` passes the field's published schema, else the reason it does not."""
     error = next(iter(Draft202012Validator(_published(spec)).iter_errors(value)), None)
     if error is not None:
-        return error.message
-    if json_type(spec) == "string" and "pattern" in spec and isinstance(value, str):
-        if re.search(spec["pattern"], value) is None:
-            return f"{json.dumps(value)} does not match {spec['pattern']}"
+        return str(error.message)
+    pattern = spec.get("pattern") if json_type(spec) == "string" else None
+    if isinstance(pattern, str) and isinstance(value, str) and re.search(pattern, value) is None:
+        return f"{json.dumps(value)} does not match {pattern}"
     return None
 
 

@@ -25,9 +25,13 @@ def default_deadline(client_timeout_s: float) -> float:
     return round(client_timeout_s - max(2.0, client_timeout_s / 10), 3)
 
 
-def lint(doc: Document, skip_tools: frozenset[str] = frozenset()) -> list[Diagnostic]:
-    """Every semantic problem in a spec; tools in `skip_tools` broke the schema and are not linted."""
+def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) -> list[Diagnostic]:
+    """Every semantic problem in a spec.
+
+    Parts at or under a path in `broken` failed the schema and are reported already; they are skipped.
+    """
     out: list[Diagnostic] = []
+    doc = _Linted(doc, broken)
     data = doc.data
     server = data.get("server") if isinstance(data.get("server"), dict) else {}
     assert isinstance(server, dict)
@@ -43,13 +47,13 @@ def lint(doc: Document, skip_tools: frozenset[str] = frozenset()) -> list[Diagno
     if isinstance(tools, dict):
         for name, tool in tools.items():
             _name(doc, out, ("tools", name), name, "tool", frozenset(), key=True)
-            if isinstance(tool, dict) and name not in skip_tools:
+            if isinstance(tool, dict):
                 _tool(doc, out, ("tools", name), tool, timeout)
     return out
 
 
 def _name(
-    doc: Document, out: list[Diagnostic], path: tuple[str | int, ...], name: str, kind: str,
+    doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], name: str, kind: str,
     reserved: frozenset[str], *, key: bool = False,
 ) -> None:  # fmt: skip
     problem = problem_with_name(name, kind, reserved)
@@ -57,8 +61,23 @@ def _name(
         out.append(doc.diagnostic(path, problem[0], problem[1], key=key))
 
 
-def _tool(doc: Document, out: list[Diagnostic], path: tuple[str, ...], tool: dict[str, Any], timeout: float) -> None:
+class _Linted(Document):
+    """A document plus the paths that failed the schema."""
+
+    def __init__(self, doc: Document, broken: frozenset[tuple[str | int, ...]]) -> None:
+        self.__dict__.update(doc.__dict__)
+        self.broken = broken
+
+    def is_broken(self, path: tuple[str | int, ...], *, below: bool = True) -> bool:
+        """Whether the schema rejected `path` itself or, with `below`, anything under it."""
+        size = len(path)
+        return any(b[:size] == path and (below or len(b) <= size + 1) for b in self.broken)
+
+
+def _tool(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict[str, Any], timeout: float) -> None:
     deadline = tool.get("deadline_s")
+    if doc.is_broken((*path, "deadline_s")):
+        deadline = None
     if isinstance(deadline, int | float) and not isinstance(deadline, bool) and deadline >= timeout:
         message = (
             f"deadline_s {deadline} is not shorter than the client's timeout ({timeout} s), so the client would "
@@ -74,14 +93,18 @@ def _tool(doc: Document, out: list[Diagnostic], path: tuple[str, ...], tool: dic
     failures = tool.get("failures")
     if not isinstance(failures, dict):
         return
+    if doc.is_broken((*path, "input")):
+        inputs = {}
     model_names = {"Input", "Output"} | _nested_names("Input", inputs)
     for fname, failure in failures.items():
         fpath = (*path, "failures", fname)
         _name(doc, out, fpath, fname, "failure", RESERVED_FAILURE_NAMES, key=True)
         if pascal(fname) in model_names:
-            message = f"failure `{fname}` becomes class {pascal(fname)}, which a generated model already uses; rename it"
+            message = (
+                f"failure `{fname}` becomes class {pascal(fname)}, which a generated model already uses; rename it"
+            )
             out.append(doc.diagnostic(fpath, "FW104", message, key=True))
-        if isinstance(failure, dict):
+        if isinstance(failure, dict) and not doc.is_broken((*fpath, "message")) and not doc.is_broken((*fpath, "fields")):
             _failure(doc, out, fpath, failure, inputs)
 
 
@@ -98,7 +121,7 @@ def _nested_names(prefix: str, fields: dict[str, Any]) -> set[str]:
 
 
 def _failure(
-    doc: Document, out: list[Diagnostic], path: tuple[str, ...], failure: dict[str, Any], inputs: dict[str, Any]
+    doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], failure: dict[str, Any], inputs: dict[str, Any]
 ) -> None:
     declared = failure.get("fields", [])
     declared_names = list(declared) if isinstance(declared, list | dict) else []
@@ -107,7 +130,9 @@ def _failure(
             continue
         _name(doc, out, (*path, "fields"), name, "failure field", RESERVED_FIELD_NAMES | {"self"})
         if name in inputs:
-            message = f"failure field `{name}` has the name of an input field; the input's value fills {{{name}}} already"
+            message = (
+                f"failure field `{name}` has the name of an input field; the input's value fills {{{name}}} already"
+            )
             out.append(doc.diagnostic((*path, "fields"), "FW104", message))
     template = failure.get("message")
     if not isinstance(template, str):
@@ -150,15 +175,15 @@ def placeholders(template: str) -> list[str]:
     return names
 
 
-def _fields(doc: Document, out: list[Diagnostic], path: tuple[str | int, ...], fields: dict[str, Any]) -> None:
+def _fields(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], fields: dict[str, Any]) -> None:
     for name, spec in fields.items():
         fpath = (*path, name)
         _name(doc, out, fpath, name, "field", RESERVED_FIELD_NAMES, key=True)
-        if isinstance(spec, dict):
+        if isinstance(spec, dict) and not doc.is_broken(fpath, below=False):
             _field(doc, out, fpath, spec)
 
 
-def _field(doc: Document, out: list[Diagnostic], path: tuple[str | int, ...], spec: dict[str, Any]) -> None:
+def _field(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], spec: dict[str, Any]) -> None:
     kind = f.json_type(spec)
     for key, needs in _TYPE_ONLY.items():
         applies = kind == needs or (needs == "number" and kind == "integer")
@@ -167,7 +192,11 @@ def _field(doc: Document, out: list[Diagnostic], path: tuple[str | int, ...], sp
             out.append(doc.diagnostic((*path, key), "FW134", message, key=True))
             return
     for low, high in _PAIRS:
-        if isinstance(spec.get(low), int | float) and isinstance(spec.get(high), int | float) and spec[low] > spec[high]:
+        if (
+            isinstance(spec.get(low), int | float)
+            and isinstance(spec.get(high), int | float)
+            and spec[low] > spec[high]
+        ):
             message = f"`{low}` {spec[low]} is greater than `{high}` {spec[high]}, so no value fits"
             out.append(doc.diagnostic((*path, low), "FW132", message))
             return
@@ -197,10 +226,10 @@ def _field(doc: Document, out: list[Diagnostic], path: tuple[str | int, ...], sp
         _field(doc, out, (*path, "items"), spec["items"])
     if isinstance(spec.get("properties"), dict):
         _fields(doc, out, (*path, "properties"), spec["properties"])
-    if f.is_required(spec) and kind == "string" and "pattern" in spec and not f.example_values(spec):
-        if f.make_example(spec) is None:
-            message = "cannot make up a value matching this pattern for generated tests; add an `example`"
-            out.append(doc.diagnostic((*path, "pattern"), "FW131", message))
+    needs_example = f.is_required(spec) and kind == "string" and "pattern" in spec and not f.example_values(spec)
+    if needs_example and f.make_example(spec) is None:
+        message = "cannot make up a value matching this pattern for generated tests; add an `example`"
+        out.append(doc.diagnostic((*path, "pattern"), "FW131", message))
 
 
 def _is_kind(value: Any, kind: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,9 @@ class Document:
             probe = probe[:-1]
             key = True
 
-    def diagnostic(self, path: Path_, code: str, message: str, *, key: bool = False, warning: bool = False) -> Diagnostic:
+    def diagnostic(
+        self, path: Path_, code: str, message: str, *, key: bool = False, warning: bool = False
+    ) -> Diagnostic:
         """A diagnostic pointing at `path` in this document."""
         line, col = self.position(path, key=key)
         return Diagnostic(self.file, line, col, code, message, "warning" if warning else "error", tuple(path))
@@ -118,5 +121,6 @@ def _marked(file: str, exc: MarkedYAMLError, code: str, message: str) -> Diagnos
 
 
 def _duplicate_message(exc: DuplicateKeyError) -> str:
-    problem = (exc.problem or "").strip()
-    return f"duplicate name: {problem}; each key may appear once, so rename or merge one of them"
+    found = re.search(r'duplicate key "([^"]*)"', exc.problem or "")
+    name = f"`{found.group(1)}` " if found else ""
+    return f"duplicate key {name}in the same mapping; each name may appear once, so rename or merge one of them"

@@ -148,7 +148,7 @@ def _tool(name: str, spec: dict[str, Any], timeout: float) -> Tool:
     outputs: dict[str, Any] | None = spec.get("output")
     input_models = tuple(f.models("Input", inputs))
     output_models = tuple(f.models("Output", outputs)) if outputs is not None else ()
-    annotations = " ".join(m.annotation for m in (*input_models, *output_models) for m in m.fields)
+    annotations = " ".join(member.annotation for model in (*input_models, *output_models) for member in model.fields)
     example = f.example_arguments(inputs)
     wrong_field = next((n for n, s in inputs.items() if f.is_required(s)), next(iter(inputs), ""))
     wrong_kind = f.json_type(inputs[wrong_field]) if wrong_field else "string"
@@ -193,9 +193,7 @@ def _tool(name: str, spec: dict[str, Any], timeout: float) -> Tool:
 def _failure(name: str, spec: dict[str, Any], inputs: dict[str, Any], example: dict[str, Any]) -> Failure:
     declared = spec.get("fields") or []
     kinds = declared if isinstance(declared, dict) else {field: None for field in declared}
-    params = tuple(
-        Param(field, _FIELD_TYPES[kind] if kind else "str | int | float") for field, kind in kinds.items()
-    )
+    params = tuple(Param(field, _FIELD_TYPES[kind] if kind else "str | int | float") for field, kind in kinds.items())
     kwargs = {field: _FIELD_EXAMPLES[kind or "string"] for field, kind in kinds.items()}
     arguments = dict(example)
     for placeholder in placeholders(spec["message"]):

@@ -22,7 +22,7 @@ def diagnose(text: str, file: str) -> list[Diagnostic]:
 
 def _check(doc: Document) -> list[Diagnostic]:
     problems = validate(doc)
-    broken = frozenset(str(d.path[1]) for d in problems if len(d.path) > 1 and d.path[0] == "tools")
+    broken = frozenset(d.path for d in problems)
     return problems + lint(doc, broken)
 
 

@@ -93,7 +93,7 @@ def apply(plan: Plan, staging: Path, project: Path) -> None:
 
 def diff(plan: Plan, staging: Path, project: Path) -> str:
     """A unified diff from the project to what the spec renders."""
-    chunks = []
+    chunks: list[str] = []
     for relative in plan.stale:
         old = project / relative
         new = staging / relative

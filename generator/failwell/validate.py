@@ -45,38 +45,40 @@ def validate(doc: Document) -> list[Diagnostic]:
 def _diagnose(doc: Document, error: ValidationError) -> list[Diagnostic]:
     path = tuple(error.absolute_path)
     where = _describe(path)
-    if error.validator == "anyOf" and path and isinstance(error.instance, dict):
+    instance: Any = error.instance
+    expected: Any = error.validator_value
+    subschema: Any = error.schema
+    if error.validator == "anyOf" and path and isinstance(instance, dict):
         return [doc.diagnostic(path, "FW010", f"{where} needs a `type` (string, integer, ...) or an `enum`")]
     if error.validator in ("oneOf", "anyOf") and error.context:
         best = min(error.context, key=lambda e: len(list(e.absolute_path)))
         return _diagnose(doc, best)
     if error.validator == "required":
-        missing = [name for name in error.validator_value if name not in error.instance]
-        return [doc.diagnostic(path, "FW010", f"{where} is missing required key `{name}`") for name in missing]
+        missing = [name for name in expected if name not in instance]
+        return [doc.diagnostic(path, "FW010", f"{where} is missing required key `{name}`", key=True) for name in missing]
     if error.validator == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
+        allowed = sorted(subschema.get("properties", {}))
         out = []
-        for name in sorted(set(error.instance) - set(allowed)):
+        for name in sorted(set(instance) - set(allowed)):
             hint = _did_you_mean(name, allowed)
             message = f"unknown key `{name}` in {where}{hint}; allowed keys: {', '.join(allowed)}"
             out.append(doc.diagnostic((*path, name), "FW015", message, key=True))
         return out
     if error.validator == "type":
-        expected = error.validator_value
-        expected_text = " or ".join(expected) if isinstance(expected, list) else expected
-        message = f"{where} must be {_article(expected_text)}, not {_json_type(error.instance)}"
+        expected_text = " or ".join(expected) if isinstance(expected, list) else str(expected)
+        message = f"{where} must be {_article(expected_text)}, not {_json_type(instance)}"
         return [doc.diagnostic(path, "FW011", message)]
     if error.validator in ("enum", "const"):
-        options = error.validator_value if error.validator == "enum" else [error.validator_value]
+        options = expected if error.validator == "enum" else [expected]
         code, label = _ENUM_CODES.get(str(path[-1]) if path else "", ("FW012", "value not allowed"))
         if path and path[0] == "failwell":
             code, label = "FW004", "unsupported spec format"
-        hint = _did_you_mean(str(error.instance), [str(o) for o in options])
+        hint = _did_you_mean(str(instance), [str(o) for o in options])
         shown = ", ".join(str(o) for o in options)
-        message = f"{label} {json.dumps(error.instance)} for {where}{hint}; use one of: {shown}"
+        message = f"{label} {json.dumps(instance)} for {where}{hint}; use one of: {shown}"
         return [doc.diagnostic(path, code, message)]
     if error.validator == "pattern":
-        message = f"{where} is {json.dumps(error.instance)}, which does not match {error.validator_value}"
+        message = f"{where} is {json.dumps(instance)}, which does not match {expected}"
         return [doc.diagnostic(path, "FW013", message)]
     message = f"{where}: {error.message}"
     return [doc.diagnostic(path, "FW014", message)]

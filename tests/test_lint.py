@@ -1,0 +1,112 @@
+"""One test per diagnostic code: a spec fragment that earns it, at the line it points to."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from failwell.pipeline import diagnose
+
+GOOD = """\
+failwell: 1
+server:
+  name: shop
+  client_timeout_s: 60
+tools:
+  orders_get:
+    description: Read one order.
+    effect: read
+    deadline_s: 10
+    input:
+      order_id: {type: string, pattern: "^O-[0-9]+$", example: O-1}
+      limit: {type: integer, minimum: 1, maximum: 50, default: 10}
+    failures:
+      order_missing:
+        class: not_found
+        message: "No order {order_id}. Call orders_search to find it."
+      over_quota:
+        class: rate_limited
+        fields: {seconds: integer}
+        message: "Too many reads; wait {seconds} s."
+"""
+
+
+def codes(text: str) -> list[tuple[str, int]]:
+    return [(d.code, d.line) for d in diagnose(textwrap.dedent(text), "spec.yaml")]
+
+
+def replace(old: str, new: str) -> str:
+    assert old in GOOD, old
+    return GOOD.replace(old, new)
+
+
+def test_the_good_spec_is_clean() -> None:
+    assert codes(GOOD) == []
+
+
+CASES = [
+    ("FW001", "failwell: 1\nserver: [\n", 3),
+    ("FW002", "   \n", 1),
+    ("FW003", "- a\n- b\n", 1),
+    ("FW004", replace("failwell: 1", "failwell: 2"), 1),
+    ("FW010", replace("    effect: read\n", ""), 6),
+    ("FW011", replace("deadline_s: 10", "deadline_s: soon"), 9),
+    ("FW012", replace("type: integer", "type: int"), 12),
+    ("FW013", replace("name: shop", "name: Shop"), 3),
+    ("FW014", replace("deadline_s: 10", "deadline_s: -1"), 9),
+    ("FW015", replace("    deadline_s: 10\n", "    deadline_s: 10\n    retries: 3\n"), 10),
+    ("FW101", replace("  orders_get:", "  orders-get:"), 6),
+    ("FW102", replace("      limit:", "      lambda:"), 12),
+    ("FW103", replace("      limit:", "      model_config:"), 12),
+    ("FW103", replace("      limit:", "      idempotency_key:"), 12),
+    ("FW104", replace("      limit:", "      order_id:"), 12),
+    ("FW104", replace("fields: {seconds: integer}", "fields: {order_id: string}"), 19),
+    ("FW104", replace("      over_quota:", "      input_limit:\n        class: conflict\n        message: x\n      over_quota:")
+        .replace("limit: {type: integer, minimum: 1, maximum: 50, default: 10}",
+                 "limit: {type: object, properties: {a: {type: string}}, required: false}"), 17),
+    ("FW110", replace("No order {order_id}.", "No order {order}."), 16),
+    ("FW111", replace("wait {seconds} s.", "wait a minute."), 19),
+    ("FW112", replace("No order {order_id}.", "No order {order_id!r}."), 16),
+    ("FW112", replace("No order {order_id}.", "No order {}."), 16),
+    ("FW120", replace("deadline_s: 10", "deadline_s: 60"), 9),
+    ("FW120", replace("client_timeout_s: 60", "client_timeout_s: 2"), 4),
+    ("FW121", replace("effect: read", "effect: delete"), 8),
+    ("FW122", replace("class: not_found", "class: missing"), 15),
+    ("FW130", replace("default: 10", "default: 100"), 12),
+    ("FW131", replace("example: O-1", "example: X-1"), 11),
+    ("FW131", replace(', example: O-1', "").replace('"^O-[0-9]+$"', '"^(?=x)O$"'), 11),
+    ("FW132", replace("minimum: 1, maximum: 50", "minimum: 50, maximum: 1"), 12),
+    ("FW133", replace('"^O-[0-9]+$"', '"^O-[0-9+$"'), 11),
+    ("FW134", replace("minimum: 1, maximum: 50, default: 10", "minLength: 1"), 12),
+    ("FW135", replace("{type: integer, minimum: 1, maximum: 50, default: 10}", "{type: integer, enum: [1, two]}"), 12),
+]
+
+
+@pytest.mark.parametrize(("code", "text", "line"), CASES, ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(CASES)])
+def test_each_rule_fires_at_its_line(code: str, text: str, line: int) -> None:
+    found = codes(text)
+    assert (code, line) in found, found
+
+
+def test_duplicate_yaml_keys_are_named() -> None:
+    text = GOOD + "  orders_get:\n    description: again\n    effect: read\n"
+    (diagnostic,) = diagnose(text, "spec.yaml")
+    assert diagnostic.code == "FW104"
+    assert "duplicate key `orders_get`" in diagnostic.message
+
+
+def test_every_problem_at_once() -> None:
+    text = replace("effect: read", "effect: reed").replace("name: shop", "name: Shop").replace("{order_id}.", "{nope}.")
+    assert sorted(code for code, _ in codes(text)) == ["FW013", "FW110", "FW121"]
+
+
+def test_warnings_are_not_errors() -> None:
+    (diagnostic,) = diagnose(replace("wait {seconds} s.", "wait a minute."), "spec.yaml")
+    assert diagnostic.severity == "warning"
+    assert "warning:" in str(diagnostic)
+
+
+def test_did_you_mean() -> None:
+    (diagnostic,) = diagnose(replace("class: not_found", "class: notfound"), "spec.yaml")
+    assert "(did you mean `not_found`?)" in diagnostic.message

@@ -93,8 +93,6 @@ def _tool(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict
     failures = tool.get("failures")
     if not isinstance(failures, dict):
         return
-    if doc.is_broken((*path, "input")):
-        inputs = {}
     model_names = {"Input", "Output"} | _nested_names("Input", inputs)
     for fname, failure in failures.items():
         fpath = (*path, "failures", fname)
@@ -161,7 +159,11 @@ def _failure(
 def placeholders(template: str) -> list[str]:
     """The `{name}` placeholders of a message, in order; ValueError when the template is malformed."""
     names: list[str] = []
-    for _literal, name, spec, conversion in string.Formatter().parse(template):
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError:
+        raise ValueError("a lone `{` or `}`; write {{ or }} for a literal brace") from None
+    for _literal, name, spec, conversion in parsed:
         if name is None:
             continue
         if not name:

@@ -58,7 +58,10 @@ def load_text(text: str, file: str) -> Document:
         raise spec_error([_marked(file, exc, "FW104", _duplicate_message(exc))]) from None
     except MarkedYAMLError as exc:
         problem = exc.problem or "the file is not valid YAML"
-        message = f"not valid YAML: {problem}; fix the syntax at this line"
+        context = ""
+        if exc.context and exc.context_mark is not None:
+            context = f" ({exc.context} that starts at line {exc.context_mark.line + 1})"
+        message = f"not valid YAML: {problem}{context}; fix the syntax here"
         raise spec_error([_marked(file, exc, "FW001", message)]) from None
     except YAMLError as exc:
         raise spec_error([Diagnostic(file, 1, 1, "FW001", f"not valid YAML: {exc}")]) from None

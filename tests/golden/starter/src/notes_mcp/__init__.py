@@ -1,0 +1,1 @@
+"""Keeps short notes for an assistant."""

@@ -1,0 +1,50 @@
+"""Refresh every recorded expectation in one go: `python tests/regen.py`.
+
+- tests/golden/<case>/: the whole tree `failwell new` renders for each golden spec;
+- tests/invalid/<case>.out: the diagnostics `failwell validate` prints for each bad spec;
+- examples/*/: the generated files of each example (`failwell generate`).
+
+Review the resulting `git diff` as you would code.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "generator"))
+
+from failwell import generate, new  # noqa: E402
+from failwell.pipeline import diagnose  # noqa: E402
+
+GOLDEN_SPECS: dict[str, Path | None] = {
+    "starter": None,
+    "tasks": REPO / "examples" / "tasks" / "failwell.yaml",
+}
+
+
+def invalid_output(spec: Path) -> str:
+    """What `failwell validate` prints for a bad spec, with the file named relative to tests/invalid."""
+    text = spec.read_text(encoding="utf-8")
+    lines = [str(d) for d in sorted(diagnose(text, spec.name), key=lambda d: (d.line, d.col, d.code, d.message))]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    for name, spec in GOLDEN_SPECS.items():
+        target = REPO / "tests" / "golden" / name
+        shutil.rmtree(target, ignore_errors=True)
+        new(target, spec)
+        print(f"golden: {target.relative_to(REPO)}")
+    for spec in sorted((REPO / "tests" / "invalid").glob("*.yaml")):
+        spec.with_suffix(".out").write_text(invalid_output(spec), encoding="utf-8")
+        print(f"diagnostics: {spec.relative_to(REPO)}")
+    for example in sorted((REPO / "examples").glob("*/failwell.yaml")):
+        generate(example.parent)
+        print(f"example: {example.parent.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -55,3 +55,8 @@ def write(tmp_path: Path):  # type: ignore[no-untyped-def]
         return path
 
     return _write
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

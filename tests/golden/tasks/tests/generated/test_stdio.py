@@ -104,7 +104,11 @@ def test_stdout_is_only_json_rpc() -> None:
         assert code is None or (code != 0 and not -32019 <= code <= -32000), message
     assert responses[2]["error"]["code"] == -32602
     assert len(responses[1]["result"]["tools"]) == len(TOOLS)
+    records = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
     for number in range(3, 3 + len(TOOLS)):
         result = responses[number]["result"]
         assert result["isError"] is True
         assert not [marker for marker in LEAK_MARKERS if marker in json.dumps(result)]
+        reference = result["_meta"]["dev.failwell/error"]["reference"]
+        logged = [record for record in records if record.get("reference") == reference]
+        assert len(logged) == 1 and "Traceback" in logged[0]["traceback"], "the reference must be in the stderr log"

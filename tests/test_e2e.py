@@ -1,0 +1,132 @@
+"""End to end, as a new user: install the failwell wheel into a fresh venv, generate the tasks
+example outside the source tree, install it, run its generated tests, and drive it with the real
+`mcp` client over a stdio subprocess and over streamable HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import venv
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, REPO
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from mcp.types import CallToolResult, TextContent
+
+pytestmark = pytest.mark.e2e
+
+
+def run(*args: str | Path, cwd: Path | None = None) -> str:
+    result = subprocess.run(list(map(str, args)), cwd=cwd, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, f"{args}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """(python of a fresh venv holding the failwell wheel and the generated tasks project, the project)."""
+    root = tmp_path_factory.mktemp("e2e")
+    wheels = root / "wheels"
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, REPO)
+    venv.EnvBuilder(with_pip=True).create(root / "venv")
+    python = root / "venv" / "bin" / "python"
+    (wheel,) = wheels.glob("failwell-*.whl")
+    run(python, "-m", "pip", "install", "-q", wheel)
+    project = root / "tasks"
+    run(root / "venv" / "bin" / "failwell", "new", project, "--spec", EXAMPLES / "tasks" / "failwell.yaml", cwd=root)
+    source = EXAMPLES / "tasks"
+    for relative in ("src/tasks_mcp/board.py", "src/tasks_mcp/handlers", "tests"):
+        target = project / relative
+        if (source / relative).is_dir():
+            shutil.rmtree(target)
+            shutil.copytree(source / relative, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copyfile(source / relative, target)
+    run(python, "-m", "pip", "install", "-q", "-e", f"{project}[test]")
+    yield python, project
+
+
+def test_wheel_carries_the_template(installed: tuple[Path, Path]) -> None:
+    python, _ = installed
+    out = run(python, "-c", "from failwell.templates import template_root; print(template_root())")
+    assert "site-packages" in out
+
+
+def test_generated_project_passes_its_own_tests_ruff_and_mypy(installed: tuple[Path, Path]) -> None:
+    python, project = installed
+    assert " passed" in run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=project)
+    run(python, "-m", "ruff", "check", "--no-cache", ".", cwd=project)
+    run(python, "-m", "ruff", "format", "--check", "--no-cache", ".", cwd=project)
+    run(python, "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull, cwd=project)
+
+
+def text(result: CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+async def exercise(client: Client) -> None:
+    tools = await client.list_tools()
+    assert sorted(tool.name for tool in tools.tools) == ["tasks_close", "tasks_create", "tasks_get", "tasks_search"]
+    good = await client.call_tool("tasks_get", {"ref": "T-1"})
+    assert not good.is_error
+    assert good.structured_content == {"ref": "T-1", "title": "Draft the release notes", "status": "open", "assignee": "@ada"}
+    missing = await client.call_tool("tasks_get", {"ref": "T-404"})
+    assert missing.is_error
+    assert text(missing) == "No task T-404. Refs look like T-1. Call tasks_search to find a task by its title."
+    bad = await client.call_tool("tasks_search", {"query": "x", "limit": "ten", "colour": "red"})
+    assert bad.is_error
+    assert "`query` received \"x\" (a string), but it accepts a string of 2 to 100 characters" in text(bad)
+    assert "`limit` received \"ten\" (a string), but it accepts an integer from 1 to 50" in text(bad)
+    assert "`colour` is not an argument of tasks_search" in text(bad)
+    with pytest.raises(MCPError) as raised:
+        await client.call_tool("tasks_delete", {"ref": "T-1"})
+    assert raised.value.error.code == -32602
+    assert raised.value.error.data["available"] == ["tasks_close", "tasks_create", "tasks_get", "tasks_search"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_real_client_over_stdio(installed: tuple[Path, Path], mode: str) -> None:
+    python, project = installed
+    params = StdioServerParameters(command=str(python), args=["-m", "tasks_mcp"], cwd=str(project))
+    async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
+        await exercise(client)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_real_client_over_streamable_http(installed: tuple[Path, Path], mode: str) -> None:
+    python, project = installed
+    port = free_port()
+    server = subprocess.Popen(
+        [python, "-m", "tasks_mcp", "--http", "--port", str(port)],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        async with Client(f"http://127.0.0.1:{port}/mcp", mode=mode) as client:  # type: ignore[arg-type]
+            await exercise(client)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -1,0 +1,33 @@
+"""failwell's own code is held to what it asks of generated code: ruff-clean, formatted, mypy --strict."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import REPO
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", *args], cwd=REPO, capture_output=True, text=True, timeout=600)
+
+
+def test_ruff_check() -> None:
+    result = run("ruff", "check", "--no-cache", "generator")
+    assert result.returncode == 0, result.stdout
+
+
+def test_ruff_format() -> None:
+    result = run("ruff", "format", "--check", "--no-cache", "generator")
+    assert result.returncode == 0, result.stdout
+
+
+def test_mypy_strict() -> None:
+    result = run("mypy", "--no-incremental")
+    assert result.returncode == 0, result.stdout
+
+
+def test_runtime_source_is_formatted_as_generated_projects_expect() -> None:
+    runtime = "template/src/{{ package }}/_generated/runtime.py"
+    result = run("ruff", "format", "--check", "--no-cache", "--line-length", "120", runtime)
+    assert result.returncode == 0, result.stdout

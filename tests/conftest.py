@@ -17,7 +17,9 @@ REGEN = "python tests/regen.py"
 BIN = Path(sys.executable).parent
 
 
-def failwell(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def failwell(
+    *args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the installed `failwell` command."""
     return subprocess.run(
         [str(BIN / "failwell"), *map(str, args)],

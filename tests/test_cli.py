@@ -30,7 +30,9 @@ def test_validate_strict_turns_warnings_into_errors() -> None:
     spec = REPO / "tests" / "invalid" / "placeholders.yaml"
     assert "warning:" in failwell("validate", spec).stdout
     text = spec.read_text().replace("class: permision_denied", "class: permission_denied")
-    text = text.replace('"Order {order} is locked {"', '"Order {order_id} is locked."').replace("shiped_at", "shipped_at")
+    text = text.replace('"Order {order} is locked {"', '"Order {order_id} is locked."').replace(
+        "shiped_at", "shipped_at"
+    )
     warn_only = spec.parent / "warn_only.yaml.tmp"
     try:
         warn_only.write_text(text)
@@ -91,7 +93,7 @@ def test_generate_keeps_handlers_and_follows_the_spec(tmp_path: Path) -> None:
     assert not (project / "src" / "tasks_mcp" / "handlers" / "tasks_archive.py").exists()
 
     diff = failwell("generate", "--check", "--diff", project)
-    assert "+    template = \"No task {ref}. References look like T-1." in diff.stdout
+    assert '+    template = "No task {ref}. References look like T-1.' in diff.stdout
 
     result = failwell("generate", project)
     assert result.returncode == 0, result.stderr

@@ -76,14 +76,19 @@ async def exercise(client: Client) -> None:
     assert sorted(tool.name for tool in tools.tools) == ["tasks_close", "tasks_create", "tasks_get", "tasks_search"]
     good = await client.call_tool("tasks_get", {"ref": "T-1"})
     assert not good.is_error
-    assert good.structured_content == {"ref": "T-1", "title": "Draft the release notes", "status": "open", "assignee": "@ada"}
+    assert good.structured_content == {
+        "ref": "T-1",
+        "title": "Draft the release notes",
+        "status": "open",
+        "assignee": "@ada",
+    }
     missing = await client.call_tool("tasks_get", {"ref": "T-404"})
     assert missing.is_error
     assert text(missing) == "No task T-404. Refs look like T-1. Call tasks_search to find a task by its title."
     bad = await client.call_tool("tasks_search", {"query": "x", "limit": "ten", "colour": "red"})
     assert bad.is_error
-    assert "`query` received \"x\" (a string), but it accepts a string of 2 to 100 characters" in text(bad)
-    assert "`limit` received \"ten\" (a string), but it accepts an integer from 1 to 50" in text(bad)
+    assert '`query` received "x" (a string), but it accepts a string of 2 to 100 characters' in text(bad)
+    assert '`limit` received "ten" (a string), but it accepts an integer from 1 to 50' in text(bad)
     assert "`colour` is not an argument of tasks_search" in text(bad)
     with pytest.raises(MCPError) as raised:
         await client.call_tool("tasks_delete", {"ref": "T-1"})

@@ -62,9 +62,16 @@ CASES = [
     ("FW103", replace("      limit:", "      idempotency_key:"), 12),
     ("FW104", replace("      limit:", "      order_id:"), 12),
     ("FW104", replace("fields: {seconds: integer}", "fields: {order_id: string}"), 19),
-    ("FW104", replace("      over_quota:", "      input_limit:\n        class: conflict\n        message: x\n      over_quota:")
-        .replace("limit: {type: integer, minimum: 1, maximum: 50, default: 10}",
-                 "limit: {type: object, properties: {a: {type: string}}, required: false}"), 17),
+    (
+        "FW104",
+        replace(
+            "      over_quota:", "      input_limit:\n        class: conflict\n        message: x\n      over_quota:"
+        ).replace(
+            "limit: {type: integer, minimum: 1, maximum: 50, default: 10}",
+            "limit: {type: object, properties: {a: {type: string}}, required: false}",
+        ),
+        17,
+    ),
     ("FW110", replace("No order {order_id}.", "No order {order}."), 16),
     ("FW111", replace("wait {seconds} s.", "wait a minute."), 19),
     ("FW112", replace("No order {order_id}.", "No order {order_id!r}."), 16),
@@ -75,7 +82,7 @@ CASES = [
     ("FW122", replace("class: not_found", "class: missing"), 15),
     ("FW130", replace("default: 10", "default: 100"), 12),
     ("FW131", replace("example: O-1", "example: X-1"), 11),
-    ("FW131", replace(', example: O-1', "").replace('"^O-[0-9]+$"', '"^(?=x)O$"'), 11),
+    ("FW131", replace(", example: O-1", "").replace('"^O-[0-9]+$"', '"^(?=x)O$"'), 11),
     ("FW132", replace("minimum: 1, maximum: 50", "minimum: 50, maximum: 1"), 12),
     ("FW133", replace('"^O-[0-9]+$"', '"^O-[0-9+$"'), 11),
     ("FW134", replace("minimum: 1, maximum: 50, default: 10", "minLength: 1"), 12),

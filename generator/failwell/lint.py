@@ -102,7 +102,11 @@ def _tool(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict
                 f"failure `{fname}` becomes class {pascal(fname)}, which a generated model already uses; rename it"
             )
             out.append(doc.diagnostic(fpath, "FW104", message, key=True))
-        if isinstance(failure, dict) and not doc.is_broken((*fpath, "message")) and not doc.is_broken((*fpath, "fields")):
+        if (
+            isinstance(failure, dict)
+            and not doc.is_broken((*fpath, "message"))
+            and not doc.is_broken((*fpath, "fields"))
+        ):
             _failure(doc, out, fpath, failure, inputs)
 
 

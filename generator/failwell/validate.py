@@ -55,7 +55,9 @@ def _diagnose(doc: Document, error: ValidationError) -> list[Diagnostic]:
         return _diagnose(doc, best)
     if error.validator == "required":
         missing = [name for name in expected if name not in instance]
-        return [doc.diagnostic(path, "FW010", f"{where} is missing required key `{name}`", key=True) for name in missing]
+        return [
+            doc.diagnostic(path, "FW010", f"{where} is missing required key `{name}`", key=True) for name in missing
+        ]
     if error.validator == "additionalProperties":
         allowed = sorted(subschema.get("properties", {}))
         out = []

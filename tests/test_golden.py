@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 from conftest import GOLDEN, REGEN, REPO, tree
-from regen import GOLDEN_SPECS, invalid_output
-
 from failwell import generate, new
+from regen import GOLDEN_SPECS, invalid_output
 
 
 @pytest.mark.parametrize("case", sorted(GOLDEN_SPECS))

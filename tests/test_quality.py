@@ -13,12 +13,12 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_ruff_check() -> None:
-    result = run("ruff", "check", "--no-cache", "generator")
+    result = run("ruff", "check", "--no-cache", "generator", "tests", "examples/demo.py")
     assert result.returncode == 0, result.stdout
 
 
 def test_ruff_format() -> None:
-    result = run("ruff", "format", "--check", "--no-cache", "generator")
+    result = run("ruff", "format", "--check", "--no-cache", "generator", "tests", "examples/demo.py")
     assert result.returncode == 0, result.stdout
 
 

@@ -332,3 +332,33 @@ def _choose(items: Any) -> str:
 
 def _category(name: str) -> str:
     return {"CATEGORY_DIGIT": "1", "CATEGORY_SPACE": " ", "CATEGORY_WORD": "a"}.get(name, "a")
+
+
+def violation(spec: dict[str, Any]) -> tuple[bool, Any]:
+    """(True, a value of the right type that the field's constraints refuse), or (False, None)."""
+    kind = json_type(spec)
+    candidates: list[Any] = []
+    if "enum" in spec:
+        candidates = ["not-a-choice"] if kind == "string" else []
+    elif kind == "string":
+        if "pattern" in spec:
+            candidates.extend(["!", "zz zz", "0"])
+        if spec.get("minLength", 0) > 0:
+            candidates.append("x" * (spec["minLength"] - 1))
+        if "maxLength" in spec:
+            candidates.append("x" * (spec["maxLength"] + 1))
+    elif kind in ("integer", "number"):
+        for key, step in (("minimum", -1), ("exclusiveMinimum", 0), ("maximum", 1), ("exclusiveMaximum", 0)):
+            if key in spec:
+                value = spec[key] + step
+                candidates.append(int(value) if kind == "integer" and float(value).is_integer() else value)
+    elif kind == "array" and ("maxItems" in spec or spec.get("minItems", 0) > 0):
+        item = make_example(spec.get("items", {"type": "string"}))
+        candidates.append([item] * (spec["maxItems"] + 1) if "maxItems" in spec else [])
+    for value in candidates:
+        if (
+            fits(value, spec) is not None
+            and fits(value, {k: v for k, v in spec.items() if k in ("type", "items")}) is None
+        ):
+            return True, value
+    return False, None

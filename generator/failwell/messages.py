@@ -30,3 +30,9 @@ def display(value: Any) -> str:
 def render_template(template: str, values: dict[str, Any]) -> str:
     """Fill a spec message's `{placeholders}`."""
     return template.format_map({name: display(value) for name, value in values.items()})
+
+
+def shown(value: Any) -> str:
+    """How an invalid argument's value is quoted back to the model (the runtime's `_shown`, without the kind)."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text[:77] + "..." if len(text) > 80 else text

@@ -10,7 +10,7 @@ from typing import Any
 
 from . import fields as f
 from .lint import default_deadline, placeholders
-from .messages import render_template
+from .messages import render_template, shown
 from .naming import pascal
 from .pyliteral import docstring, inline, literal, string
 
@@ -92,6 +92,10 @@ class Tool:
     wrong_value: str
     wrong_value_json: str
     wrong_accepts_literal: str
+    outside_field: str | None
+    outside_field_literal: str
+    outside_value: str
+    outside_expected: str
 
 
 @dataclass(frozen=True)
@@ -156,6 +160,8 @@ def _tool(name: str, spec: dict[str, Any], timeout: float) -> Tool:
     if wrong_field and "enum" in inputs[wrong_field] and wrong_kind != "string":
         wrong_value = "not-a-choice"
     missing_field = next((n for n, s in inputs.items() if f.is_required(s)), None)
+    outside = [(n, f.violation(s)) for n, s in inputs.items()]
+    outside_field, (_, outside_value) = next(((n, v) for n, v in outside if v[0]), (None, (False, None)))
     return Tool(
         name=name,
         name_literal=string(name),
@@ -187,6 +193,10 @@ def _tool(name: str, spec: dict[str, Any], timeout: float) -> Tool:
         wrong_value=inline(wrong_value),
         wrong_value_json=string(json.dumps(wrong_value)),
         wrong_accepts_literal=string(f.accepts(inputs[wrong_field]) if wrong_field else ""),
+        outside_field=outside_field,
+        outside_field_literal=string(outside_field or ""),
+        outside_value=inline(outside_value),
+        outside_expected=string(f"`{outside_field}` received {shown(outside_value)}"),
     )
 
 

@@ -41,6 +41,13 @@ async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
     assert "pydantic" not in outcome.text and "https://" not in outcome.text
 
 
+async def test_value_outside_the_constraints_is_named() -> None:
+    outcome = await call_tool(tool.NAME, {**VALID, "query": "x"}, never_called)
+    assert outcome.is_error
+    assert '`query` received "x"' in outcome.text
+    assert outcome.envelope["class"] == "invalid_input"
+
+
 async def test_unknown_extra_argument_is_named() -> None:
     outcome = await call_tool(tool.NAME, {**VALID, "unexpected_argument": 1}, never_called)
     assert outcome.is_error

@@ -10,14 +10,15 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import sync
+from . import sync, wording
 from .errors import Diagnostic, FailwellError, spec_error
+from .load import load_text
 from .model import SPEC_FILE
-from .pipeline import diagnose
+from .pipeline import diagnose, read_spec
 from .render import render
 from .validate import schema
 
-__all__ = ["Diagnostic", "FailwellError", "Result", "generate", "new", "schema", "validate"]
+__all__ = ["Diagnostic", "FailwellError", "Result", "generate", "new", "review", "schema", "validate"]
 __version__ = "0.1.0"
 
 
@@ -31,16 +32,19 @@ class Result:
 
 def validate(spec: Path, *, strict: bool = False) -> list[Diagnostic]:
     """Every problem in `spec`; raises FailwellError when there is an error (or a warning, if strict)."""
-    try:
-        text = spec.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FailwellError(f"{spec}: no such file; pass the path of a failwell.yaml") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FailwellError(f"{spec}: cannot read the spec ({exc.__class__.__name__})") from None
-    diagnostics = diagnose(text, str(spec))
+    diagnostics = diagnose(read_spec(spec), str(spec))
     if any(d.severity == "error" or strict for d in diagnostics):
         raise spec_error(diagnostics)
     return sorted(diagnostics, key=lambda d: (d.line, d.col, d.code))
+
+
+def review(spec: Path) -> list[wording.Row]:
+    """Every message `spec`'s server can send, rendered with example values and checked for its six parts."""
+    text = read_spec(spec)
+    project_errors = [d for d in diagnose(text, str(spec)) if d.severity == "error"]
+    if project_errors:
+        raise spec_error(project_errors)
+    return wording.rows(load_text(text, str(spec)).data)
 
 
 def new(dest: Path, spec: Path | None = None) -> Result:

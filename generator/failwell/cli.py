@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from . import FailwellError, Result, generate, new, schema, validate
+from . import FailwellError, Result, generate, new, review, schema, validate
 from .expand import main as expand_main
+from .wording import render_rows
+
+
+class OutputFormat(StrEnum):
+    """How `failwell messages` prints."""
+
+    table = "table"
+    markdown = "markdown"
+    json = "json"
+
 
 app = typer.Typer(
     help="Generate Python MCP servers that fail well, from one YAML spec.",
@@ -104,6 +115,23 @@ def _report(result: Result, check: bool) -> int:
 def expand_command(dest: Annotated[Path, typer.Argument()] = Path(".")) -> None:
     """Write the per-tool files into a project Copier just rendered (the copier.yml task)."""
     raise typer.Exit(expand_main(["expand", str(dest)]))
+
+
+@app.command("messages")
+def messages_command(
+    spec: Annotated[Path, typer.Argument(help="The spec whose messages to show.")] = Path("failwell.yaml"),
+    format: Annotated[OutputFormat, typer.Option("--format", help="table, markdown or json.")] = OutputFormat.table,
+    strict: Annotated[bool, typer.Option(help="Exit 1 when a message misses a part or has a wording problem.")] = False,
+) -> None:
+    """Every message the server can send, with example values, its class, and a six-part check."""
+
+    def action() -> int:
+        rows = review(spec)
+        typer.echo(render_rows(rows, format.value), nl=False)
+        problems = [row for row in rows if row.problems]
+        return 1 if strict and problems else 0
+
+    _run(action)
 
 
 @app.command("schema")

@@ -43,13 +43,29 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
     package = server.get("package")
     if isinstance(package, str):
         _name(doc, out, ("server", "package"), package, "package", frozenset())
+    defaults = data.get("messages") if isinstance(data.get("messages"), dict) else {}
+    assert isinstance(defaults, dict)
+    for failure_class, template in defaults.items():
+        if isinstance(template, str) and not doc.is_broken(("messages", failure_class)):
+            allowed = builtin_placeholders(failure_class) | ({"deadline_s"} if failure_class == "timeout" else set())
+            _placeholders(doc, out, ("messages", failure_class), template, sorted(allowed))
     tools = data.get("tools")
     if isinstance(tools, dict):
         for name, tool in tools.items():
             _name(doc, out, ("tools", name), name, "tool", frozenset(), key=True)
             if isinstance(tool, dict):
-                _tool(doc, out, ("tools", name), tool, timeout)
+                _tool(doc, out, ("tools", name), tool, timeout, defaults)
     return out
+
+
+def builtin_placeholders(failure_class: str) -> set[str]:
+    """Placeholders every message of a class may use without declaring them."""
+    names = {"tool", "reference"}
+    if failure_class in ("rate_limited", "upstream_unavailable"):
+        names.add("retry_after_s")
+    if failure_class == "permission_denied":
+        names |= {"permission", "role"}
+    return names
 
 
 def _name(
@@ -74,7 +90,14 @@ class _Linted(Document):
         return any(b[:size] == path and (below or len(b) <= size + 1) for b in self.broken)
 
 
-def _tool(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict[str, Any], timeout: float) -> None:
+def _tool(
+    doc: _Linted,
+    out: list[Diagnostic],
+    path: tuple[str, ...],
+    tool: dict[str, Any],
+    timeout: float,
+    defaults: dict[str, Any],
+) -> None:
     deadline = tool.get("deadline_s")
     if doc.is_broken((*path, "deadline_s")):
         deadline = None
@@ -107,7 +130,7 @@ def _tool(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict
             and not doc.is_broken((*fpath, "message"))
             and not doc.is_broken((*fpath, "fields"))
         ):
-            _failure(doc, out, fpath, failure, inputs)
+            _failure(doc, out, fpath, failure, inputs, defaults)
 
 
 def _nested_names(prefix: str, fields: dict[str, Any]) -> set[str]:
@@ -123,28 +146,52 @@ def _nested_names(prefix: str, fields: dict[str, Any]) -> set[str]:
 
 
 def _failure(
-    doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], failure: dict[str, Any], inputs: dict[str, Any]
+    doc: _Linted,
+    out: list[Diagnostic],
+    path: tuple[str, ...],
+    failure: dict[str, Any],
+    inputs: dict[str, Any],
+    defaults: dict[str, Any],
 ) -> None:
     declared = failure.get("fields", [])
-    declared_names = list(declared) if isinstance(declared, list | dict) else []
+    declared_names = [n for n in declared if isinstance(n, str)] if isinstance(declared, list | dict) else []
     for name in declared_names:
-        if not isinstance(name, str):
-            continue
         _name(doc, out, (*path, "fields"), name, "failure field", RESERVED_FIELD_NAMES | {"self"})
         if name in inputs:
-            message = (
-                f"failure field `{name}` has the name of an input field; the input's value fills {{{name}}} already"
-            )
+            message = f"failure field `{name}` has the name of an input field, whose value fills {{{name}}} already"
             out.append(doc.diagnostic((*path, "fields"), "FW104", message))
+    failure_class = failure.get("class")
     template = failure.get("message")
+    template_path: tuple[str | int, ...] = (*path, "message")
+    if template is None and isinstance(failure_class, str):
+        template = defaults.get(failure_class)
+        if template is None:
+            message = (
+                f"this failure has no `message`, and `messages` gives none for class {failure_class}; "
+                f"add `message:` here or `messages: {{{failure_class}: ...}}` at the top of the spec"
+            )
+            out.append(doc.diagnostic(path, "FW113", message, key=True))
+            return
+        template_path = ("messages", failure_class)
     if not isinstance(template, str):
         return
+    known = [*inputs, *declared_names, *sorted(builtin_placeholders(str(failure_class)))]
+    used = _placeholders(doc, out, template_path, template, known)
+    for name in declared_names:
+        if used is not None and name not in used:
+            message = f"declared field `{name}` is not used in the message; show it with {{{name}}} or remove it"
+            out.append(doc.diagnostic((*path, "fields"), "FW111", message, warning=True))
+
+
+def _placeholders(
+    doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], template: str, known: list[str]
+) -> list[str] | None:
+    """Check a template's placeholders against `known`; the names used, or None when it is malformed."""
     try:
         used = placeholders(template)
     except ValueError as exc:
-        out.append(doc.diagnostic((*path, "message"), "FW112", f"message template: {exc}"))
-        return
-    known = [*inputs, *[n for n in declared_names if isinstance(n, str)]]
+        out.append(doc.diagnostic(path, "FW112", f"message template: {exc}"))
+        return None
     for name in used:
         if name not in known:
             close = difflib.get_close_matches(name, known, n=1)
@@ -153,11 +200,8 @@ def _failure(
                 f"placeholder {{{name}}} is neither an input field nor a declared field{hint}; "
                 f"add `fields: [{name}]` to the failure or use one of: {', '.join(known) or 'none declared'}"
             )
-            out.append(doc.diagnostic((*path, "message"), "FW110", message))
-    for name in declared_names:
-        if isinstance(name, str) and name not in used:
-            message = f"declared field `{name}` is not used in the message; show it with {{{name}}} or remove it"
-            out.append(doc.diagnostic((*path, "fields"), "FW111", message, warning=True))
+            out.append(doc.diagnostic(path, "FW110", message))
+    return used
 
 
 def placeholders(template: str) -> list[str]:

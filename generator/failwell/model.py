@@ -9,14 +9,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import fields as f
+from . import messages
 from .lint import default_deadline, placeholders
-from .messages import render_template, shown
 from .naming import pascal
 from .pyliteral import docstring, inline, literal, string
 
 SPEC_FILE = "failwell.yaml"
 _FIELD_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
-_FIELD_EXAMPLES: dict[str, Any] = {"string": "example", "integer": 3, "number": 2.5, "boolean": True}
+_PARAM_EXAMPLES: dict[str, Any] = {"int": 3, "float": 2.5, "bool": True}
+"""Example values for a failure's typed keyword arguments; a string reads `<name>`."""
 _ANNOTATIONS = {
     "read": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
     "write": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
@@ -38,6 +39,7 @@ class Param:
 
     name: str
     annotation: str
+    default: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,10 +54,13 @@ class Failure:
     template: str
     template_literal: str
     template_doc: str
+    changed_literal: str | None
     params: tuple[Param, ...]
+    super_kwargs: str
     example_kwargs: str
     test_arguments: str
     expected_text: str
+    expected_envelope: str
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,7 @@ class Project:
     client_timeout_s: float
     tools: tuple[Tool, ...]
     stdio_calls: str
+    messages_literal: str
 
     def context(self) -> dict[str, Any]:
         """Plain data for the templates."""
@@ -129,7 +135,9 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     description = server.get("description", "").strip()
     version = str(server.get("version", "0.1.0"))
     tool_specs = sorted(data.get("tools", {}).items())
-    tools = tuple(_tool(tool_name, spec, timeout) for tool_name, spec in tool_specs)
+    overrides = {cls: " ".join(text.split()) for cls, text in (data.get("messages") or {}).items()}
+    defaults = {**messages.default_messages(), **overrides}
+    tools = tuple(_tool(tool_name, spec, timeout, defaults) for tool_name, spec in tool_specs)
     return Project(
         spec_text=spec_text,
         spec_sha256=hashlib.sha256(spec_text.encode()).hexdigest(),
@@ -144,10 +152,11 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         client_timeout_s=timeout,
         tools=tools,
         stdio_calls=literal({n: f.example_arguments(s.get("input") or {}) for n, s in tool_specs}),
+        messages_literal=literal(overrides),
     )
 
 
-def _tool(name: str, spec: dict[str, Any], timeout: float) -> Tool:
+def _tool(name: str, spec: dict[str, Any], timeout: float, defaults: dict[str, str]) -> Tool:
     inputs: dict[str, Any] = spec.get("input") or {}
     outputs: dict[str, Any] | None = spec.get("output")
     input_models = tuple(f.models("Input", inputs))
@@ -179,7 +188,10 @@ def _tool(name: str, spec: dict[str, Any], timeout: float) -> Tool:
         output_schema=literal(f.published_schema(outputs, closed=False)) if outputs is not None else "None",
         annotations=literal(_ANNOTATIONS[spec["effect"]], 8),
         accepts=literal(f.accepts_table(inputs)),
-        failures=tuple(_failure(n, s, inputs, example) for n, s in (spec.get("failures") or {}).items()),
+        failures=tuple(
+            _failure(failure, failure_spec, name, spec["effect"], inputs, example, defaults)
+            for failure, failure_spec in (spec.get("failures") or {}).items()
+        ),
         uses_literal="Literal[" in annotations,
         uses_annotated="Annotated[" in annotations,
         uses_any="Any]" in annotations,
@@ -196,31 +208,90 @@ def _tool(name: str, spec: dict[str, Any], timeout: float) -> Tool:
         outside_field=outside_field,
         outside_field_literal=string(outside_field or ""),
         outside_value=inline(outside_value),
-        outside_expected=string(f"`{outside_field}` received {shown(outside_value)}"),
+        outside_expected=string(f"`{outside_field}` received {messages.shown(outside_value)}"),
     )
 
 
-def _failure(name: str, spec: dict[str, Any], inputs: dict[str, Any], example: dict[str, Any]) -> Failure:
-    declared = spec.get("fields") or []
+def failure_template(spec: dict[str, Any], defaults: dict[str, str]) -> str:
+    """The failure's own message, else the server-wide one for its class."""
+    return " ".join(str(spec.get("message") or defaults.get(spec["class"], "")).split())
+
+
+def failure_params(failure_class: str, declared: list[str] | dict[str, str]) -> tuple[Param, ...]:
+    """The keyword arguments a handler passes when it raises the failure."""
     kinds = declared if isinstance(declared, dict) else {field: None for field in declared}
-    params = tuple(Param(field, _FIELD_TYPES[kind] if kind else "str | int | float") for field, kind in kinds.items())
-    kwargs = {field: _FIELD_EXAMPLES[kind or "string"] for field, kind in kinds.items()}
+    params = [Param(field, _FIELD_TYPES[kind] if kind else "str | int | float") for field, kind in kinds.items()]
+    if failure_class == "permission_denied":
+        params += [Param(field, "str") for field in ("permission", "role") if field not in kinds]
+    if failure_class == "rate_limited":
+        params.append(Param("retry_after_s", "float"))
+    if failure_class == "upstream_unavailable":
+        params.append(Param("retry_after_s", "float | None", "None"))
+    return tuple(params)
+
+
+def example_values(
+    template: str, params: tuple[Param, ...], tool: str, inputs: dict[str, Any], example: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
+    """(arguments for the call, keyword arguments for the failure, placeholder values) made up for examples."""
+    kwargs: dict[str, Any] = {}
+    for param in params:
+        if param.name != "retry_after_s":
+            kwargs[param.name] = _PARAM_EXAMPLES.get(param.annotation, f"<{param.name}>")
+        elif param.default is None:
+            kwargs[param.name] = 30
     arguments = dict(example)
-    for placeholder in placeholders(spec["message"]):
+    for placeholder in placeholders(template):
         if placeholder in inputs and placeholder not in arguments:
             arguments[placeholder] = f.make_example(inputs[placeholder])
-    expected = render_template(spec["message"].strip(), {**arguments, **kwargs})
+    values = {key: messages.display(value) for key, value in arguments.items()}
+    values.update({key: messages.scrub(messages.display(value)) for key, value in kwargs.items()})
+    values.update(tool=tool, reference="{reference}")
+    return arguments, kwargs, values
+
+
+def _failure(
+    name: str,
+    spec: dict[str, Any],
+    tool: str,
+    effect: str,
+    inputs: dict[str, Any],
+    example: dict[str, Any],
+    defaults: dict[str, str],
+) -> Failure:
+    template = failure_template(spec, defaults)
+    params = failure_params(spec["class"], spec.get("fields") or [])
+    arguments, kwargs, values = example_values(template, params, tool, inputs, example)
+    changed = spec.get("changed")
+    expected = messages.compose(template, spec["class"], effect, values, changed)
+    envelope: dict[str, Any] = {
+        "class": spec["class"],
+        "failure": name,
+        "retryable": messages.is_retryable(spec["class"], effect),
+        "retry_after_s": kwargs.get("retry_after_s"),
+        "changed": changed or messages.default_changed(spec["class"], effect),
+    }
+    if spec["class"] == "permission_denied":
+        envelope.update(permission=values["permission"], role=values["role"])
+    forwarded = [p.name for p in params if p.name != "retry_after_s"]
+    super_kwargs = ", ".join(
+        (["retry_after_s=retry_after_s"] if any(p.name == "retry_after_s" for p in params) else [])
+        + [f"{field}={field}" for field in forwarded]
+    )
     return Failure(
         name=name,
         name_literal=string(name),
         class_name=pascal(name),
         failure_class=spec["class"],
         class_literal=string(spec["class"]),
-        template=spec["message"].strip(),
-        template_literal=string(spec["message"].strip()),
-        template_doc=docstring(spec["message"]),
+        template=template,
+        template_literal=string(template),
+        template_doc=docstring(template),
+        changed_literal=string(changed) if changed else None,
         params=params,
+        super_kwargs=super_kwargs,
         example_kwargs=", ".join(f"{k}={literal(v)}" for k, v in kwargs.items()),
         test_arguments=literal(arguments, 4),
         expected_text=string(expected),
+        expected_envelope=literal(envelope, 4),
     )

@@ -9,6 +9,7 @@ IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
 
 RESERVED_FIELD_NAMES = frozenset(
     {"ctx", "params", "self", "cls", "idempotency_key", "copy", "dict", "json", "schema", "validate", "construct"}
+    | {"tool", "reference", "retry_after_s", "deadline_s"}
 )
 """Input and output field names the generated models or handlers already use."""
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 
 from .errors import Diagnostic, FailwellError, spec_error
 from .lint import lint
 from .load import Document, load_text
 from .model import Project, build
 from .validate import validate
+from .wording import lint_wording
 
 
 def diagnose(text: str, file: str) -> list[Diagnostic]:
@@ -23,7 +25,10 @@ def diagnose(text: str, file: str) -> list[Diagnostic]:
 def _check(doc: Document) -> list[Diagnostic]:
     problems = validate(doc)
     broken = frozenset(d.path for d in problems)
-    return problems + lint(doc, broken)
+    problems += lint(doc, broken)
+    if any(d.severity == "error" for d in problems):
+        return problems
+    return problems + lint_wording(doc, doc.data)
 
 
 def load_project(text: str, file: str) -> Project:
@@ -38,3 +43,13 @@ def load_project(text: str, file: str) -> Project:
 def starter_spec_text() -> str:
     """The small spec `failwell new` starts a project from."""
     return resources.files("failwell").joinpath("starter.yaml").read_text(encoding="utf-8")
+
+
+def read_spec(spec: Path) -> str:
+    """A spec file's text; FailwellError saying what to do when it cannot be read."""
+    try:
+        return spec.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FailwellError(f"{spec}: no such file; pass the path of a failwell.yaml") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FailwellError(f"{spec}: cannot read the spec ({exc.__class__.__name__})") from None

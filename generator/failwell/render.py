@@ -7,10 +7,9 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from .errors import FailwellError
 from .expand import expand
 from .model import Project
-from .pipeline import load_project, starter_spec_text
+from .pipeline import load_project, read_spec, starter_spec_text
 from .templates import template_root
 
 
@@ -19,13 +18,7 @@ def render(spec: Path | None, staging: Path) -> Project:
     if spec is None:
         project = load_project(starter_spec_text(), "failwell.yaml")
     else:
-        try:
-            text = spec.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise FailwellError(f"{spec}: no such file; pass the path of a failwell.yaml") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise FailwellError(f"{spec}: cannot read the spec ({exc.__class__.__name__})") from None
-        project = load_project(text, str(spec))
+        project = load_project(read_spec(spec), str(spec))
     from copier import run_copy  # imported here: it is slow to import and `validate` never needs it
 
     with tempfile.TemporaryDirectory(prefix="failwell-template-") as tmp:

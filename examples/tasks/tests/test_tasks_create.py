@@ -27,3 +27,17 @@ async def test_unknown_assignee_lists_the_members() -> None:
     outcome = await call_tool("tasks_create", {"title": "Plan the offsite", "assignee": "@nobody"})
     assert outcome.is_error
     assert outcome.text.startswith("@nobody is not a member of this board. Members are @ada, @grace, @linus.")
+
+
+async def test_the_eleventh_task_in_a_minute_says_how_long_to_wait() -> None:
+    from tasks_mcp.board import CREATES_PER_MINUTE
+
+    for number in range(CREATES_PER_MINUTE):
+        created = await call_tool("tasks_create", {"title": f"Chore {number}"})
+        assert not created.is_error, created.text
+    refused = await call_tool("tasks_create", {"title": "One too many"})
+    assert refused.is_error
+    assert refused.envelope["class"] == "rate_limited"
+    assert refused.envelope["retryable"] is True
+    assert 1 <= refused.envelope["retry_after_s"] <= 60
+    assert f"Retry after {refused.envelope['retry_after_s']} s" in refused.text

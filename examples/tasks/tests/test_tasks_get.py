@@ -21,5 +21,8 @@ async def test_reads_a_task() -> None:
 async def test_missing_task_says_how_to_find_one() -> None:
     outcome = await call_tool("tasks_get", {"ref": "T-999"})
     assert outcome.is_error
-    assert outcome.text == "No task T-999. Refs look like T-1. Call tasks_search to find a task by its title."
+    assert outcome.text == (
+        "No task T-999. Refs look like T-1. Call tasks_search to find a task by its title. "
+        "Nothing was changed. Retrying the same call will not help."
+    )
     assert outcome.envelope["class"] == "not_found"

@@ -6,7 +6,10 @@ member), the way a real board would take it from the caller's credentials.
 
 from __future__ import annotations
 
+import math
 import os
+import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -20,6 +23,7 @@ PERMISSIONS: dict[Role, frozenset[str]] = {
 }
 MEMBERS = ("@ada", "@grace", "@linus")
 OPEN_LIMIT = 25
+CREATES_PER_MINUTE = 10
 
 
 @dataclass
@@ -39,12 +43,22 @@ class Board:
     """All tasks, by reference."""
 
     tasks: dict[str, Task] = field(default_factory=dict)
+    recent_creates: deque[float] = field(default_factory=deque)
 
     def next_ref(self) -> str:
         return f"T-{len(self.tasks) + 1}"
 
     def open_count(self) -> int:
         return sum(1 for task in self.tasks.values() if task.status == "open")
+
+    def seconds_until_create_allowed(self, now: float | None = None) -> int:
+        """0 when another task may be created now, else how long to wait (a sliding minute)."""
+        now = time.monotonic() if now is None else now
+        while self.recent_creates and now - self.recent_creates[0] >= 60:
+            self.recent_creates.popleft()
+        if len(self.recent_creates) < CREATES_PER_MINUTE:
+            return 0
+        return max(1, math.ceil(60 - (now - self.recent_creates[0])))
 
 
 def seeded() -> Board:
@@ -63,6 +77,11 @@ def seeded() -> Board:
 
 
 BOARD = seeded()
+
+
+def search_index_ready() -> bool:
+    """False while the search index is rebuilding (TASKS_SEARCH_INDEX=rebuilding)."""
+    return os.environ.get("TASKS_SEARCH_INDEX", "ready") != "rebuilding"
 
 
 def caller_role() -> Role:

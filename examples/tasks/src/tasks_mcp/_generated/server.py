@@ -7,12 +7,19 @@ from ..handlers import tasks_close as tasks_close_handler
 from ..handlers import tasks_create as tasks_create_handler
 from ..handlers import tasks_get as tasks_get_handler
 from ..handlers import tasks_search as tasks_search_handler
+from .messages import FailureClass
 from .runtime import FailwellServer, Handler, serve
 from .tools import tasks_close, tasks_create, tasks_get, tasks_search
 
 NAME = "tasks"
 VERSION = "0.1.0"
 INSTRUCTIONS = "A task board for assistants. Find tasks with tasks_search, read one with tasks_get, add one with tasks_create and finish one with tasks_close."
+MESSAGES: dict[FailureClass, str] = {
+    "rate_limited": "The board allows 10 new tasks a minute from one assistant, and {tool} has reached that. Wait before adding more; tasks_search and tasks_get are not limited.",
+    "internal": "The task board hit a fault of its own while running {tool}; it is not caused by the arguments.",
+    "timeout": "{tool} did not finish within {deadline_s} s, so it was stopped.",
+}
+"""The spec's server-wide messages for failures the runtime detects itself (internal, timeout)."""
 
 
 def build_server(handlers: Mapping[str, Handler] | None = None) -> FailwellServer:
@@ -22,6 +29,7 @@ def build_server(handlers: Mapping[str, Handler] | None = None) -> FailwellServe
         name=NAME,
         version=VERSION,
         instructions=INSTRUCTIONS,
+        messages=MESSAGES,
         tools=[
             tasks_close.definition(chosen.get("tasks_close", tasks_close_handler.handle)),
             tasks_create.definition(chosen.get("tasks_create", tasks_create_handler.handle)),

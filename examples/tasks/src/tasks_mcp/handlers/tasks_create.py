@@ -1,7 +1,9 @@
 """`tasks_create`: Add a task to the board and return it with its new reference."""
 
+import time
+
 from .._generated.runtime import ToolContext
-from .._generated.tools.tasks_create import BoardFull, Input, NotAllowed, Output, UnknownAssignee
+from .._generated.tools.tasks_create import BoardFull, Input, NotAllowed, Output, TooManyNewTasks, UnknownAssignee
 from ..board import BOARD, MEMBERS, OPEN_LIMIT, PERMISSIONS, Task, caller_role
 
 
@@ -14,6 +16,10 @@ async def handle(params: Input, ctx: ToolContext) -> Output:
         raise UnknownAssignee(members=", ".join(MEMBERS))
     if BOARD.open_count() >= OPEN_LIMIT:
         raise BoardFull(limit=OPEN_LIMIT)
+    wait = BOARD.seconds_until_create_allowed()
+    if wait:
+        raise TooManyNewTasks(retry_after_s=wait)
     task = Task(ref=BOARD.next_ref(), title=params.title, assignee=params.assignee)
     BOARD.tasks[task.ref] = task
+    BOARD.recent_creates.append(time.monotonic())
     return Output(ref=task.ref, title=task.title, status=task.status, assignee=task.assignee)

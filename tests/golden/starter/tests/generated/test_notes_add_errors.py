@@ -44,7 +44,7 @@ async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
 async def test_value_outside_the_constraints_is_named() -> None:
     outcome = await call_tool(tool.NAME, {**VALID, "text": ""}, never_called)
     assert outcome.is_error
-    assert '`text` received ""' in outcome.text
+    assert '`text` received "" (a string)' in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
 
 
@@ -62,12 +62,20 @@ async def test_declared_failure_notebook_full() -> None:
     arguments: dict[str, Any] = {
         "text": "Buy milk",
     }
-    expected = 'The notebook holds 3 notes at most. Delete one before adding "Buy milk".'
+    expected = 'The notebook holds 3 notes at most. Delete one before adding "Buy milk". Nothing was changed. Retrying the same call will fail the same way until that changes.'
     outcome = await call_tool(tool.NAME, arguments, fail)
     assert outcome.is_error
-    assert outcome.text == expected
-    assert outcome.envelope["class"] == "conflict"
-    assert outcome.envelope["failure"] == "notebook_full"
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.replace("{reference}", reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "conflict",
+        "failure": "notebook_full",
+        "retryable": False,
+        "retry_after_s": None,
+        "changed": "none",
+    }
 
 
 async def test_unexpected_exception_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:

@@ -44,7 +44,7 @@ async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
 async def test_value_outside_the_constraints_is_named() -> None:
     outcome = await call_tool(tool.NAME, {**VALID, "note_id": "!"}, never_called)
     assert outcome.is_error
-    assert '`note_id` received "!"' in outcome.text
+    assert '`note_id` received "!" (a string)' in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
 
 
@@ -62,12 +62,20 @@ async def test_declared_failure_note_missing() -> None:
     arguments: dict[str, Any] = {
         "note_id": "N-1",
     }
-    expected = "No note N-1. Ids look like N-1. Call notes_add to create one."
+    expected = "No note N-1. Ids look like N-1. Call notes_add to create one. Nothing was changed. Retrying the same call will not help."
     outcome = await call_tool(tool.NAME, arguments, fail)
     assert outcome.is_error
-    assert outcome.text == expected
-    assert outcome.envelope["class"] == "not_found"
-    assert outcome.envelope["failure"] == "note_missing"
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.replace("{reference}", reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "not_found",
+        "failure": "note_missing",
+        "retryable": False,
+        "retry_after_s": None,
+        "changed": "none",
+    }
 
 
 async def test_unexpected_exception_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:

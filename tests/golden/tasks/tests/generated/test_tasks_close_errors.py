@@ -44,7 +44,7 @@ async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
 async def test_value_outside_the_constraints_is_named() -> None:
     outcome = await call_tool(tool.NAME, {**VALID, "ref": "!"}, never_called)
     assert outcome.is_error
-    assert '`ref` received "!"' in outcome.text
+    assert '`ref` received "!" (a string)' in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
 
 
@@ -62,42 +62,68 @@ async def test_declared_failure_task_missing() -> None:
     arguments: dict[str, Any] = {
         "ref": "T-1",
     }
-    expected = "No task T-1. Refs look like T-1. Call tasks_search to find the task to close."
+    expected = "No task T-1. Refs look like T-1. Call tasks_search to find the task to close. Nothing was changed. Retrying the same call will not help."
     outcome = await call_tool(tool.NAME, arguments, fail)
     assert outcome.is_error
-    assert outcome.text == expected
-    assert outcome.envelope["class"] == "not_found"
-    assert outcome.envelope["failure"] == "task_missing"
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.replace("{reference}", reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "not_found",
+        "failure": "task_missing",
+        "retryable": False,
+        "retry_after_s": None,
+        "changed": "none",
+    }
 
 
 async def test_declared_failure_already_closed() -> None:
     async def fail(params: tool.Input, ctx: Any) -> tool.Output:
-        raise tool.AlreadyClosed(closed_by="example")
+        raise tool.AlreadyClosed(closed_by="<closed_by>")
 
     arguments: dict[str, Any] = {
         "ref": "T-1",
     }
-    expected = "T-1 was already closed by example; there is nothing to do. Call tasks_get to read it."
+    expected = "T-1 was already closed by <closed_by>; there is nothing to do. Call tasks_get to read it. Nothing was changed. Retrying the same call will fail the same way until that changes."
     outcome = await call_tool(tool.NAME, arguments, fail)
     assert outcome.is_error
-    assert outcome.text == expected
-    assert outcome.envelope["class"] == "conflict"
-    assert outcome.envelope["failure"] == "already_closed"
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.replace("{reference}", reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "conflict",
+        "failure": "already_closed",
+        "retryable": False,
+        "retry_after_s": None,
+        "changed": "none",
+    }
 
 
 async def test_declared_failure_not_allowed() -> None:
     async def fail(params: tool.Input, ctx: Any) -> tool.Output:
-        raise tool.NotAllowed(permission="example", role="example")
+        raise tool.NotAllowed(permission="<permission>", role="<role>")
 
     arguments: dict[str, Any] = {
         "ref": "T-1",
     }
-    expected = "Closing a task needs the example permission, and your role on this board is example. Tell your person that you cannot close T-1; a board admin can close it or change your role."
+    expected = "Closing a task needs the <permission> permission, and your role on this board is <role>. Tell your person that you cannot close T-1; a board admin can close it or change your role. Nothing was changed. Retrying will not help until the permission is granted."
     outcome = await call_tool(tool.NAME, arguments, fail)
     assert outcome.is_error
-    assert outcome.text == expected
-    assert outcome.envelope["class"] == "permission_denied"
-    assert outcome.envelope["failure"] == "not_allowed"
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.replace("{reference}", reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "permission_denied",
+        "failure": "not_allowed",
+        "retryable": False,
+        "retry_after_s": None,
+        "changed": "none",
+        "permission": "<permission>",
+        "role": "<role>",
+    }
 
 
 async def test_unexpected_exception_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:

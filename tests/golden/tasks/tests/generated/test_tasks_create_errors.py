@@ -44,7 +44,7 @@ async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
 async def test_value_outside_the_constraints_is_named() -> None:
     outcome = await call_tool(tool.NAME, {**VALID, "title": ""}, never_called)
     assert outcome.is_error
-    assert '`title` received ""' in outcome.text
+    assert '`title` received "" (a string)' in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
 
 
@@ -57,33 +57,51 @@ async def test_unknown_extra_argument_is_named() -> None:
 
 async def test_declared_failure_not_allowed() -> None:
     async def fail(params: tool.Input, ctx: Any) -> tool.Output:
-        raise tool.NotAllowed(permission="example", role="example")
+        raise tool.NotAllowed(permission="<permission>", role="<role>")
 
     arguments: dict[str, Any] = {
         "title": "Draft the release notes",
     }
-    expected = 'Creating a task needs the example permission, and your role on this board is example. Tell your person that you cannot add "Draft the release notes"; a board admin can change your role.'
+    expected = 'Creating a task needs the <permission> permission, and your role on this board is <role>. Tell your person that you cannot add "Draft the release notes"; a board admin can change your role. Nothing was changed. Retrying will not help until the permission is granted.'
     outcome = await call_tool(tool.NAME, arguments, fail)
     assert outcome.is_error
-    assert outcome.text == expected
-    assert outcome.envelope["class"] == "permission_denied"
-    assert outcome.envelope["failure"] == "not_allowed"
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.replace("{reference}", reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "permission_denied",
+        "failure": "not_allowed",
+        "retryable": False,
+        "retry_after_s": None,
+        "changed": "none",
+        "permission": "<permission>",
+        "role": "<role>",
+    }
 
 
 async def test_declared_failure_unknown_assignee() -> None:
     async def fail(params: tool.Input, ctx: Any) -> tool.Output:
-        raise tool.UnknownAssignee(members="example")
+        raise tool.UnknownAssignee(members="<members>")
 
     arguments: dict[str, Any] = {
         "title": "Draft the release notes",
         "assignee": "@ada",
     }
-    expected = "@ada is not a member of this board. Members are example. Pick one of them, or leave assignee out to create the task unassigned."
+    expected = "@ada is not a member of this board. Members are <members>. Pick one of them, or leave assignee out to create the task unassigned. Nothing was changed. Retrying with the same arguments will fail the same way."
     outcome = await call_tool(tool.NAME, arguments, fail)
     assert outcome.is_error
-    assert outcome.text == expected
-    assert outcome.envelope["class"] == "invalid_input"
-    assert outcome.envelope["failure"] == "unknown_assignee"
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.replace("{reference}", reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "invalid_input",
+        "failure": "unknown_assignee",
+        "retryable": False,
+        "retry_after_s": None,
+        "changed": "none",
+    }
 
 
 async def test_declared_failure_board_full() -> None:
@@ -93,12 +111,43 @@ async def test_declared_failure_board_full() -> None:
     arguments: dict[str, Any] = {
         "title": "Draft the release notes",
     }
-    expected = 'The board holds 3 open tasks at most, so "Draft the release notes" was not added. Close a finished task with tasks_close first, then call tasks_create again.'
+    expected = 'The board holds 3 open tasks at most, so "Draft the release notes" was not added. Close a finished task with tasks_close first, then call tasks_create again. Nothing was changed. Retrying the same call will fail the same way until that changes.'
     outcome = await call_tool(tool.NAME, arguments, fail)
     assert outcome.is_error
-    assert outcome.text == expected
-    assert outcome.envelope["class"] == "conflict"
-    assert outcome.envelope["failure"] == "board_full"
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.replace("{reference}", reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "conflict",
+        "failure": "board_full",
+        "retryable": False,
+        "retry_after_s": None,
+        "changed": "none",
+    }
+
+
+async def test_declared_failure_too_many_new_tasks() -> None:
+    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+        raise tool.TooManyNewTasks(retry_after_s=30)
+
+    arguments: dict[str, Any] = {
+        "title": "Draft the release notes",
+    }
+    expected = "The board allows 10 new tasks a minute from one assistant, and tasks_create has reached that. Wait before adding more; tasks_search and tasks_get are not limited. Nothing was changed. Retry after 30 s; calling sooner will be refused again."
+    outcome = await call_tool(tool.NAME, arguments, fail)
+    assert outcome.is_error
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.replace("{reference}", reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "rate_limited",
+        "failure": "too_many_new_tasks",
+        "retryable": True,
+        "retry_after_s": 30,
+        "changed": "none",
+    }
 
 
 async def test_unexpected_exception_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:

@@ -44,7 +44,7 @@ async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
 async def test_value_outside_the_constraints_is_named() -> None:
     outcome = await call_tool(tool.NAME, {**VALID, "ref": "!"}, never_called)
     assert outcome.is_error
-    assert '`ref` received "!"' in outcome.text
+    assert '`ref` received "!" (a string)' in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
 
 
@@ -62,12 +62,20 @@ async def test_declared_failure_task_missing() -> None:
     arguments: dict[str, Any] = {
         "ref": "T-1",
     }
-    expected = "No task T-1. Refs look like T-1. Call tasks_search to find a task by its title."
+    expected = "No task T-1. Refs look like T-1. Call tasks_search to find a task by its title. Nothing was changed. Retrying the same call will not help."
     outcome = await call_tool(tool.NAME, arguments, fail)
     assert outcome.is_error
-    assert outcome.text == expected
-    assert outcome.envelope["class"] == "not_found"
-    assert outcome.envelope["failure"] == "task_missing"
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.replace("{reference}", reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "not_found",
+        "failure": "task_missing",
+        "retryable": False,
+        "retry_after_s": None,
+        "changed": "none",
+    }
 
 
 async def test_unexpected_exception_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:

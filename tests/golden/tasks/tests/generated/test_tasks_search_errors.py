@@ -44,7 +44,7 @@ async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
 async def test_value_outside_the_constraints_is_named() -> None:
     outcome = await call_tool(tool.NAME, {**VALID, "query": "x"}, never_called)
     assert outcome.is_error
-    assert '`query` received "x"' in outcome.text
+    assert '`query` received "x" (a string)' in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
 
 
@@ -63,12 +63,66 @@ async def test_declared_failure_nothing_matched() -> None:
         "query": "release notes",
         "status": "open",
     }
-    expected = 'No open task among 3 has "release notes" in its title. Try fewer or different words, or search with status "any" to include closed tasks.'
+    expected = 'No open task among 3 has "release notes" in its title; every word must appear in it. Try fewer or different words, or search with status "any" to include closed tasks. Nothing was changed. Retrying the same call will not help.'
     outcome = await call_tool(tool.NAME, arguments, fail)
     assert outcome.is_error
-    assert outcome.text == expected
-    assert outcome.envelope["class"] == "not_found"
-    assert outcome.envelope["failure"] == "nothing_matched"
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.replace("{reference}", reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "not_found",
+        "failure": "nothing_matched",
+        "retryable": False,
+        "retry_after_s": None,
+        "changed": "none",
+    }
+
+
+async def test_declared_failure_index_unavailable() -> None:
+    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+        raise tool.IndexUnavailable()
+
+    arguments: dict[str, Any] = {
+        "query": "release notes",
+    }
+    expected = "The search index is being rebuilt, so tasks_search cannot answer now. Read a task you know with tasks_get, such as T-1, in the meantime. Nothing was changed. Retrying in a few seconds may succeed."
+    outcome = await call_tool(tool.NAME, arguments, fail)
+    assert outcome.is_error
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.replace("{reference}", reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "upstream_unavailable",
+        "failure": "index_unavailable",
+        "retryable": True,
+        "retry_after_s": None,
+        "changed": "none",
+    }
+
+
+async def test_declared_failure_search_too_slow() -> None:
+    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+        raise tool.SearchTooSlow(searched=3)
+
+    arguments: dict[str, Any] = {
+        "query": "release notes",
+    }
+    expected = 'Searching 3 tasks for "release notes" took too long and was stopped. Add words to the query or lower the limit to narrow it. Nothing was changed. Retrying may succeed; a narrower request finishes sooner.'
+    outcome = await call_tool(tool.NAME, arguments, fail)
+    assert outcome.is_error
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.replace("{reference}", reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "timeout",
+        "failure": "search_too_slow",
+        "retryable": True,
+        "retry_after_s": None,
+        "changed": "none",
+    }
 
 
 async def test_unexpected_exception_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:

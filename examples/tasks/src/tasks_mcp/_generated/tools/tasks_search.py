@@ -41,11 +41,33 @@ class Output(BaseModel):
 
 
 class NothingMatched(ToolFailure):
-    """not_found: No {status} task among {searched} has "{query}" in its title. Try fewer or different words, or search with status "any" to include closed tasks."""
+    """not_found: No {status} task among {searched} has "{query}" in its title; every word must appear in it. Try fewer or different words, or search with status "any" to include closed tasks."""
 
     name = "nothing_matched"
     failure_class = "not_found"
-    template = 'No {status} task among {searched} has "{query}" in its title. Try fewer or different words, or search with status "any" to include closed tasks.'
+    template = 'No {status} task among {searched} has "{query}" in its title; every word must appear in it. Try fewer or different words, or search with status "any" to include closed tasks.'
+
+    def __init__(self, *, searched: int) -> None:
+        super().__init__(searched=searched)
+
+
+class IndexUnavailable(ToolFailure):
+    """upstream_unavailable: The search index is being rebuilt, so tasks_search cannot answer now. Read a task you know with tasks_get, such as T-1, in the meantime."""
+
+    name = "index_unavailable"
+    failure_class = "upstream_unavailable"
+    template = "The search index is being rebuilt, so tasks_search cannot answer now. Read a task you know with tasks_get, such as T-1, in the meantime."
+
+    def __init__(self, *, retry_after_s: float | None = None) -> None:
+        super().__init__(retry_after_s=retry_after_s)
+
+
+class SearchTooSlow(ToolFailure):
+    """timeout: Searching {searched} tasks for "{query}" took too long and was stopped. Add words to the query or lower the limit to narrow it."""
+
+    name = "search_too_slow"
+    failure_class = "timeout"
+    template = 'Searching {searched} tasks for "{query}" took too long and was stopped. Add words to the query or lower the limit to narrow it.'
 
     def __init__(self, *, searched: int) -> None:
         super().__init__(searched=searched)

@@ -5,12 +5,15 @@ from collections.abc import Mapping, Sequence
 
 from ..handlers import notes_add as notes_add_handler
 from ..handlers import notes_get as notes_get_handler
+from .messages import FailureClass
 from .runtime import FailwellServer, Handler, serve
 from .tools import notes_add, notes_get
 
 NAME = "notes"
 VERSION = "0.1.0"
 INSTRUCTIONS = "Keeps short notes for an assistant."
+MESSAGES: dict[FailureClass, str] = {}
+"""The spec's server-wide messages for failures the runtime detects itself (internal, timeout)."""
 
 
 def build_server(handlers: Mapping[str, Handler] | None = None) -> FailwellServer:
@@ -20,6 +23,7 @@ def build_server(handlers: Mapping[str, Handler] | None = None) -> FailwellServe
         name=NAME,
         version=VERSION,
         instructions=INSTRUCTIONS,
+        messages=MESSAGES,
         tools=[
             notes_add.definition(chosen.get("notes_add", notes_add_handler.handle)),
             notes_get.definition(chosen.get("notes_get", notes_get_handler.handle)),

@@ -14,14 +14,13 @@ import argparse
 import json
 import logging
 import os
-import re
 import secrets
 import sys
 import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -29,18 +28,22 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, Tool, ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
-FailureClass = Literal[
-    "invalid_input",
-    "not_found",
-    "permission_denied",
-    "conflict",
-    "rate_limited",
-    "upstream_unavailable",
-    "timeout",
-    "internal",
-]
-Effect = Literal["read", "write", "destructive"]
-Changed = Literal["none", "possible"]
+from .messages import (
+    CLASSES,
+    DEFAULT_MESSAGES,
+    Changed,
+    Effect,
+    FailureClass,
+    argument_problem,
+    compose,
+    default_changed,
+    display,
+    invalid_arguments_text,
+    is_retryable,
+    redact_secrets,
+    scrub,
+    seconds,
+)
 
 ENVELOPE_KEY = "dev.failwell/error"
 """The `_meta` key of the machine-readable envelope on every error result."""
@@ -49,14 +52,20 @@ logger = logging.getLogger("failwell")
 
 
 class ToolFailure(Exception):
-    """A failure the spec declares. Handlers raise a generated subclass by name."""
+    """A failure the spec declares. Handlers raise a generated subclass by name.
+
+    The values passed in fill the message's placeholders after `scrub` has removed anything
+    internal from them (credentials, tokens, URLs, addresses, hosts, paths, SQL).
+    """
 
     name: ClassVar[str]
     failure_class: ClassVar[FailureClass]
     template: ClassVar[str]
+    changed: ClassVar[Changed | None] = None
 
-    def __init__(self, **values: object) -> None:
+    def __init__(self, *, retry_after_s: float | None = None, **values: object) -> None:
         super().__init__(self.name)
+        self.retry_after_s = retry_after_s
         self.values = values
 
 
@@ -109,9 +118,18 @@ class ToolDefinition:
 class FailwellServer(MCPServer[None]):
     """An MCPServer whose tools come from the spec and whose failures take the right channel."""
 
-    def __init__(self, *, name: str, version: str, instructions: str, tools: Sequence[ToolDefinition]) -> None:
+    def __init__(
+        self,
+        *,
+        name: str,
+        version: str,
+        instructions: str,
+        tools: Sequence[ToolDefinition],
+        messages: Mapping[FailureClass, str] | None = None,
+    ) -> None:
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_flush_stdout)
         self.definitions = {tool.name: tool for tool in tools}
+        self.messages: dict[FailureClass, str] = {**DEFAULT_MESSAGES, **(messages or {})}
 
     async def list_tools(self) -> list[Tool]:
         return [tool.to_mcp() for tool in self.definitions.values()]
@@ -131,11 +149,14 @@ class FailwellServer(MCPServer[None]):
                 message=f"Unknown tool: {name}. Available tools: {', '.join(available)}.",
                 data={"tool": name, "available": available},
             )
-        return await run_tool(tool, arguments, context)
+        return await run_tool(tool, arguments, context, self.messages)
 
 
 async def run_tool(
-    tool: ToolDefinition, arguments: dict[str, Any], context: Context[Any, Any] | None
+    tool: ToolDefinition,
+    arguments: dict[str, Any],
+    context: Context[Any, Any] | None,
+    messages: Mapping[FailureClass, str] = DEFAULT_MESSAGES,
 ) -> CallToolResult:
     """Validate, run within the deadline, and turn every outcome into a result."""
     try:
@@ -147,12 +168,12 @@ async def run_tool(
         with anyio.move_on_after(tool.deadline_s) as scope:
             output = await tool.handler(params, ctx)
         if scope.cancelled_caught:
-            return deadline_missed(tool)
+            return deadline_missed(tool, messages["timeout"])
         return _success(tool, output)
     except ToolFailure as failure:
         return declared_failure(tool, failure, {**params.model_dump(mode="json"), **arguments})
     except Exception as exc:
-        return internal_error(tool, exc)
+        return internal_error(tool, exc, messages["internal"])
 
 
 def _request_id(context: Context[Any, Any] | None) -> str | None:
@@ -174,25 +195,38 @@ def _success(tool: ToolDefinition, output: Any) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=output)])
 
 
+def new_reference() -> str:
+    """A short id that ties a result the model saw to the server's log line."""
+    return "ERR-" + secrets.token_hex(4).upper()
+
+
 def error_result(
+    tool: ToolDefinition,
     text: str,
     failure_class: FailureClass,
     *,
     failure: str,
-    retryable: bool,
+    reference: str,
     changed: Changed,
-    reference: str | None = None,
     retry_after_s: float | None = None,
+    details: Mapping[str, str] | None = None,
+    log: Mapping[str, Any] | None = None,
 ) -> CallToolResult:
-    """An `isError` result: the text for the model, the envelope for the client's code."""
-    envelope = {
+    """An `isError` result: the text for the model, the envelope for the client's code, one log line."""
+    envelope: dict[str, Any] = {
         "class": failure_class,
         "failure": failure,
-        "retryable": retryable,
+        "retryable": is_retryable(failure_class, tool.effect),
         "retry_after_s": retry_after_s,
         "changed": changed,
         "reference": reference,
+        **(details or {}),
     }
+    logger.log(
+        CLASSES[failure_class].log_level,
+        "tool call failed",
+        extra={"tool": tool.name, "class": failure_class, "failure": failure, "reference": reference, **(log or {})},
+    )
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
         is_error=True,
@@ -206,15 +240,19 @@ def invalid_arguments(tool: ToolDefinition, exc: ValidationError) -> CallToolRes
     for error in exc.errors(include_url=False):
         path = _path(error["loc"])
         if path not in problems:
-            problems[path] = _problem(tool, path, error["type"], error.get("input"))
-    lines = "\n".join(f"- {problem}" for problem in problems.values())
-    text = (
-        f"The arguments for {tool.name} were not accepted, so it did not run:\n{lines}\n"
-        f"Correct the arguments and call {tool.name} again; the same arguments will fail the same way. "
-        "Nothing was changed."
+            kind = {"missing": "missing", "extra_forbidden": "unknown"}.get(error["type"], "invalid")
+            problems[path] = argument_problem(tool.name, tool.accepts, path, kind, error.get("input"))
+    text = invalid_arguments_text(tool.name, tool.effect, list(problems.values()))
+    reference = new_reference()
+    return error_result(
+        tool,
+        text,
+        "invalid_input",
+        failure="invalid_arguments",
+        reference=reference,
+        changed="none",
+        log={"fields": sorted(problems)},
     )
-    logger.info("tool arguments rejected", extra={"tool": tool.name, "fields": sorted(problems)})
-    return error_result(text, "invalid_input", failure="invalid_arguments", retryable=False, changed="none")
 
 
 def _path(loc: tuple[int | str, ...]) -> str:
@@ -224,95 +262,67 @@ def _path(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def _problem(tool: ToolDefinition, path: str, kind: str, received: Any) -> str:
-    accepted = tool.accepts.get(re.sub(r"\[\d+\]", "[]", path), "a value of the documented type")
-    if kind == "missing":
-        return f"`{path}` is required but was not given; it accepts {accepted}."
-    if kind == "extra_forbidden":
-        parent, _, _ = re.sub(r"\[\d+\]", "[]", path).rpartition(".")
-        prefix = f"{parent}." if parent else ""
-        names = [key[len(prefix) :] for key in tool.accepts if key.startswith(prefix)]
-        names = [name for name in names if name and not re.search(r"[.\[]", name)]
-        known = ", ".join(names) if names else "none"
-        return f"`{path}` is not an argument of {tool.name}; remove it. The accepted arguments are: {known}."
-    return f"`{path}` received {_shown(received)}, but it accepts {accepted}."
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    if len(text) > 80:
-        text = text[:77] + "..."
-    kinds = {
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        list: "a list",
-        dict: "an object",
-    }
-    kind = "null" if value is None else kinds.get(type(value), type(value).__name__)
-    return f"{text} ({kind})"
-
-
-class _Values(dict[str, str]):
-    def __missing__(self, key: str) -> str:
-        return "(not given)"
-
-
-def display(value: object) -> str:
-    """How a value reads inside a message: strings bare, anything else as JSON."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-
-
 def declared_failure(tool: ToolDefinition, failure: ToolFailure, arguments: Mapping[str, Any]) -> CallToolResult:
-    """A failure the spec declares, in the spec's words; `arguments` fill the input placeholders."""
-    values = _Values({name: display(value) for name, value in {**arguments, **failure.values}.items()})
-    text = failure.template.format_map(values)
-    logger.info("tool failed", extra={"tool": tool.name, "failure": failure.name, "class": failure.failure_class})
-    changed: Changed = "none" if tool.effect == "read" else "possible"
-    retryable = failure.failure_class in ("upstream_unavailable", "rate_limited", "timeout")
-    return error_result(text, failure.failure_class, failure=failure.name, retryable=retryable, changed=changed)
+    """A failure the spec declares, in the spec's words plus what its class adds.
+
+    `arguments` (what the caller sent, over the defaults) fill input placeholders as sent; the
+    values the handler passed are scrubbed first, because they may come from anywhere inside.
+    """
+    reference = new_reference()
+    given = {name: scrub(display(value)) for name, value in failure.values.items()}
+    values = {name: display(value) for name, value in arguments.items()}
+    values.update(given, tool=tool.name, reference=reference)
+    if failure.retry_after_s is not None:
+        values["retry_after_s"] = seconds(failure.retry_after_s)
+    changed = failure.changed or default_changed(failure.failure_class, tool.effect)
+    text = compose(failure.template, failure.failure_class, tool.effect, values, changed=changed)
+    details: dict[str, str] = {key: given[key] for key in ("permission", "role") if key in given}
+    return error_result(
+        tool,
+        text,
+        failure.failure_class,
+        failure=failure.name,
+        reference=reference,
+        changed=changed,
+        retry_after_s=failure.retry_after_s,
+        details=details if failure.failure_class == "permission_denied" else None,
+    )
 
 
-def deadline_missed(tool: ToolDefinition) -> CallToolResult:
+def deadline_missed(tool: ToolDefinition, template: str) -> CallToolResult:
     """The handler was still running at the tool's deadline, so it was stopped."""
-    seconds = f"{tool.deadline_s:g}"
-    if tool.effect == "read":
-        text = (
-            f"{tool.name} did not finish within its {seconds} s deadline and was stopped. Nothing was changed. "
-            "Try again in a moment, or narrow the request so it finishes sooner."
-        )
-        changed: Changed = "none"
-    else:
-        text = (
-            f"{tool.name} did not finish within its {seconds} s deadline and was stopped. The change may have "
-            "been applied. Check whether it took effect before calling it again."
-        )
-        changed = "possible"
-    logger.warning("tool deadline missed", extra={"tool": tool.name, "deadline_s": tool.deadline_s})
-    return error_result(text, "timeout", failure="deadline", retryable=tool.effect == "read", changed=changed)
+    reference = new_reference()
+    values = {"tool": tool.name, "deadline_s": seconds(tool.deadline_s), "reference": reference}
+    changed = default_changed("timeout", tool.effect)
+    text = compose(template, "timeout", tool.effect, values, changed=changed)
+    return error_result(
+        tool,
+        text,
+        "timeout",
+        failure="deadline",
+        reference=reference,
+        changed=changed,
+        log={"deadline_s": tool.deadline_s},
+    )
 
 
-def internal_error(tool: ToolDefinition, exc: BaseException) -> CallToolResult:
-    """An unexpected exception: a reference id for the model, the traceback for the log."""
-    reference = "ERR-" + secrets.token_hex(4).upper()
-    logger.error(
-        "tool raised an unexpected exception",
-        extra={
-            "tool": tool.name,
-            "reference": reference,
+def internal_error(tool: ToolDefinition, exc: BaseException, template: str) -> CallToolResult:
+    """An unexpected exception: a reference id for the model; the traceback, secrets masked, for the log."""
+    reference = new_reference()
+    changed = default_changed("internal", tool.effect)
+    text = compose(template, "internal", tool.effect, {"tool": tool.name, "reference": reference}, changed=changed)
+    return error_result(
+        tool,
+        text,
+        "internal",
+        failure="internal",
+        reference=reference,
+        changed=changed,
+        log={
             "error_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
             "traceback": "".join(traceback.format_exception(exc)),
         },
     )
-    changed: Changed = "none" if tool.effect == "read" else "possible"
-    outcome = "Nothing was changed." if changed == "none" else "The change may have been partly applied."
-    text = (
-        f"{tool.name} failed because of a fault inside the server, not because of the arguments "
-        f"(reference {reference}). {outcome} Retrying is unlikely to help; tell the user the tool is failing "
-        f"and give them the reference {reference} for the server's operator."
-    )
-    return error_result(text, "internal", failure="internal", retryable=False, changed=changed, reference=reference)
 
 
 @asynccontextmanager
@@ -328,14 +338,24 @@ _STANDARD_ATTRS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None)
 
 
 class JsonLines(logging.Formatter):
-    """One JSON object per log record, one line each, for stderr."""
+    """One JSON object per log record, one line each, for stderr; credentials and tokens masked."""
 
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {"level": record.levelname.lower(), "logger": record.name, "event": record.getMessage()}
         entry.update({k: v for k, v in vars(record).items() if k not in _STANDARD_ATTRS})
         if record.exc_info and "traceback" not in entry:
             entry["traceback"] = self.formatException(record.exc_info)
-        return json.dumps(entry, ensure_ascii=False, default=str)
+        return json.dumps(_redacted(entry), ensure_ascii=False)
+
+
+def _redacted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(key): _redacted(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_redacted(item) for item in value]
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return redact_secrets(str(value))
 
 
 def configure_logging(level: str = "INFO") -> None:

@@ -1,7 +1,7 @@
 """`tasks_create`: Add a task to the board and return it with its new reference.
 
 This module is yours: failwell created it once and never overwrites it. Raise a declared failure
-by name (for example `raise NotAllowed(permission="example", role="example")`, imported from
+by name (for example `raise NotAllowed(permission="<permission>", role="<role>")`, imported from
 `.._generated.tools.tasks_create`); anything else you raise reaches the model as an `internal`
 error with a reference id, and the traceback goes to the log.
 """

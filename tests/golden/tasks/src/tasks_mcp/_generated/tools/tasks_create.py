@@ -64,6 +64,17 @@ class BoardFull(ToolFailure):
         super().__init__(limit=limit)
 
 
+class TooManyNewTasks(ToolFailure):
+    """rate_limited: The board allows 10 new tasks a minute from one assistant, and {tool} has reached that. Wait before adding more; tasks_search and tasks_get are not limited."""
+
+    name = "too_many_new_tasks"
+    failure_class = "rate_limited"
+    template = "The board allows 10 new tasks a minute from one assistant, and {tool} has reached that. Wait before adding more; tasks_search and tasks_get are not limited."
+
+    def __init__(self, *, retry_after_s: float) -> None:
+        super().__init__(retry_after_s=retry_after_s)
+
+
 Handler = Callable[[Input, ToolContext], Awaitable[Output]]
 """The signature `handlers/tasks_create.py` must keep: `async def handle(params: Input, ctx: ToolContext) -> Output`."""
 

@@ -1,0 +1,182 @@
+"""Every message a server can send, rendered with example values and checked for its six parts:
+what failed, the value that was wrong, what would be accepted, the next step, whether retrying
+helps, and whether anything was changed. `failwell messages` prints them; `failwell validate`
+reports what is missing as warnings (errors with --strict)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from . import fields as f
+from . import messages
+from .errors import Diagnostic
+from .lint import default_deadline, placeholders
+from .load import Document
+from .model import example_values, failure_params, failure_template
+
+EXAMPLE_REFERENCE = "ERR-1A2B3C4D"
+PARTS = ("what failed", "value", "accepted", "next step", "retry", "changed")
+MAX_LENGTH = 300
+
+_NEEDS_VALUE = frozenset({"invalid_input", "not_found", "conflict"})
+_NEEDS_ACCEPTED = frozenset({"invalid_input", "not_found"})
+_ACTION = re.compile(
+    r"(?i)\b(call|use|try|ask|check|tell|wait|retry|pick|choose|close|delete|remove|add|create|search|pass|send"
+    r"|give|provide|change|correct|include|leave|narrow|contact|request|fix|shorten|split|reduce|report|read|list"
+    r"|run|sign|log in|confirm|select|enter)\b"
+)
+_ACCEPTED = re.compile(
+    r"(?i)(looks? like|such as|must|accepts?|accepted|one of|between|at most|at least|format|e\.g\.|for example"
+    r"|valid|members are|allowed|only|expected|up to|no more than|no longer than|\bare\b .*,)"
+)
+_VAGUE = re.compile(
+    r"(?i)^\s*(error|failed|failure|bad request|invalid( input| request| argument)?|something went wrong"
+    r"|an error (has )?occurred|internal (server )?error|unknown error|not found|oops|request failed)\s*[.!]?\s*$"
+)
+_INTERNAL_WORDS = re.compile(r"(?i)\b(traceback|stack ?trace|exception|errno|sqlstate|segfault|null pointer|stderr)\b")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One message, as the model would read it."""
+
+    tool: str
+    failure: str
+    failure_class: str
+    text: str
+    retryable: bool
+    changed: str
+    missing: tuple[str, ...]
+    problems: tuple[tuple[str, str], ...]
+    source: tuple[str | int, ...]
+
+
+def rows(data: dict[str, Any]) -> list[Row]:
+    """Every message of every tool of a valid spec, declared ones first, then the runtime's own."""
+    overrides = data.get("messages") or {}
+    defaults = {**messages.default_messages(), **{k: " ".join(v.split()) for k, v in overrides.items()}}
+    tool_names = set(data.get("tools", {}))
+    out: list[Row] = []
+    for tool, spec in sorted(data.get("tools", {}).items()):
+        inputs: dict[str, Any] = spec.get("input") or {}
+        effect = spec["effect"]
+        example = f.example_arguments(inputs)
+        for name, failure in (spec.get("failures") or {}).items():
+            template = failure_template(failure, defaults)
+            params = failure_params(failure["class"], failure.get("fields") or [])
+            _, _, values = example_values(template, params, tool, inputs, example)
+            values["reference"] = EXAMPLE_REFERENCE
+            source: tuple[str | int, ...] = (
+                ("tools", tool, "failures", name, "message") if "message" in failure else ("messages", failure["class"])
+            )
+            text = messages.compose(template, failure["class"], effect, values, failure.get("changed"))
+            changed = failure.get("changed") or messages.default_changed(failure["class"], effect)
+            named = {p for p in placeholders(template) if p in inputs or p in {q.name for q in params}}
+            missing, problems = check(template, text, failure["class"], named, tool_names - {tool})
+            retryable = messages.is_retryable(failure["class"], effect)
+            out.append(Row(tool, name, failure["class"], text, retryable, changed, missing, problems, source))
+        deadline = float(spec.get("deadline_s", default_deadline(float(data["server"].get("client_timeout_s", 60)))))
+        out.extend(_runtime_rows(tool, effect, inputs, defaults, deadline))
+    return out
+
+
+def _runtime_rows(
+    tool: str, effect: str, inputs: dict[str, Any], defaults: dict[str, str], deadline_s: float
+) -> list[Row]:
+    accepts = f.accepts_table(inputs)
+    problems = [messages.argument_problem(tool, accepts, name, "missing", None) for name in list(inputs)[:1]]
+    problems.append(messages.argument_problem(tool, accepts, "colour", "unknown", "red"))
+    invalid = messages.invalid_arguments_text(tool, effect, problems)
+    out = [Row(tool, "invalid_arguments", "invalid_input", invalid, False, "none", (), (), ("tools", tool, "input"))]
+    for failure_class, failure in (("timeout", "deadline"), ("internal", "internal")):
+        values = {"tool": tool, "reference": EXAMPLE_REFERENCE, "deadline_s": f"{deadline_s:g}"}
+        text = messages.compose(defaults[failure_class], failure_class, effect, values)
+        changed = messages.default_changed(failure_class, effect)
+        retryable = messages.is_retryable(failure_class, effect)
+        out.append(Row(tool, failure, failure_class, text, retryable, changed, (), (), ("messages", failure_class)))
+    return out
+
+
+def check(
+    template: str, text: str, failure_class: str, named: set[str], other_tools: set[str]
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(the six parts a message lacks, the (code, message) problems with its wording)."""
+    missing: list[str] = []
+    problems: list[tuple[str, str]] = []
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", template) if s.strip()]
+    if not sentences or any(_VAGUE.match(s) for s in sentences):
+        missing.append("what failed")
+        problems.append(("FW203", "vague wording: say what failed, not just that something did"))
+    if failure_class in _NEEDS_VALUE and not named:
+        missing.append("value")
+        problems.append(("FW202", "the offending value is not shown; put the argument in the message, such as {id}"))
+    mentions_tool = any(re.search(rf"\b{re.escape(t)}\b", template) for t in other_tools)
+    if failure_class in _NEEDS_ACCEPTED and not (_ACCEPTED.search(template) or mentions_tool):
+        missing.append("accepted")
+        problems.append(("FW206", "what would be accepted is not said; show the expected form: 'Ids look like T-1'"))
+    if not (_ACTION.search(template) or mentions_tool):
+        missing.append("next step")
+        problems.append(("FW201", "no next step: name a tool to call or an action to take"))
+    bare = re.sub(r"\{[a-z_][a-z0-9_]*\}", "x", template)
+    if messages.scrub(bare) != bare or _INTERNAL_WORDS.search(bare):
+        problems.append(("FW204", "internals in the template (a URL, address, host, path, SQL or stack words)"))
+    if len(text) > MAX_LENGTH:
+        problems.append(("FW205", f"{len(text)} characters with example values; keep it under {MAX_LENGTH}"))
+    return tuple(missing), tuple(problems)
+
+
+def lint_wording(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:
+    """The wording problems of every declared message, as warnings at the template's line."""
+    seen: set[tuple[tuple[str | int, ...], str]] = set()
+    out = []
+    for row in rows(data):
+        for code, message in row.problems:
+            if (row.source, code) not in seen:
+                seen.add((row.source, code))
+                out.append(doc.diagnostic(row.source, code, f"{row.tool}.{row.failure}: {message}", warning=True))
+    return out
+
+
+def render_rows(rows: list[Row], output: str) -> str:
+    """The rows as a plain table, a Markdown table or JSON."""
+    if output == "json":
+        return json.dumps([_as_dict(row) for row in rows], indent=2, ensure_ascii=False) + "\n"
+    if output == "markdown":
+        lines = [
+            "| Tool | Failure | Class | Retryable | Changed | Missing | Message |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for row in rows:
+            text = row.text.replace("|", "\\|").replace("\n", "<br>")
+            missing = ", ".join(row.missing) or "-"
+            retry = "yes" if row.retryable else "no"
+            cells = [row.tool, row.failure, row.failure_class, retry, row.changed, missing, text]
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n"
+    blocks = []
+    for row in rows:
+        missing = ", ".join(row.missing) or "none"
+        head = (
+            f"{row.tool}.{row.failure}  [{row.failure_class}]  retryable: {'yes' if row.retryable else 'no'}"
+            f"  changed: {row.changed}  missing parts: {missing}"
+        )
+        body = "\n".join("    " + line for line in row.text.splitlines())
+        notes = "".join(f"\n    ! {code} {message}" for code, message in row.problems)
+        blocks.append(f"{head}\n{body}{notes}\n")
+    return "\n".join(blocks)
+
+
+def _as_dict(row: Row) -> dict[str, Any]:
+    return {
+        "tool": row.tool,
+        "failure": row.failure,
+        "class": row.failure_class,
+        "text": row.text,
+        "retryable": row.retryable,
+        "changed": row.changed,
+        "missing": list(row.missing),
+        "problems": [{"code": code, "message": message} for code, message in row.problems],
+    }

@@ -29,7 +29,8 @@ def secret(rng: random.Random) -> tuple[str, list[str], list[str]]:
     akia = "AKIA" + _word(rng, 16, string.ascii_uppercase + string.digits)
     ip = ".".join(str(rng.randint(1, 254)) for _ in range(4))
     host = f"db-{rng.randint(1, 99)}.{rng.choice(['prod', 'eu', 'core'])}.{rng.choice(['internal', 'local', 'corp'])}"
-    path = f"/{rng.choice(['var', 'srv', 'home', 'opt'])}/{_word(rng, 6)}/{_word(rng, 8)}.{rng.choice(['db', 'py', 'pem'])}"
+    folder = rng.choice(["var", "srv", "home", "opt"])
+    path = f"/{folder}/{_word(rng, 6)}/{_word(rng, 8)}.{rng.choice(['db', 'py', 'pem'])}"
     table = "t_" + _word(rng, 8, string.ascii_lowercase)
     shapes = [
         (f"postgres://admin:{pw}@{host}:5432/app", [pw, host], [pw]),
@@ -131,7 +132,7 @@ def build_exception(plan: dict[str, Any]) -> BaseException:
     assert error is not None
     error.add_note(plan["note"])
     if plan["group"]:
-        return ExceptionGroup("several failures", [error, RuntimeError(plan["note"])])  # noqa: F821
+        return ExceptionGroup("several failures", [error, RuntimeError(plan["note"])])
     return error
 
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from conftest import GOLDEN, REGEN, REPO, tree
 from failwell import generate, new
 from regen import GOLDEN_SPECS, invalid_output

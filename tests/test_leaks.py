@@ -16,19 +16,18 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import pytest
-from conftest import EXAMPLES, GOLDEN, REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from conftest import EXAMPLES, GOLDEN, REPO
 
 SOURCE = GOLDEN / "tasks" / "src"
 sys.path.insert(0, str(SOURCE))
 
-from leakcheck import TOOLS, handler_for, scenario  # noqa: E402
-from tasks_mcp._generated.server import build_server  # noqa: E402
-
 from failwell.fields import example_arguments  # noqa: E402
 from failwell.load import load  # noqa: E402
+from leakcheck import TOOLS, handler_for, scenario  # noqa: E402
+from tasks_mcp._generated.server import build_server  # noqa: E402
 
 SPEC = load(EXAMPLES / "tasks" / "failwell.yaml").data
 ARGUMENTS = {tool: example_arguments(SPEC["tools"][tool].get("input") or {}) for tool in TOOLS}

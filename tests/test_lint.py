@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+
 from failwell.pipeline import diagnose
 
 GOOD = """\
@@ -23,7 +24,7 @@ tools:
     failures:
       order_missing:
         class: not_found
-        message: "No order {order_id}. Call orders_search to find it."
+        message: "No order {order_id}. Ids look like O-1. Call orders_search to find it."
       over_quota:
         class: rate_limited
         fields: {seconds: integer}

@@ -23,6 +23,8 @@ MAX_LENGTH = 300
 
 _NEEDS_VALUE = frozenset({"invalid_input", "not_found", "conflict"})
 _NEEDS_ACCEPTED = frozenset({"invalid_input", "not_found"})
+_NEEDS_NEXT_STEP = frozenset({"invalid_input", "not_found", "permission_denied", "conflict"})
+"""The other classes end with a sentence that is itself the next step (wait, retry, report the reference)."""
 _ACTION = re.compile(
     r"(?i)\b(call|use|try|ask|check|tell|wait|retry|pick|choose|close|delete|remove|add|create|search|pass|send"
     r"|give|provide|change|correct|include|leave|narrow|contact|request|fix|shorten|split|reduce|report|read|list"
@@ -117,7 +119,7 @@ def check(
     if failure_class in _NEEDS_ACCEPTED and not (_ACCEPTED.search(template) or mentions_tool):
         missing.append("accepted")
         problems.append(("FW206", "what would be accepted is not said; show the expected form: 'Ids look like T-1'"))
-    if not (_ACTION.search(template) or mentions_tool):
+    if failure_class in _NEEDS_NEXT_STEP and not (_ACTION.search(template) or mentions_tool):
         missing.append("next step")
         problems.append(("FW201", "no next step: name a tool to call or an action to take"))
     bare = re.sub(r"\{[a-z_][a-z0-9_]*\}", "x", template)

@@ -1,0 +1,208 @@
+"""The failure classes, message composition, scrubbing, the wording lint and `failwell messages`."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+
+import pytest
+
+from conftest import REPO, failwell
+from failwell import messages
+from failwell.pipeline import diagnose
+
+EFFECTS = ("read", "write", "destructive")
+# AIP-194: retry UNAVAILABLE, RESOURCE_EXHAUSTED after its delay, DEADLINE_EXCEEDED on an idempotent read.
+RETRYABLE = {
+    "invalid_input": set(),
+    "not_found": set(),
+    "permission_denied": set(),
+    "conflict": set(),
+    "rate_limited": set(EFFECTS),
+    "upstream_unavailable": set(EFFECTS),
+    "timeout": {"read"},
+    "internal": set(),
+}
+
+
+@pytest.mark.parametrize("failure_class", messages.FAILURE_CLASSES)
+@pytest.mark.parametrize("effect", EFFECTS)
+def test_retryable_follows_aip_194(failure_class: str, effect: str) -> None:
+    assert messages.is_retryable(failure_class, effect) == (effect in RETRYABLE[failure_class])
+
+
+@pytest.mark.parametrize("failure_class", messages.FAILURE_CLASSES)
+@pytest.mark.parametrize("effect", EFFECTS)
+def test_every_composed_message_says_whether_to_retry_and_what_changed(failure_class: str, effect: str) -> None:
+    values = {"retry_after_s": "30", "reference": "ERR-00000000", "permission": "tasks:close", "role": "viewer"}
+    text = messages.compose("Order O-1 was not found. Call orders_search.", failure_class, effect, values)
+    changed = messages.default_changed(failure_class, effect)
+    assert messages.runtime().CHANGED_SENTENCES[changed] in text
+    assert re.search(r"(?i)retry|call it again", text), text
+    assert "{" not in text
+    if failure_class == "rate_limited":
+        assert "Retry after 30 s" in text
+    if failure_class == "permission_denied":
+        assert "It needs the tasks:close permission, and the caller's role is viewer." in text
+    if effect != "read" and failure_class in ("timeout", "internal", "upstream_unavailable"):
+        assert "The change may have been applied." in text
+    else:
+        assert "Nothing was changed." in text
+
+
+def test_a_spec_can_say_a_failure_changed_part_of_the_work() -> None:
+    text = messages.compose("Imported 3 of 5 rows.", "conflict", "write", {}, "partial")
+    assert "Part of the change was applied." in text and "Nothing was changed" not in text
+
+
+def test_the_readme_class_table_is_the_code_table() -> None:
+    readme = (REPO / "README.md").read_text()
+    for name, policy in messages.policies().items():
+        retry = {"yes": "yes", "no": "no", "read": "on reads"}[policy.retryable]
+        breaker = "yes" if policy.counts_for_breaker else "no"
+        row = (
+            f"| `{name}` | {policy.description} | {retry} | {policy.log_level} | {breaker} | {policy.retry_sentence} |"
+        )
+        assert row in readme, row
+
+
+SAFE = ["T-1", "release notes", "@ada", "tasks:create", "2024/01/02", "and/or", "10:30", "a list of 3 items", "3.5"]
+UNSAFE = {
+    "postgres://admin:hunter2@db.internal:5432/app": ["hunter2", "db.internal"],
+    "Bearer abc.def.ghi": ["abc.def.ghi"],
+    "token=sk_live_4eC39HqLyjWDarjtT1zdp7dc": ["sk_live_4eC39"],
+    "connect to 10.20.30.40:5432 failed": ["10.20.30.40"],
+    "fe80::1ff:fe23:4567:890a": ["fe80::"],
+    "cache-3.prod.internal timed out": ["cache-3.prod.internal"],
+    "open /var/lib/app/secret.db": ["/var/lib/app"],
+    "C:\\Users\\ada\\key.pem": ["key.pem"],
+    "SELECT * FROM users WHERE id = 1": ["SELECT", "users"],
+    "ghp_abcdefghijklmnopqrstuvwxyz0123456789": ["ghp_"],
+    "AKIAIOSFODNN7EXAMPLE": ["AKIAIOSFODNN7EXAMPLE"],
+    "Authorization: Basic dXNlcjpwYXNz": ["dXNlcjpwYXNz"],
+}
+
+
+@pytest.mark.parametrize("value", SAFE)
+def test_scrub_keeps_ordinary_values(value: str) -> None:
+    assert messages.scrub(value) == value
+
+
+@pytest.mark.parametrize(("value", "secrets"), UNSAFE.items())
+def test_scrub_removes_internals(value: str, secrets: list[str]) -> None:
+    cleaned = messages.scrub(value)
+    assert [secret for secret in secrets if secret in cleaned] == []
+    assert "[redacted" in cleaned
+
+
+def test_logs_keep_paths_but_not_credentials() -> None:
+    line = messages.runtime().redact_secrets(
+        "open /var/lib/app.db as postgres://u:hunter2@10.0.0.5/x with Bearer tok123"
+    )
+    assert "/var/lib/app.db" in line and "10.0.0.5" in line
+    assert "hunter2" not in line and "tok123" not in line
+
+
+BASE = """\
+failwell: 1
+server: {name: shop}
+messages:
+  rate_limited: "Too many calls to {tool}; the limit is 60 a minute."
+tools:
+  orders_get:
+    description: Read one order.
+    effect: read
+    input:
+      order_id: {type: string, example: O-1}
+    failures:
+      order_missing:
+        class: not_found
+        message: "No order {order_id}. Ids look like O-1. Call orders_search to find one."
+      slow_down:
+        class: rate_limited
+  orders_search:
+    description: Find orders.
+    effect: read
+"""
+
+
+def warnings(text: str) -> list[tuple[str, int]]:
+    return [(d.code, d.line) for d in diagnose(textwrap.dedent(text), "spec.yaml") if d.severity == "warning"]
+
+
+def test_good_messages_earn_no_warning() -> None:
+    assert warnings(BASE) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        ("No order {order_id}. Ids look like O-1.", "FW201"),
+        ("No such order. Ids look like O-1. Call orders_search.", "FW202"),
+        ("Error. Order {order_id}: call orders_search.", "FW203"),
+        ("No order {order_id} in https://db.internal/orders. Ids look like O-1. Call orders_search.", "FW204"),
+        ("No order {order_id}. Ids look like O-1. Call orders_search. " + "Really. " * 40, "FW205"),
+        ("No order {order_id}. Try again later with another.", "FW206"),
+    ],
+)
+def test_wording_lint(message: str, code: str) -> None:
+    text = BASE.replace("No order {order_id}. Ids look like O-1. Call orders_search to find one.", message)
+    assert (code, 14) in warnings(text)
+
+
+def test_a_failure_without_message_needs_a_server_default() -> None:
+    text = BASE.replace(
+        '  rate_limited: "Too many calls to {tool}; the limit is 60 a minute."\n', "  timeout: x {tool}\n"
+    )
+    found = [(d.code, d.line, d.severity) for d in diagnose(text, "spec.yaml")]
+    assert ("FW113", 15, "error") in found
+
+
+def test_server_messages_may_only_use_builtin_placeholders() -> None:
+    text = BASE.replace("the limit is 60 a minute.", "the limit is {limit} a minute.")
+    assert ("FW110", 4) in [(d.code, d.line) for d in diagnose(text, "spec.yaml")]
+
+
+def test_strict_validate_fails_on_wording(tmp_path: pytest.TempPathFactory) -> None:
+    spec = REPO / "tests" / "invalid" / "vague.yaml.tmp"
+    spec.write_text(BASE.replace("No order {order_id}. Ids look like O-1. Call orders_search to find one.", "Error."))
+    try:
+        assert failwell("validate", spec).returncode == 0
+        strict = failwell("validate", "--strict", spec)
+        assert strict.returncode == 1
+        assert "FW203" in strict.stdout
+    finally:
+        spec.unlink()
+
+
+def test_messages_command_shows_every_message_in_three_formats() -> None:
+    spec = REPO / "examples" / "tasks" / "failwell.yaml"
+    table = failwell("messages", spec)
+    assert table.returncode == 0, table.stderr
+    assert "tasks_get.task_missing  [not_found]  retryable: no  changed: none  missing parts: none" in table.stdout
+    assert "No task T-1. Refs look like T-1." in table.stdout
+    markdown = failwell("messages", spec, "--format", "markdown").stdout
+    assert markdown.startswith("| Tool | Failure | Class | Retryable | Changed | Missing | Message |")
+    rows = json.loads(failwell("messages", spec, "--format", "json").stdout)
+    classes = {row["class"] for row in rows}
+    assert classes == set(messages.FAILURE_CLASSES), "every class appears in the tasks example"
+    for row in rows:
+        assert row["missing"] == [] and row["problems"] == [], row
+        assert len(row["text"]) <= 300 or row["failure"] == "invalid_arguments", row
+    create = {row["failure"]: row for row in rows if row["tool"] == "tasks_create"}
+    assert create["too_many_new_tasks"]["retryable"] is True
+    assert create["deadline"]["changed"] == "possible"
+
+
+def test_messages_strict_exits_1_when_a_part_is_missing(tmp_path: pytest.TempPathFactory) -> None:
+    spec = REPO / "tests" / "invalid" / "vague2.yaml.tmp"
+    spec.write_text(
+        BASE.replace("No order {order_id}. Ids look like O-1. Call orders_search to find one.", "Not found.")
+    )
+    try:
+        result = failwell("messages", "--strict", spec)
+        assert result.returncode == 1
+        assert "missing parts: what failed, value, accepted, next step" in result.stdout
+    finally:
+        spec.unlink()

@@ -93,6 +93,7 @@ def test_stdout_is_only_json_rpc() -> None:
         if "id" in message:
             responses[message["id"]] = message
     assert "stray print" in stderr, "the handlers' prints should land on stderr"
+    assert "hunter2" not in stderr and "sk_live_" not in stderr, "credentials and tokens are masked in the log"
     for message in responses.values():
         code = message.get("error", {}).get("code")
         assert code is None or (code != 0 and not -32019 <= code <= -32000), message

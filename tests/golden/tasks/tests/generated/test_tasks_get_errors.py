@@ -5,12 +5,14 @@ Each test injects a handler that fails on purpose (or must never run), so they p
 real handler does, stub or finished.
 """
 
+import json
 from typing import Any
 
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tasks_mcp._generated.testing import PLANTED_SECRET, call_tool, crash, never_called
+from tasks_mcp._generated.runtime import JsonLines
+from tasks_mcp._generated.testing import call_tool, crash, never_called
 from tasks_mcp._generated.tools import tasks_get as tool
 
 pytestmark = pytest.mark.anyio
@@ -87,7 +89,10 @@ async def test_unexpected_exception_leaks_nothing(caplog: pytest.LogCaptureFixtu
     assert reference and reference in outcome.text
     logged = [record for record in caplog.records if getattr(record, "reference", None) == reference]
     assert len(logged) == 1
-    assert PLANTED_SECRET in str(getattr(logged[0], "traceback", ""))
+    line = JsonLines().format(logged[0])
+    assert json.loads(line)["reference"] == reference
+    assert "Traceback" in json.loads(line)["traceback"] and "10.20.30.40" in line
+    assert "hunter2" not in line and "sk_live_" not in line, "credentials and tokens are masked in the log"
 
 
 async def test_unknown_tool_is_a_protocol_error() -> None:

@@ -21,8 +21,12 @@ _PAIRS = (("minLength", "maxLength"), ("minimum", "maximum"), ("minItems", "maxI
 
 
 def default_deadline(client_timeout_s: float) -> float:
-    """The deadline a tool gets when it sets none: the client's timeout less max(2 s, 10%)."""
-    return round(client_timeout_s - max(2.0, client_timeout_s / 10), 3)
+    """The deadline a tool gets when it sets none: 50 s for the usual 60 s client timeout.
+
+    It leaves the client at least max(2 s, 10%) of its timeout, and at most 5/6 of it goes to the
+    tool, so the answer arrives with time to spare: client_timeout - max(2 s, 10%, 1/6).
+    """
+    return round(min(client_timeout_s - max(2.0, client_timeout_s / 10), client_timeout_s * 5 / 6), 3)
 
 
 def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) -> list[Diagnostic]:
@@ -49,13 +53,48 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
         if isinstance(template, str) and not doc.is_broken(("messages", failure_class)):
             allowed = builtin_placeholders(failure_class) | ({"deadline_s"} if failure_class == "timeout" else set())
             _placeholders(doc, out, ("messages", failure_class), template, sorted(allowed))
+    upstreams = data.get("upstreams") if isinstance(data.get("upstreams"), dict) else {}
+    assert isinstance(upstreams, dict)
+    for name in upstreams:
+        _name(doc, out, ("upstreams", name), name, "upstream", frozenset(), key=True)
     tools = data.get("tools")
     if isinstance(tools, dict):
         for name, tool in tools.items():
             _name(doc, out, ("tools", name), name, "tool", frozenset(), key=True)
             if isinstance(tool, dict):
                 _tool(doc, out, ("tools", name), tool, timeout, defaults)
+                _uses(doc, out, ("tools", name), tool, timeout, upstreams)
     return out
+
+
+def _uses(
+    doc: _Linted,
+    out: list[Diagnostic],
+    path: tuple[str, ...],
+    tool: dict[str, Any],
+    timeout: float,
+    upstreams: dict[str, Any],
+) -> None:
+    """Each upstream a tool uses exists, and one attempt fits inside the tool's deadline."""
+    deadline = tool.get("deadline_s", default_deadline(timeout))
+    for index, name in enumerate(tool.get("upstreams") or []):
+        if not isinstance(name, str):
+            continue
+        if name not in upstreams:
+            close = difflib.get_close_matches(name, list(upstreams), n=1)
+            hint = f" (did you mean `{close[0]}`?)" if close else ""
+            known = ", ".join(upstreams) or "none are declared"
+            message = f"unknown upstream `{name}`{hint}; declare it under `upstreams:` ({known})"
+            out.append(doc.diagnostic((*path, "upstreams", index), "FW124", message))
+            continue
+        upstream = upstreams[name]
+        limit = upstream.get("timeout_s") if isinstance(upstream, dict) else None
+        if isinstance(limit, int | float) and isinstance(deadline, int | float) and limit >= deadline:
+            message = (
+                f"upstream `{name}` allows {limit} s per attempt, not less than this tool's {deadline:g} s deadline; "
+                f"lower its timeout_s below {deadline:g} so an attempt can fail in time to answer"
+            )
+            out.append(doc.diagnostic((*path, "upstreams", index), "FW123", message))
 
 
 def builtin_placeholders(failure_class: str) -> set[str]:

@@ -64,6 +64,14 @@ class Failure:
 
 
 @dataclass(frozen=True)
+class Upstream:
+    """A service tools call."""
+
+    name: str
+    config: str
+
+
+@dataclass(frozen=True)
 class Tool:
     """One tool and everything its generated modules print."""
 
@@ -101,6 +109,7 @@ class Tool:
     outside_field_literal: str
     outside_value: str
     outside_expected: str
+    upstreams: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -121,6 +130,7 @@ class Project:
     tools: tuple[Tool, ...]
     stdio_calls: str
     messages_literal: str
+    upstreams: tuple[Upstream, ...]
 
     def context(self) -> dict[str, Any]:
         """Plain data for the templates."""
@@ -153,7 +163,22 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         tools=tools,
         stdio_calls=literal({n: f.example_arguments(s.get("input") or {}) for n, s in tool_specs}),
         messages_literal=literal(overrides),
+        upstreams=tuple(_upstream(n, u) for n, u in sorted((data.get("upstreams") or {}).items())),
     )
+
+
+def _upstream(name: str, spec: dict[str, Any]) -> Upstream:
+    breaker = spec.get("breaker") or {}
+    arguments = {
+        "name": string(name),
+        "base_url_env": string(spec["base_url_env"]),
+        "timeout_s": repr(float(spec["timeout_s"])),
+        "retries": repr(int(spec.get("retries", 2))),
+        "breaker_failures": repr(int(breaker.get("failures", 5))),
+        "breaker_reset_s": repr(float(breaker.get("reset_s", 30))),
+    }
+    lines = "".join(f"        {key}={value},\n" for key, value in arguments.items())
+    return Upstream(name, f"UpstreamConfig(\n{lines}    )")
 
 
 def _tool(name: str, spec: dict[str, Any], timeout: float, defaults: dict[str, str]) -> Tool:
@@ -209,6 +234,7 @@ def _tool(name: str, spec: dict[str, Any], timeout: float, defaults: dict[str, s
         outside_field_literal=string(outside_field or ""),
         outside_value=inline(outside_value),
         outside_expected=string(f"`{outside_field}` received {messages.shown(outside_value)}"),
+        upstreams=tuple(spec.get("upstreams") or ()),
     )
 
 

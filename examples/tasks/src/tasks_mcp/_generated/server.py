@@ -9,7 +9,12 @@ from ..handlers import tasks_get as tasks_get_handler
 from ..handlers import tasks_search as tasks_search_handler
 from .messages import FailureClass
 from .runtime import FailwellServer, Handler, serve
-from .tools import tasks_close, tasks_create, tasks_get, tasks_search
+from .tools import (
+    tasks_close,
+    tasks_create,
+    tasks_get,
+    tasks_search,
+)
 
 NAME = "tasks"
 VERSION = "0.1.0"
@@ -22,14 +27,20 @@ MESSAGES: dict[FailureClass, str] = {
 """The spec's server-wide messages for failures the runtime detects itself (internal, timeout)."""
 
 
-def build_server(handlers: Mapping[str, Handler] | None = None) -> FailwellServer:
-    """The server, with each tool's handler from `handlers/`, or from `handlers` when given (tests inject faults)."""
+def build_server(
+    handlers: Mapping[str, Handler] | None = None, deadlines: Mapping[str, float] | None = None
+) -> FailwellServer:
+    """The server, with each tool's handler from `handlers/`.
+
+    Tests inject faults through `handlers` (tool name -> handler) and shorten `deadlines` (tool name -> seconds).
+    """
     chosen = dict(handlers or {})
     return FailwellServer(
         name=NAME,
         version=VERSION,
         instructions=INSTRUCTIONS,
         messages=MESSAGES,
+        deadlines=deadlines,
         tools=[
             tasks_close.definition(chosen.get("tasks_close", tasks_close_handler.handle)),
             tasks_create.definition(chosen.get("tasks_create", tasks_create_handler.handle)),

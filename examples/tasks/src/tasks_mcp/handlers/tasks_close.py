@@ -1,11 +1,10 @@
 """`tasks_close`: Close an open task, such as T-1, when its work is done."""
 
-from .._generated.runtime import ToolContext
-from .._generated.tools.tasks_close import AlreadyClosed, Input, NotAllowed, Output, TaskMissing
+from .._generated.tools.tasks_close import AlreadyClosed, Context, Input, NotAllowed, Output, TaskMissing
 from ..board import BOARD, PERMISSIONS, caller_role
 
 
-async def handle(params: Input, ctx: ToolContext) -> Output:
+async def handle(params: Input, ctx: Context) -> Output:
     """Close an open task, such as T-1, when its work is done."""
     role = caller_role()
     if "tasks:close" not in PERMISSIONS[role]:

@@ -2,12 +2,19 @@
 
 import time
 
-from .._generated.runtime import ToolContext
-from .._generated.tools.tasks_create import BoardFull, Input, NotAllowed, Output, TooManyNewTasks, UnknownAssignee
+from .._generated.tools.tasks_create import (
+    BoardFull,
+    Context,
+    Input,
+    NotAllowed,
+    Output,
+    TooManyNewTasks,
+    UnknownAssignee,
+)
 from ..board import BOARD, MEMBERS, OPEN_LIMIT, PERMISSIONS, Task, caller_role
 
 
-async def handle(params: Input, ctx: ToolContext) -> Output:
+async def handle(params: Input, ctx: Context) -> Output:
     """Add a task to the board and return it with its new reference."""
     role = caller_role()
     if "tasks:create" not in PERMISSIONS[role]:

@@ -1,11 +1,10 @@
 """`tasks_get`: Read one task by its reference, such as T-1."""
 
-from .._generated.runtime import ToolContext
-from .._generated.tools.tasks_get import Input, Output, TaskMissing
+from .._generated.tools.tasks_get import Context, Input, Output, TaskMissing
 from ..board import BOARD
 
 
-async def handle(params: Input, ctx: ToolContext) -> Output:
+async def handle(params: Input, ctx: Context) -> Output:
     """Read one task by its reference, such as T-1."""
     task = BOARD.tasks.get(params.ref)
     if task is None:

@@ -1,11 +1,10 @@
 """`tasks_search`: Find tasks whose title contains the query, newest first."""
 
-from .._generated.runtime import ToolContext
-from .._generated.tools.tasks_search import IndexUnavailable, Input, NothingMatched, Output, OutputTasksItem
+from .._generated.tools.tasks_search import Context, IndexUnavailable, Input, NothingMatched, Output, OutputTasksItem
 from ..board import BOARD, search_index_ready
 
 
-async def handle(params: Input, ctx: ToolContext) -> Output:
+async def handle(params: Input, ctx: Context) -> Output:
     """Find tasks whose title contains the query, newest first."""
     if not search_index_ready():
         raise IndexUnavailable(retry_after_s=30)

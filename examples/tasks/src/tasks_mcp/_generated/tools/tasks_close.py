@@ -61,8 +61,12 @@ class NotAllowed(ToolFailure):
         super().__init__(permission=permission, role=role)
 
 
-Handler = Callable[[Input, ToolContext], Awaitable[Output]]
-"""The signature `handlers/tasks_close.py` must keep: `async def handle(params: Input, ctx: ToolContext) -> Output`."""
+Context = ToolContext[None]
+"""What the handler gets besides its arguments: `ctx.remaining_s()`, `ctx.report_progress()`."""
+
+
+Handler = Callable[[Input, Context], Awaitable[Output]]
+"""The signature `handlers/tasks_close.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`."""
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -38,8 +38,12 @@ class TaskMissing(ToolFailure):
     template = "No task {ref}. Refs look like T-1. Call tasks_search to find a task by its title."
 
 
-Handler = Callable[[Input, ToolContext], Awaitable[Output]]
-"""The signature `handlers/tasks_get.py` must keep: `async def handle(params: Input, ctx: ToolContext) -> Output`."""
+Context = ToolContext[None]
+"""What the handler gets besides its arguments: `ctx.remaining_s()`, `ctx.report_progress()`."""
+
+
+Handler = Callable[[Input, Context], Awaitable[Output]]
+"""The signature `handlers/tasks_get.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`."""
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

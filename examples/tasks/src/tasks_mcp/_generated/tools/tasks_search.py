@@ -73,8 +73,12 @@ class SearchTooSlow(ToolFailure):
         super().__init__(searched=searched)
 
 
-Handler = Callable[[Input, ToolContext], Awaitable[Output]]
-"""The signature `handlers/tasks_search.py` must keep: `async def handle(params: Input, ctx: ToolContext) -> Output`."""
+Context = ToolContext[None]
+"""What the handler gets besides its arguments: `ctx.remaining_s()`, `ctx.report_progress()`."""
+
+
+Handler = Callable[[Input, Context], Awaitable[Output]]
+"""The signature `handlers/tasks_search.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`."""
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -19,8 +19,8 @@ import sys
 import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -69,13 +69,32 @@ class ToolFailure(Exception):
         self.values = values
 
 
+U = TypeVar("U")
+
+
+class UpstreamBinder(Protocol):
+    """Binds the server's upstreams to one tool call (`upstream.UpstreamPool`)."""
+
+    def bind(self, name: str, *, tool: str, effect: Effect, deadline_at: float, idempotency_key: str | None) -> Any:
+        """The upstream `name` as this call sees it."""
+
+    async def aclose(self) -> None:
+        """Close every connection."""
+
+
 @dataclass
-class ToolContext:
-    """What a handler may use besides its arguments."""
+class ToolContext(Generic[U]):
+    """What a handler may use besides its arguments: its upstreams, its deadline, progress reports."""
 
     tool: str
+    upstreams: U
+    deadline_at: float
     request_id: str | None = None
     _context: Context[Any, Any] | None = field(default=None, repr=False)
+
+    def remaining_s(self) -> float:
+        """Seconds left before the tool's deadline."""
+        return max(0.0, self.deadline_at - anyio.current_time())
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Tell a client that asked for progress how far the call has got."""
@@ -83,7 +102,9 @@ class ToolContext:
             await self._context.report_progress(progress, total, message)
 
 
-Handler = Callable[[Any, ToolContext], Awaitable[Any]]
+Handler = Callable[[Any, ToolContext[Any]], Awaitable[Any]]
+UpstreamsFactory = Callable[[Callable[[str], Any]], Any]
+"""Builds a tool's `Upstreams` from a function that binds one upstream, by name, to the call."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +123,7 @@ class ToolDefinition:
     annotations: dict[str, bool]
     accepts: dict[str, str]
     handler: Handler
+    upstreams: UpstreamsFactory | None = None
 
     def to_mcp(self) -> Tool:
         """The tool as `tools/list` shows it."""
@@ -126,10 +148,21 @@ class FailwellServer(MCPServer[None]):
         instructions: str,
         tools: Sequence[ToolDefinition],
         messages: Mapping[FailureClass, str] | None = None,
+        upstreams: UpstreamBinder | None = None,
+        deadlines: Mapping[str, float] | None = None,
     ) -> None:
-        super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_flush_stdout)
-        self.definitions = {tool.name: tool for tool in tools}
+        super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan)
+        shorter = dict(deadlines or {})
+        self.definitions = {
+            tool.name: replace(tool, deadline_s=shorter[tool.name]) if tool.name in shorter else tool for tool in tools
+        }
         self.messages: dict[FailureClass, str] = {**DEFAULT_MESSAGES, **(messages or {})}
+        self.upstreams = upstreams
+
+    async def aclose(self) -> None:
+        """Close the upstreams' connections."""
+        if self.upstreams is not None:
+            await self.upstreams.aclose()
 
     async def list_tools(self) -> list[Tool]:
         return [tool.to_mcp() for tool in self.definitions.values()]
@@ -149,22 +182,31 @@ class FailwellServer(MCPServer[None]):
                 message=f"Unknown tool: {name}. Available tools: {', '.join(available)}.",
                 data={"tool": name, "available": available},
             )
-        return await run_tool(tool, arguments, context, self.messages)
+        return await run_tool(tool, arguments, context, self)
 
 
 async def run_tool(
-    tool: ToolDefinition,
-    arguments: dict[str, Any],
-    context: Context[Any, Any] | None,
-    messages: Mapping[FailureClass, str] = DEFAULT_MESSAGES,
+    tool: ToolDefinition, arguments: dict[str, Any], context: Context[Any, Any] | None, server: FailwellServer
 ) -> CallToolResult:
     """Validate, run within the deadline, and turn every outcome into a result."""
+    messages = server.messages
     try:
         params = tool.input_model.model_validate(arguments, strict=True)
     except ValidationError as exc:
         return invalid_arguments(tool, exc)
-    ctx = ToolContext(tool=tool.name, request_id=_request_id(context), _context=context)
+    deadline_at = anyio.current_time() + tool.deadline_s
     try:
+        upstreams = None
+        if tool.upstreams is not None:
+            pool = server.upstreams
+            if pool is None:
+                raise RuntimeError(f"{tool.name} uses upstreams, but the server was built without them")
+            upstreams = tool.upstreams(
+                lambda name: pool.bind(
+                    name, tool=tool.name, effect=tool.effect, deadline_at=deadline_at, idempotency_key=None
+                )
+            )
+        ctx = ToolContext(tool.name, upstreams, deadline_at, _request_id(context), context)
         with anyio.move_on_after(tool.deadline_s) as scope:
             output = await tool.handler(params, ctx)
         if scope.cancelled_caught:
@@ -326,10 +368,12 @@ def internal_error(tool: ToolDefinition, exc: BaseException, template: str) -> C
 
 
 @asynccontextmanager
-async def _flush_stdout(server: MCPServer[None]) -> AsyncIterator[None]:
+async def _lifespan(server: MCPServer[None]) -> AsyncIterator[None]:
     try:
         yield None
     finally:
+        if isinstance(server, FailwellServer):
+            await server.aclose()
         # On stdio, fd 1 still points at stderr here; a stray print flushed later would corrupt the wire.
         sys.stdout.flush()
 

@@ -7,7 +7,10 @@ from ..handlers import notes_add as notes_add_handler
 from ..handlers import notes_get as notes_get_handler
 from .messages import FailureClass
 from .runtime import FailwellServer, Handler, serve
-from .tools import notes_add, notes_get
+from .tools import (
+    notes_add,
+    notes_get,
+)
 
 NAME = "notes"
 VERSION = "0.1.0"
@@ -16,14 +19,20 @@ MESSAGES: dict[FailureClass, str] = {}
 """The spec's server-wide messages for failures the runtime detects itself (internal, timeout)."""
 
 
-def build_server(handlers: Mapping[str, Handler] | None = None) -> FailwellServer:
-    """The server, with each tool's handler from `handlers/`, or from `handlers` when given (tests inject faults)."""
+def build_server(
+    handlers: Mapping[str, Handler] | None = None, deadlines: Mapping[str, float] | None = None
+) -> FailwellServer:
+    """The server, with each tool's handler from `handlers/`.
+
+    Tests inject faults through `handlers` (tool name -> handler) and shorten `deadlines` (tool name -> seconds).
+    """
     chosen = dict(handlers or {})
     return FailwellServer(
         name=NAME,
         version=VERSION,
         instructions=INSTRUCTIONS,
         messages=MESSAGES,
+        deadlines=deadlines,
         tools=[
             notes_add.definition(chosen.get("notes_add", notes_add_handler.handle)),
             notes_get.definition(chosen.get("notes_get", notes_get_handler.handle)),

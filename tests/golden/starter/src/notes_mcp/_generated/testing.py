@@ -59,13 +59,13 @@ async def call_tool(tool: str, arguments: dict[str, Any], handler: Handler | Non
     raise error
 
 
-async def crash(params: Any, ctx: ToolContext) -> NoReturn:
+async def crash(params: Any, ctx: ToolContext[Any]) -> NoReturn:
     """A handler that prints to stdout and then fails with a secret in its exception."""
     print(f"stray print from the {ctx.tool} handler")
     raise RuntimeError(f"could not connect to {PLANTED_SECRET}")
 
 
-async def never_called(params: Any, ctx: ToolContext) -> NoReturn:
+async def never_called(params: Any, ctx: ToolContext[Any]) -> NoReturn:
     """A handler for calls that must be refused before any handler runs."""
     raise AssertionError(f"the {ctx.tool} handler ran although the call should have been refused")
 

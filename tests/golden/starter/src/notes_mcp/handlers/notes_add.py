@@ -6,10 +6,9 @@ by name (for example `raise NotebookFull(limit=3)`, imported from
 error with a reference id, and the traceback goes to the log.
 """
 
-from .._generated.runtime import ToolContext
-from .._generated.tools.notes_add import Input
+from .._generated.tools.notes_add import Context, Input
 
 
-async def handle(params: Input, ctx: ToolContext) -> str:
+async def handle(params: Input, ctx: Context) -> str:
     """Add a note and return its id."""
     raise NotImplementedError("notes_add is not implemented yet")

@@ -6,10 +6,9 @@ by name (for example `raise NoteMissing()`, imported from
 error with a reference id, and the traceback goes to the log.
 """
 
-from .._generated.runtime import ToolContext
-from .._generated.tools.notes_get import Input, Output
+from .._generated.tools.notes_get import Context, Input, Output
 
 
-async def handle(params: Input, ctx: ToolContext) -> Output:
+async def handle(params: Input, ctx: Context) -> Output:
     """Read one note by its id, such as N-1."""
     raise NotImplementedError("notes_get is not implemented yet")

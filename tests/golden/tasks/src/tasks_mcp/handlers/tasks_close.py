@@ -6,10 +6,9 @@ by name (for example `raise TaskMissing()`, imported from
 error with a reference id, and the traceback goes to the log.
 """
 
-from .._generated.runtime import ToolContext
-from .._generated.tools.tasks_close import Input, Output
+from .._generated.tools.tasks_close import Context, Input, Output
 
 
-async def handle(params: Input, ctx: ToolContext) -> Output:
+async def handle(params: Input, ctx: Context) -> Output:
     """Close an open task, such as T-1, when its work is done."""
     raise NotImplementedError("tasks_close is not implemented yet")

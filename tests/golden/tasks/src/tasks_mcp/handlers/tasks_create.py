@@ -6,10 +6,9 @@ by name (for example `raise NotAllowed(permission="<permission>", role="<role>")
 error with a reference id, and the traceback goes to the log.
 """
 
-from .._generated.runtime import ToolContext
-from .._generated.tools.tasks_create import Input, Output
+from .._generated.tools.tasks_create import Context, Input, Output
 
 
-async def handle(params: Input, ctx: ToolContext) -> Output:
+async def handle(params: Input, ctx: Context) -> Output:
     """Add a task to the board and return it with its new reference."""
     raise NotImplementedError("tasks_create is not implemented yet")

@@ -6,10 +6,9 @@ by name (for example `raise TaskMissing()`, imported from
 error with a reference id, and the traceback goes to the log.
 """
 
-from .._generated.runtime import ToolContext
-from .._generated.tools.tasks_get import Input, Output
+from .._generated.tools.tasks_get import Context, Input, Output
 
 
-async def handle(params: Input, ctx: ToolContext) -> Output:
+async def handle(params: Input, ctx: Context) -> Output:
     """Read one task by its reference, such as T-1."""
     raise NotImplementedError("tasks_get is not implemented yet")

@@ -6,10 +6,9 @@ by name (for example `raise NothingMatched(searched=3)`, imported from
 error with a reference id, and the traceback goes to the log.
 """
 
-from .._generated.runtime import ToolContext
-from .._generated.tools.tasks_search import Input, Output
+from .._generated.tools.tasks_search import Context, Input, Output
 
 
-async def handle(params: Input, ctx: ToolContext) -> Output:
+async def handle(params: Input, ctx: Context) -> Output:
     """Find tasks whose title contains the query, newest first."""
     raise NotImplementedError("tasks_search is not implemented yet")

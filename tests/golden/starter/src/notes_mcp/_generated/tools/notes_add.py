@@ -34,8 +34,12 @@ class NotebookFull(ToolFailure):
         super().__init__(limit=limit)
 
 
-Handler = Callable[[Input, ToolContext], Awaitable[Output]]
-"""The signature `handlers/notes_add.py` must keep: `async def handle(params: Input, ctx: ToolContext) -> Output`."""
+Context = ToolContext[None]
+"""What the handler gets besides its arguments: `ctx.remaining_s()`, `ctx.report_progress()`."""
+
+
+Handler = Callable[[Input, Context], Awaitable[Output]]
+"""The signature `handlers/notes_add.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`."""
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -71,7 +75,7 @@ def definition(handler: Handler) -> ToolDefinition:
         title=None,
         description="Add a note and return its id.",
         effect="write",
-        deadline_s=54.0,
+        deadline_s=50.0,
         input_model=Input,
         input_schema=INPUT_SCHEMA,
         output_model=None,

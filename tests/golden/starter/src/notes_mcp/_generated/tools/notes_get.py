@@ -36,8 +36,12 @@ class NoteMissing(ToolFailure):
     template = "No note {note_id}. Ids look like N-1. Call notes_add to create one."
 
 
-Handler = Callable[[Input, ToolContext], Awaitable[Output]]
-"""The signature `handlers/notes_get.py` must keep: `async def handle(params: Input, ctx: ToolContext) -> Output`."""
+Context = ToolContext[None]
+"""What the handler gets besides its arguments: `ctx.remaining_s()`, `ctx.report_progress()`."""
+
+
+Handler = Callable[[Input, Context], Awaitable[Output]]
+"""The signature `handlers/notes_get.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`."""
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -75,8 +75,12 @@ class TooManyNewTasks(ToolFailure):
         super().__init__(retry_after_s=retry_after_s)
 
 
-Handler = Callable[[Input, ToolContext], Awaitable[Output]]
-"""The signature `handlers/tasks_create.py` must keep: `async def handle(params: Input, ctx: ToolContext) -> Output`."""
+Context = ToolContext[None]
+"""What the handler gets besides its arguments: `ctx.remaining_s()`, `ctx.report_progress()`."""
+
+
+Handler = Callable[[Input, Context], Awaitable[Output]]
+"""The signature `handlers/tasks_create.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`."""
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

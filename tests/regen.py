@@ -22,6 +22,7 @@ from failwell.pipeline import diagnose  # noqa: E402
 GOLDEN_SPECS: dict[str, Path | None] = {
     "starter": None,
     "tasks": REPO / "examples" / "tasks" / "failwell.yaml",
+    "refunds": REPO / "examples" / "refunds" / "failwell.yaml",
 }
 
 

@@ -41,7 +41,12 @@ def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
-QUALITY_TARGETS = [GOLDEN / "starter", GOLDEN / "tasks", REPO / "examples" / "tasks"]
+QUALITY_TARGETS = [
+    GOLDEN / "starter",
+    GOLDEN / "tasks",
+    GOLDEN / "refunds",
+    *sorted(path.parent for path in (REPO / "examples").glob("*/failwell.yaml")),
+]
 
 
 @pytest.mark.parametrize("project", QUALITY_TARGETS, ids=lambda p: p.relative_to(REPO).as_posix())

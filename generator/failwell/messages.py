@@ -68,9 +68,11 @@ def default_messages() -> dict[str, str]:
     return dict(runtime().DEFAULT_MESSAGES)
 
 
-def compose(body: str, failure_class: str, effect: str, values: dict[str, str], changed: str | None = None) -> str:
+def compose(
+    body: str, failure_class: str, effect: str, values: dict[str, str], changed: str | None = None, keyed: bool = False
+) -> str:
     """The whole message, exactly as the generated runtime builds it."""
-    return str(runtime().compose(body, failure_class, effect, values, changed=changed))
+    return str(runtime().compose(body, failure_class, effect, values, changed=changed, keyed=keyed))
 
 
 def default_changed(failure_class: str, effect: str) -> str:
@@ -78,9 +80,9 @@ def default_changed(failure_class: str, effect: str) -> str:
     return str(runtime().default_changed(failure_class, effect))
 
 
-def is_retryable(failure_class: str, effect: str) -> bool:
+def is_retryable(failure_class: str, effect: str, keyed: bool = False) -> bool:
     """Whether the envelope says `retryable: true`."""
-    return bool(runtime().is_retryable(failure_class, effect))
+    return bool(runtime().is_retryable(failure_class, effect, keyed))
 
 
 def scrub(text: str) -> str:

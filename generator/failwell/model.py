@@ -12,7 +12,7 @@ from . import fields as f
 from . import messages
 from .lint import default_deadline, placeholders
 from .naming import pascal
-from .pyliteral import docstring, inline, literal, string
+from .pyliteral import assignment, docstring, inline, literal, string
 
 SPEC_FILE = "failwell.yaml"
 _FIELD_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
@@ -53,6 +53,7 @@ class Failure:
     class_literal: str
     template: str
     template_literal: str
+    template_line: str
     template_doc: str
     changed_literal: str | None
     params: tuple[Param, ...]
@@ -60,6 +61,7 @@ class Failure:
     example_kwargs: str
     test_arguments: str
     expected_text: str
+    expected_line: str
     expected_envelope: str
 
 
@@ -96,7 +98,7 @@ class Tool:
     uses_annotated: bool
     uses_any: bool
     example_arguments: str
-    example_arguments_inline: str
+    example_arguments_indented: str
     missing_field: str | None
     missing_field_literal: str
     missing_accepts_literal: str
@@ -110,6 +112,10 @@ class Tool:
     outside_value: str
     outside_expected: str
     upstreams: tuple[str, ...]
+    upstream_env: str
+    keyed: bool
+    retried: bool
+    output_example: str
 
 
 @dataclass(frozen=True)
@@ -126,6 +132,7 @@ class Project:
     description: str
     description_literal: str
     description_line: str
+    instructions_line: str
     client_timeout_s: float
     tools: tuple[Tool, ...]
     stdio_calls: str
@@ -147,7 +154,8 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     tool_specs = sorted(data.get("tools", {}).items())
     overrides = {cls: " ".join(text.split()) for cls, text in (data.get("messages") or {}).items()}
     defaults = {**messages.default_messages(), **overrides}
-    tools = tuple(_tool(tool_name, spec, timeout, defaults) for tool_name, spec in tool_specs)
+    envs = {n: u["base_url_env"] for n, u in (data.get("upstreams") or {}).items()}
+    tools = tuple(_tool(tool_name, spec, timeout, defaults, envs) for tool_name, spec in tool_specs)
     return Project(
         spec_text=spec_text,
         spec_sha256=hashlib.sha256(spec_text.encode()).hexdigest(),
@@ -159,9 +167,10 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         description=description,
         description_literal=string(description),
         description_line=docstring(description or f"The {name} MCP server."),
+        instructions_line=assignment("INSTRUCTIONS", string(description), 0),
         client_timeout_s=timeout,
         tools=tools,
-        stdio_calls=literal({n: f.example_arguments(s.get("input") or {}) for n, s in tool_specs}),
+        stdio_calls=literal({n: f.example_arguments(with_idempotency_key(s)) for n, s in tool_specs}),
         messages_literal=literal(overrides),
         upstreams=tuple(_upstream(n, u) for n, u in sorted((data.get("upstreams") or {}).items())),
     )
@@ -181,8 +190,30 @@ def _upstream(name: str, spec: dict[str, Any]) -> Upstream:
     return Upstream(name, f"UpstreamConfig(\n{lines}    )")
 
 
-def _tool(name: str, spec: dict[str, Any], timeout: float, defaults: dict[str, str]) -> Tool:
-    inputs: dict[str, Any] = spec.get("input") or {}
+IDEMPOTENCY_KEY = {
+    "type": "string",
+    "pattern": "^[A-Za-z0-9_.:-]{16,255}$",
+    "description": (
+        "A key you make up once for this change (16 to 255 letters, digits or _.:-, such as a UUID) and send "
+        "again, unchanged, on every retry of the same change: the change is applied at most once per key."
+    ),
+    "example": "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
+}
+
+
+def with_idempotency_key(spec: dict[str, Any]) -> dict[str, Any]:
+    """The tool's input fields, plus `idempotency_key` when the tool declares idempotency."""
+    inputs: dict[str, Any] = dict(spec.get("input") or {})
+    mode = spec.get("idempotency", "none")
+    if spec.get("effect") != "read" and mode in ("required", "optional"):
+        inputs["idempotency_key"] = {**IDEMPOTENCY_KEY, "required": mode == "required"}
+    return inputs
+
+
+def _tool(
+    name: str, spec: dict[str, Any], timeout: float, defaults: dict[str, str], upstream_envs: dict[str, str]
+) -> Tool:
+    inputs = with_idempotency_key(spec)
     outputs: dict[str, Any] | None = spec.get("output")
     input_models = tuple(f.models("Input", inputs))
     output_models = tuple(f.models("Output", outputs)) if outputs is not None else ()
@@ -211,17 +242,25 @@ def _tool(name: str, spec: dict[str, Any], timeout: float, defaults: dict[str, s
         has_output=outputs is not None,
         input_schema=literal(f.published_schema(inputs)),
         output_schema=literal(f.published_schema(outputs, closed=False)) if outputs is not None else "None",
-        annotations=literal(_ANNOTATIONS[spec["effect"]], 8),
+        annotations=literal(
+            {
+                **_ANNOTATIONS[spec["effect"]],
+                **({"idempotentHint": True} if spec.get("idempotency") == "required" else {}),
+            },
+            8,
+        ),
         accepts=literal(f.accepts_table(inputs)),
         failures=tuple(
-            _failure(failure, failure_spec, name, spec["effect"], inputs, example, defaults)
+            _failure(
+                failure, failure_spec, name, spec["effect"], inputs, example, defaults, "idempotency_key" in inputs
+            )
             for failure, failure_spec in (spec.get("failures") or {}).items()
         ),
         uses_literal="Literal[" in annotations,
         uses_annotated="Annotated[" in annotations,
         uses_any="Any]" in annotations,
         example_arguments=literal(example),
-        example_arguments_inline=inline(example),
+        example_arguments_indented=literal(example, 4),
         missing_field=missing_field,
         missing_field_literal=string(missing_field or ""),
         missing_accepts_literal=string(f.accepts(inputs[missing_field]) if missing_field else ""),
@@ -235,6 +274,10 @@ def _tool(name: str, spec: dict[str, Any], timeout: float, defaults: dict[str, s
         outside_value=inline(outside_value),
         outside_expected=string(f"`{outside_field}` received {messages.shown(outside_value)}"),
         upstreams=tuple(spec.get("upstreams") or ()),
+        keyed="idempotency_key" in inputs,
+        retried=spec["effect"] == "read" or "idempotency_key" in example,
+        upstream_env=string(upstream_envs.get((spec.get("upstreams") or [""])[0], "")),
+        output_example=literal(f.example_arguments(outputs), 8) if outputs is not None else "None",
     )
 
 
@@ -284,16 +327,17 @@ def _failure(
     inputs: dict[str, Any],
     example: dict[str, Any],
     defaults: dict[str, str],
+    keyed: bool,
 ) -> Failure:
     template = failure_template(spec, defaults)
     params = failure_params(spec["class"], spec.get("fields") or [])
     arguments, kwargs, values = example_values(template, params, tool, inputs, example)
     changed = spec.get("changed")
-    expected = messages.compose(template, spec["class"], effect, values, changed)
+    expected = messages.compose(template, spec["class"], effect, values, changed, keyed)
     envelope: dict[str, Any] = {
         "class": spec["class"],
         "failure": name,
-        "retryable": messages.is_retryable(spec["class"], effect),
+        "retryable": messages.is_retryable(spec["class"], effect, keyed),
         "retry_after_s": kwargs.get("retry_after_s"),
         "changed": changed or messages.default_changed(spec["class"], effect),
     }
@@ -312,6 +356,7 @@ def _failure(
         class_literal=string(spec["class"]),
         template=template,
         template_literal=string(template),
+        template_line=assignment("template", string(template), 4),
         template_doc=docstring(template),
         changed_literal=string(changed) if changed else None,
         params=params,
@@ -319,5 +364,6 @@ def _failure(
         example_kwargs=", ".join(f"{k}={literal(v)}" for k, v in kwargs.items()),
         test_arguments=literal(arguments, 4),
         expected_text=string(expected),
+        expected_line=assignment("expected", string(expected), 4),
         expected_envelope=literal(envelope, 4),
     )

@@ -48,3 +48,16 @@ def docstring(text: str) -> str:
     """Text that is safe inside a one-line triple-quoted docstring."""
     flat = " ".join(text.split()).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     return flat[:-1] + '\\"' if flat.endswith('"') else flat
+
+
+LINE_LENGTH = 120
+"""The generated project's line length (its pyproject.toml sets the same for ruff)."""
+
+
+def assignment(target: str, value: str, indent: int) -> str:
+    """`target = value` as `ruff format` lays it out: parenthesized only when that makes it fit."""
+    pad = " " * indent
+    line = f"{pad}{target} = {value}"
+    if len(line) <= LINE_LENGTH or len(pad) + 4 + len(value) > LINE_LENGTH:
+        return line
+    return f"{pad}{target} = (\n{pad}    {value}\n{pad})"

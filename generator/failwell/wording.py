@@ -15,7 +15,7 @@ from . import messages
 from .errors import Diagnostic
 from .lint import default_deadline, placeholders
 from .load import Document
-from .model import example_values, failure_params, failure_template
+from .model import example_values, failure_params, failure_template, with_idempotency_key
 
 EXAMPLE_REFERENCE = "ERR-1A2B3C4D"
 PARTS = ("what failed", "value", "accepted", "next step", "retry", "changed")
@@ -63,7 +63,8 @@ def rows(data: dict[str, Any]) -> list[Row]:
     tool_names = set(data.get("tools", {}))
     out: list[Row] = []
     for tool, spec in sorted(data.get("tools", {}).items()):
-        inputs: dict[str, Any] = spec.get("input") or {}
+        inputs = with_idempotency_key(spec)
+        keyed = "idempotency_key" in inputs
         effect = spec["effect"]
         example = f.example_arguments(inputs)
         for name, failure in (spec.get("failures") or {}).items():
@@ -74,19 +75,19 @@ def rows(data: dict[str, Any]) -> list[Row]:
             source: tuple[str | int, ...] = (
                 ("tools", tool, "failures", name, "message") if "message" in failure else ("messages", failure["class"])
             )
-            text = messages.compose(template, failure["class"], effect, values, failure.get("changed"))
+            text = messages.compose(template, failure["class"], effect, values, failure.get("changed"), keyed)
             changed = failure.get("changed") or messages.default_changed(failure["class"], effect)
             named = {p for p in placeholders(template) if p in inputs or p in {q.name for q in params}}
             missing, problems = check(template, text, failure["class"], named, tool_names - {tool})
-            retryable = messages.is_retryable(failure["class"], effect)
+            retryable = messages.is_retryable(failure["class"], effect, keyed)
             out.append(Row(tool, name, failure["class"], text, retryable, changed, missing, problems, source))
         deadline = float(spec.get("deadline_s", default_deadline(float(data["server"].get("client_timeout_s", 60)))))
-        out.extend(_runtime_rows(tool, effect, inputs, defaults, deadline))
+        out.extend(_runtime_rows(tool, effect, inputs, defaults, deadline, keyed))
     return out
 
 
 def _runtime_rows(
-    tool: str, effect: str, inputs: dict[str, Any], defaults: dict[str, str], deadline_s: float
+    tool: str, effect: str, inputs: dict[str, Any], defaults: dict[str, str], deadline_s: float, keyed: bool
 ) -> list[Row]:
     accepts = f.accepts_table(inputs)
     problems = [messages.argument_problem(tool, accepts, name, "missing", None) for name in list(inputs)[:1]]
@@ -95,9 +96,9 @@ def _runtime_rows(
     out = [Row(tool, "invalid_arguments", "invalid_input", invalid, False, "none", (), (), ("tools", tool, "input"))]
     for failure_class, failure in (("timeout", "deadline"), ("internal", "internal")):
         values = {"tool": tool, "reference": EXAMPLE_REFERENCE, "deadline_s": f"{deadline_s:g}"}
-        text = messages.compose(defaults[failure_class], failure_class, effect, values)
+        text = messages.compose(defaults[failure_class], failure_class, effect, values, keyed=keyed)
         changed = messages.default_changed(failure_class, effect)
-        retryable = messages.is_retryable(failure_class, effect)
+        retryable = messages.is_retryable(failure_class, effect, keyed)
         out.append(Row(tool, failure, failure_class, text, retryable, changed, (), (), ("messages", failure_class)))
     return out
 

@@ -6,25 +6,11 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from typing import Any
 
+from tasks_mcp._generated.testing import EXAMPLE_ARGUMENTS as TOOLS
 from tasks_mcp._generated.testing import LEAK_MARKERS
-
-TOOLS: dict[str, dict[str, Any]] = {
-    "tasks_close": {
-        "ref": "T-1",
-    },
-    "tasks_create": {
-        "title": "Draft the release notes",
-    },
-    "tasks_get": {
-        "ref": "T-1",
-    },
-    "tasks_search": {
-        "query": "release notes",
-    },
-}
-"""Each tool with arguments that pass its input schema."""
 
 TIMEOUT_S = 60
 
@@ -113,3 +99,63 @@ def test_stdout_is_only_json_rpc() -> None:
         reference = result["_meta"]["dev.failwell/error"]["reference"]
         logged = [record for record in records if record.get("reference") == reference]
         assert len(logged) == 1 and "Traceback" in logged[0]["traceback"], "the reference must be in the stderr log"
+
+
+def test_a_cancelled_call_gets_no_response_and_its_handler_is_released() -> None:
+    log = tempfile.TemporaryFile(mode="w+")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tasks_mcp._generated.testing", "slow"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+    )
+    watchdog = threading.Timer(TIMEOUT_S, process.kill)
+    watchdog.start()
+    cancelled = {100 + number for number in range(len(TOOLS))}
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        for message in _requests()[:2]:
+            process.stdin.write(json.dumps(message) + "\n")
+            process.stdin.flush()
+        assert json.loads(process.stdout.readline())["id"] == 0
+        for number, (name, arguments) in enumerate(TOOLS.items(), start=100):
+            call = {
+                "jsonrpc": "2.0",
+                "id": number,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            }
+            process.stdin.write(json.dumps(call) + "\n")
+        process.stdin.flush()
+        _wait_for(log, "handler started", len(TOOLS))
+        for number in sorted(cancelled):
+            notice = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": number}}
+            process.stdin.write(json.dumps(notice) + "\n")
+        process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}) + "\n")
+        process.stdin.flush()
+        seen = [json.loads(process.stdout.readline())]
+        while seen[-1].get("id") != 1:
+            seen.append(json.loads(process.stdout.readline()))
+        _wait_for(log, "handler released", len(TOOLS))
+        process.stdin.close()
+        seen += [json.loads(line) for line in process.stdout.readlines()]
+        process.wait(timeout=TIMEOUT_S)
+    finally:
+        watchdog.cancel()
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        log.close()
+    assert not [message for message in seen if message.get("id") in cancelled]
+
+
+def _wait_for(log: Any, text: str, count: int) -> None:
+    deadline = time.monotonic() + TIMEOUT_S
+    while True:
+        log.seek(0)
+        found = log.read().count(text)
+        if found >= count:
+            return
+        assert time.monotonic() < deadline, f"saw {found} of {count} '{text}' lines in the server's log"
+        time.sleep(0.05)

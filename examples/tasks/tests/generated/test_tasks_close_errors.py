@@ -12,7 +12,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tasks_mcp._generated.runtime import JsonLines
-from tasks_mcp._generated.testing import call_tool, crash, never_called
+from tasks_mcp._generated.testing import call_tool, crash, never_called, slow
 from tasks_mcp._generated.tools import tasks_close as tool
 
 pytestmark = pytest.mark.anyio
@@ -141,6 +141,13 @@ async def test_unexpected_exception_leaks_nothing(caplog: pytest.LogCaptureFixtu
     assert json.loads(line)["reference"] == reference
     assert "Traceback" in json.loads(line)["traceback"] and "10.20.30.40" in line
     assert "hunter2" not in line and "sk_live_" not in line, "credentials and tokens are masked in the log"
+
+
+async def test_a_handler_slower_than_its_deadline_times_out_before_the_client_gives_up() -> None:
+    outcome = await call_tool(tool.NAME, VALID, slow, deadline_s=0.5, read_timeout_s=0.75)
+    assert outcome.is_error
+    assert outcome.envelope["class"] == "timeout"
+    assert outcome.envelope["changed"] == "possible"
 
 
 async def test_unknown_tool_is_a_protocol_error() -> None:

@@ -1,5 +1,7 @@
 """Your tests for `notes_add`: failwell created this file once and never overwrites it."""
 
+from typing import Any
+
 import pytest
 
 from notes_mcp._generated.testing import call_tool
@@ -9,5 +11,8 @@ pytestmark = pytest.mark.anyio
 
 @pytest.mark.xfail(reason="replace with a real test once the handler is implemented", strict=False)
 async def test_notes_add_answers() -> None:
-    outcome = await call_tool("notes_add", {"text": "Buy milk"})
+    arguments: dict[str, Any] = {
+        "text": "Buy milk",
+    }
+    outcome = await call_tool("notes_add", arguments)
     assert not outcome.is_error, outcome.text

@@ -11,6 +11,7 @@ goes to the stderr log with the traceback.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
 import os
@@ -124,6 +125,8 @@ class ToolDefinition:
     accepts: dict[str, str]
     handler: Handler
     upstreams: UpstreamsFactory | None = None
+    keyed: bool = False
+    """Whether the tool takes an `idempotency_key` argument."""
 
     def to_mcp(self) -> Tool:
         """The tool as `tools/list` shows it."""
@@ -195,6 +198,8 @@ async def run_tool(
     except ValidationError as exc:
         return invalid_arguments(tool, exc)
     deadline_at = anyio.current_time() + tool.deadline_s
+    key = getattr(params, "idempotency_key", None)
+    downstream_key = derived_key(tool.name, key) if isinstance(key, str) else None
     try:
         upstreams = None
         if tool.upstreams is not None:
@@ -203,7 +208,7 @@ async def run_tool(
                 raise RuntimeError(f"{tool.name} uses upstreams, but the server was built without them")
             upstreams = tool.upstreams(
                 lambda name: pool.bind(
-                    name, tool=tool.name, effect=tool.effect, deadline_at=deadline_at, idempotency_key=None
+                    name, tool=tool.name, effect=tool.effect, deadline_at=deadline_at, idempotency_key=downstream_key
                 )
             )
         ctx = ToolContext(tool.name, upstreams, deadline_at, _request_id(context), context)
@@ -216,6 +221,11 @@ async def run_tool(
         return declared_failure(tool, failure, {**params.model_dump(mode="json"), **arguments})
     except Exception as exc:
         return internal_error(tool, exc, messages["internal"])
+
+
+def derived_key(tool: str, key: str) -> str:
+    """The Idempotency-Key sent upstream: derived from the caller's, so it is stable across retries but never theirs."""
+    return hashlib.sha256(f"failwell:{tool}:{key}".encode()).hexdigest()[:40]
 
 
 def _request_id(context: Context[Any, Any] | None) -> str | None:
@@ -258,7 +268,7 @@ def error_result(
     envelope: dict[str, Any] = {
         "class": failure_class,
         "failure": failure,
-        "retryable": is_retryable(failure_class, tool.effect),
+        "retryable": is_retryable(failure_class, tool.effect, tool.keyed),
         "retry_after_s": retry_after_s,
         "changed": changed,
         "reference": reference,
@@ -317,7 +327,7 @@ def declared_failure(tool: ToolDefinition, failure: ToolFailure, arguments: Mapp
     if failure.retry_after_s is not None:
         values["retry_after_s"] = seconds(failure.retry_after_s)
     changed = failure.changed or default_changed(failure.failure_class, tool.effect)
-    text = compose(failure.template, failure.failure_class, tool.effect, values, changed=changed)
+    text = compose(failure.template, failure.failure_class, tool.effect, values, changed=changed, keyed=tool.keyed)
     details: dict[str, str] = {key: given[key] for key in ("permission", "role") if key in given}
     return error_result(
         tool,
@@ -336,7 +346,7 @@ def deadline_missed(tool: ToolDefinition, template: str) -> CallToolResult:
     reference = new_reference()
     values = {"tool": tool.name, "deadline_s": seconds(tool.deadline_s), "reference": reference}
     changed = default_changed("timeout", tool.effect)
-    text = compose(template, "timeout", tool.effect, values, changed=changed)
+    text = compose(template, "timeout", tool.effect, values, changed=changed, keyed=tool.keyed)
     return error_result(
         tool,
         text,

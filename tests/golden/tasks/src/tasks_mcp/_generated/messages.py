@@ -99,6 +99,7 @@ DEFAULT_MESSAGES: dict[FailureClass, str] = {
 """What the model reads for failures the runtime detects itself; the spec's `messages` can reword them."""
 
 WRITE_TIMEOUT_SENTENCE = "Do not call it again blindly: first check whether the change took effect."
+KEYED_RETRY_SENTENCE = "Retry with the same idempotency_key to find out; the change is applied at most once."
 RETRY_AFTER_SENTENCE = "Retry after {retry_after_s} s; it may succeed then."
 PERMISSION_SENTENCE = "It needs the {permission} permission, and the caller's role is {role}."
 
@@ -116,10 +117,10 @@ def default_changed(failure_class: FailureClass, effect: Effect) -> Changed:
     return "none"
 
 
-def is_retryable(failure_class: FailureClass, effect: Effect) -> bool:
-    """Whether calling again can help (after `retry_after_s`, when given)."""
+def is_retryable(failure_class: FailureClass, effect: Effect, keyed: bool = False) -> bool:
+    """Whether calling again can help (after `retry_after_s`, when given); a keyed write may retry a timeout."""
     policy = CLASSES[failure_class].retryable
-    return policy == "yes" or (policy == "read" and effect == "read")
+    return policy == "yes" or (policy == "read" and (effect == "read" or keyed))
 
 
 def display(value: object) -> str:
@@ -146,14 +147,20 @@ def compose(
     values: dict[str, str],
     *,
     changed: Changed | None = None,
+    keyed: bool = False,
 ) -> str:
-    """The whole message: the author's words, then whether anything changed and whether to retry."""
+    """The whole message: the author's words, then whether anything changed and whether to retry.
+
+    `keyed` says the call carried an idempotency key, so a write whose outcome is unknown can be retried.
+    """
     changed = changed or default_changed(failure_class, effect)
     sentences = [body.strip()]
-    if failure_class == "permission_denied" and "{permission}" not in body:
+    if failure_class == "permission_denied" and "{permission}" not in body and "permission" in values:
         sentences.append(PERMISSION_SENTENCE)
     sentences.append(CHANGED_SENTENCES[changed])
-    if failure_class == "timeout" and effect != "read":
+    if keyed and changed == "possible" and failure_class in ("timeout", "upstream_unavailable"):
+        sentences.append(KEYED_RETRY_SENTENCE)
+    elif failure_class == "timeout" and effect != "read":
         sentences.append(WRITE_TIMEOUT_SENTENCE)
     elif failure_class == "upstream_unavailable" and "retry_after_s" in values:
         sentences.append(RETRY_AFTER_SENTENCE)

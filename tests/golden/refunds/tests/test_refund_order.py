@@ -1,0 +1,20 @@
+"""Your tests for `refund_order`: failwell created this file once and never overwrites it."""
+
+from typing import Any
+
+import pytest
+
+from refunds_mcp._generated.testing import call_tool
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.mark.xfail(reason="replace with a real test once the handler is implemented", strict=False)
+async def test_refund_order_answers() -> None:
+    arguments: dict[str, Any] = {
+        "order_id": "ord_8813ab",
+        "amount_cents": 4000,
+        "idempotency_key": "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
+    }
+    outcome = await call_tool("refund_order", arguments)
+    assert not outcome.is_error, outcome.text

@@ -13,7 +13,9 @@ import time
 import venv
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
+import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
@@ -124,15 +126,73 @@ async def test_real_client_over_streamable_http(installed: tuple[Path, Path], mo
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for_port(port)
         async with Client(f"http://127.0.0.1:{port}/mcp", mode=mode) as client:  # type: ignore[arg-type]
             await exercise(client)
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+def test_an_http_disconnect_cancels_the_handler(installed: tuple[Path, Path], tmp_path: Path, version: str) -> None:
+    python, project = installed
+    port = free_port()
+    log = (tmp_path / "stderr.log").open("w+")
+    server = subprocess.Popen(
+        [python, "-m", "tasks_mcp._generated.testing", "slow", "--http", "--port", str(port)],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+    )
+    try:
+        wait_for_port(port)
+        params: dict[str, object] = {"name": "tasks_get", "arguments": {"ref": "T-1"}}
+        headers = {
+            "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": version,
+            "mcp-method": "tools/call",
+            "mcp-name": "tasks_get",
+        }
+        if version == "2026-07-28":
+            params["_meta"] = {
+                "io.modelcontextprotocol/protocolVersion": version,
+                "io.modelcontextprotocol/clientInfo": {"name": "e2e", "version": "0"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+        request = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
+        with httpx.Client(timeout=1.5) as client:
+            try:
+                with client.stream("POST", f"http://127.0.0.1:{port}/mcp", json=request, headers=headers) as response:
+                    assert response.status_code == 200
+                    wait_for(log, "handler started")
+            except httpx.ReadTimeout:
+                pass  # the 2026-07-28 answer is one JSON body: the client gives up waiting for it and disconnects
+        wait_for(log, "handler released")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    log.seek(0)
+    lines = [line for line in log.read().splitlines() if line.strip()]
+    assert all(line.startswith("{") for line in lines), "every log line on stderr is JSON"
+
+
+def wait_for_port(port: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"nothing listens on 127.0.0.1:{port}")
+
+
+def wait_for(log: IO[str], text: str) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        log.seek(0)
+        if text in log.read():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the server never logged {text!r}")

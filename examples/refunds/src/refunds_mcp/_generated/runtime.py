@@ -388,7 +388,11 @@ async def _lifespan(server: MCPServer[None]) -> AsyncIterator[None]:
         sys.stdout.flush()
 
 
-_STANDARD_ATTRS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+_STANDARD_ATTRS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
+    "message",
+    "asctime",
+    "color_message",
+}
 
 
 class JsonLines(logging.Formatter):
@@ -422,6 +426,15 @@ def configure_logging(level: str = "INFO") -> None:
     logging.getLogger("mcp").setLevel(max(root.level, logging.WARNING))
 
 
+async def _serve_http(server: FailwellServer, host: str, port: int, path: str) -> None:
+    """Streamable HTTP, stateless (any replica can answer any request), logging as JSON lines like the rest."""
+    import uvicorn
+
+    app = server.streamable_http_app(streamable_http_path=path, stateless_http=True, host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_config=None, log_level=logging.getLogger().level)
+    await uvicorn.Server(config).serve()
+
+
 def serve(build_server: Callable[[], FailwellServer], argv: Sequence[str] | None = None) -> None:
     """Serve over stdio, or streamable HTTP with `--http`."""
     parser = argparse.ArgumentParser(description="Serve this MCP server over stdio (default) or streamable HTTP.")
@@ -434,9 +447,7 @@ def serve(build_server: Callable[[], FailwellServer], argv: Sequence[str] | None
     server = build_server()
     try:
         if args.http:
-            server.run(
-                "streamable-http", host=args.host, port=args.port, streamable_http_path=args.path, stateless_http=True
-            )
+            anyio.run(_serve_http, server, args.host, args.port, args.path)
         else:
             server.run()
     except KeyboardInterrupt:

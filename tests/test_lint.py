@@ -79,6 +79,14 @@ CASES = [
     ("FW120", replace("deadline_s: 10", "deadline_s: 60"), 9),
     ("FW120", replace("client_timeout_s: 60", "client_timeout_s: 2"), 4),
     ("FW121", replace("effect: read", "effect: delete"), 8),
+    (
+        "FW123",
+        replace("tools:\n", "upstreams:\n  shop_api: {base_url_env: SHOP_API_URL, timeout_s: 10}\ntools:\n").replace(
+            "    deadline_s: 10\n", "    deadline_s: 10\n    upstreams: [shop_api]\n"
+        ),
+        12,
+    ),
+    ("FW124", replace("    deadline_s: 10\n", "    deadline_s: 10\n    upstreams: [shop_api]\n"), 10),
     ("FW122", replace("class: not_found", "class: missing"), 15),
     ("FW130", replace("default: 10", "default: 100"), 12),
     ("FW131", replace("example: O-1", "example: X-1"), 11),
@@ -112,6 +120,14 @@ def test_warnings_are_not_errors() -> None:
     (diagnostic,) = diagnose(replace("wait {seconds} s.", "wait a minute."), "spec.yaml")
     assert diagnostic.severity == "warning"
     assert "warning:" in str(diagnostic)
+
+
+def test_the_default_deadline_is_50_s_at_the_usual_60_s_client_timeout() -> None:
+    from failwell.lint import default_deadline
+
+    assert default_deadline(60) == 50
+    assert default_deadline(10) == 8  # at least 2 s for the answer to reach the client
+    assert default_deadline(300) == 250
 
 
 def test_did_you_mean() -> None:

@@ -423,7 +423,8 @@ def configure_logging(level: str = "INFO") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    logging.getLogger("mcp").setLevel(max(root.level, logging.WARNING))
+    for noisy in ("mcp", "httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(max(root.level, logging.WARNING))
 
 
 async def _serve_http(server: FailwellServer, host: str, port: int, path: str) -> None:

@@ -146,6 +146,19 @@ def _tool(
             f"give up first; use at most {default_deadline(timeout)}"
         )
         out.append(doc.diagnostic((*path, "deadline_s"), "FW120", message))
+    effect, mode = tool.get("effect"), tool.get("idempotency")
+    if effect in ("write", "destructive") and mode is None:
+        message = (
+            f"a {effect} tool must say how a retry is kept from applying it twice: `idempotency: required` "
+            "(adds an idempotency_key argument), `optional`, or `none` with an `idempotency_reason`"
+        )
+        out.append(doc.diagnostic((*path, "effect"), "FW126", message))
+    if mode == "none" and effect != "read" and not tool.get("idempotency_reason"):
+        message = "`idempotency: none` needs an `idempotency_reason`, such as why a repeat cannot change anything twice"
+        out.append(doc.diagnostic((*path, "idempotency"), "FW127", message))
+    if effect == "read" and mode in ("required", "optional"):
+        message = "`idempotency` applies to write and destructive tools; a read changes nothing, so remove it"
+        out.append(doc.diagnostic((*path, "idempotency"), "FW128", message))
     inputs = tool.get("input") if isinstance(tool.get("input"), dict) else {}
     assert isinstance(inputs, dict)
     for section in ("input", "output"):

@@ -115,6 +115,7 @@ class Tool:
     upstream_env: str
     keyed: bool
     retried: bool
+    rate_limit: str
     output_example: str
 
 
@@ -138,6 +139,10 @@ class Project:
     stdio_calls: str
     messages_literal: str
     upstreams: tuple[Upstream, ...]
+    store: str
+    store_expression: str
+    rate_limit: str
+    idempotency_ttl_s: str
 
     def context(self) -> dict[str, Any]:
         """Plain data for the templates."""
@@ -152,6 +157,10 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     description = server.get("description", "").strip()
     version = str(server.get("version", "0.1.0"))
     tool_specs = sorted(data.get("tools", {}).items())
+    store = server.get("store", "sqlite")
+    needs_store = bool(server.get("rate_limit")) or any(
+        s.get("rate_limit") or "idempotency_key" in with_idempotency_key(s) for _, s in tool_specs
+    )
     overrides = {cls: " ".join(text.split()) for cls, text in (data.get("messages") or {}).items()}
     defaults = {**messages.default_messages(), **overrides}
     envs = {n: u["base_url_env"] for n, u in (data.get("upstreams") or {}).items()}
@@ -173,7 +182,26 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         stdio_calls=literal({n: f.example_arguments(with_idempotency_key(s)) for n, s in tool_specs}),
         messages_literal=literal(overrides),
         upstreams=tuple(_upstream(n, u) for n, u in sorted((data.get("upstreams") or {}).items())),
+        store=store if needs_store else "",
+        store_expression=_store_expression(store, server, name) if needs_store else "None",
+        rate_limit=_rate_limit(server.get("rate_limit")),
+        idempotency_ttl_s=repr(float(server.get("idempotency_ttl_s", 86_400))),
     )
+
+
+def _rate_limit(spec: dict[str, Any] | None) -> str:
+    return f"RateLimit(calls={int(spec['calls'])}, per_s={float(spec['per_s'])!r})" if spec else "None"
+
+
+def _store_expression(kind: str, server: dict[str, Any], name: str) -> str:
+    """The Python expression that opens the configured store."""
+    if kind == "memory":
+        return "MemoryStore()"
+    if kind == "redis":
+        return f"RedisStore(required_env({string(server.get('redis_url_env', 'REDIS_URL'))}))"
+    path = string(server.get("sqlite_path", f".failwell/{name}.sqlite3"))
+    return f'SQLiteStore(os.environ.get("FAILWELL_SQLITE_PATH", {path}))'
+
 
 
 def _upstream(name: str, spec: dict[str, Any]) -> Upstream:
@@ -276,6 +304,7 @@ def _tool(
         upstreams=tuple(spec.get("upstreams") or ()),
         keyed="idempotency_key" in inputs,
         retried=spec["effect"] == "read" or "idempotency_key" in example,
+        rate_limit=_rate_limit(spec.get("rate_limit")),
         upstream_env=string(upstream_envs.get((spec.get("upstreams") or [""])[0], "")),
         output_example=literal(f.example_arguments(outputs), 8) if outputs is not None else "None",
     )

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from refunds_mcp._generated.server import build_server
+from refunds_mcp._generated.store import MemoryStore
 from refunds_mcp._generated.testing import call_tool
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ async def test_a_refund(payments_api: PaymentsAPI) -> None:
 async def test_timeout_then_retry_with_the_same_key_refunds_exactly_once(payments_api: PaymentsAPI) -> None:
     arguments = {"order_id": "ord_8813ab", "amount_cents": 4000, "idempotency_key": KEY}
     payments_api.slow_once_s = 2.0  # the refund is made at once; the answer comes after the deadline
-    server = build_server(deadlines={"refund_order": 1.0})
+    server = build_server(deadlines={"refund_order": 1.0}, store=MemoryStore())
     first = await call_tool("refund_order", arguments, server=server)
     assert first.is_error
     assert first.envelope["class"] == "timeout"

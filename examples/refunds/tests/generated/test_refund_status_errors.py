@@ -14,6 +14,7 @@ from mcp.shared.exceptions import MCPError
 
 from refunds_mcp._generated.runtime import JsonLines
 from refunds_mcp._generated.server import UPSTREAMS, build_server
+from refunds_mcp._generated.store import MemoryStore
 from refunds_mcp._generated.testing import (
     FakeUpstream,
     ManualClock,
@@ -194,7 +195,7 @@ async def test_circuit_breaker_opens_then_closes(monkeypatch: pytest.MonkeyPatch
     config = UPSTREAMS[UPSTREAM]
     clock = ManualClock()
     statuses: list[int] = []
-    server = build_server({tool.NAME: probe(statuses)})
+    server = build_server({tool.NAME: probe(statuses)}, store=MemoryStore())
     assert server.upstreams is not None
     breaker = CircuitBreaker(config.breaker_failures, config.breaker_reset_s, clock)
     server.upstreams.breakers[UPSTREAM] = breaker  # type: ignore[attr-defined]

@@ -8,6 +8,7 @@ from mcp import Client
 
 from tasks_mcp._generated.runtime import ToolContext
 from tasks_mcp._generated.server import build_server
+from tasks_mcp._generated.store import MemoryStore
 from tasks_mcp._generated.testing import EXAMPLE_ARGUMENTS
 
 pytestmark = pytest.mark.anyio
@@ -26,7 +27,7 @@ async def test_progress_reaches_a_client_that_asked() -> None:
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         received.append((progress, total, message))
 
-    async with Client(build_server({name: reporting})) as client:
+    async with Client(build_server({name: reporting}, store=MemoryStore())) as client:
         result = await client.call_tool(name, arguments, progress_callback=on_progress)
     assert result.is_error
     assert received == [(1, 3, "step 1 of 3"), (2, 3, "step 2 of 3"), (3, 3, "step 3 of 3")]

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.anyio
 
 VALID: dict[str, Any] = {
     "title": "Draft the release notes",
+    "idempotency_key": "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
 }
 """Arguments that pass the input schema."""
 
@@ -63,6 +64,7 @@ async def test_declared_failure_not_allowed() -> None:
 
     arguments: dict[str, Any] = {
         "title": "Draft the release notes",
+        "idempotency_key": "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
     }
     expected = 'Creating a task needs the <permission> permission, and your role on this board is <role>. Tell your person that you cannot add "Draft the release notes"; a board admin can change your role. Nothing was changed. Retrying will not help until the permission is granted.'
     outcome = await call_tool(tool.NAME, arguments, fail)
@@ -88,6 +90,7 @@ async def test_declared_failure_unknown_assignee() -> None:
 
     arguments: dict[str, Any] = {
         "title": "Draft the release notes",
+        "idempotency_key": "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
         "assignee": "@ada",
     }
     expected = "@ada is not a member of this board. Members are <members>. Pick one of them, or leave assignee out to create the task unassigned. Nothing was changed. Retrying with the same arguments will fail the same way."
@@ -112,6 +115,7 @@ async def test_declared_failure_board_full() -> None:
 
     arguments: dict[str, Any] = {
         "title": "Draft the release notes",
+        "idempotency_key": "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
     }
     expected = 'The board holds 3 open tasks at most, so "Draft the release notes" was not added. Close a finished task with tasks_close first, then call tasks_create again. Nothing was changed. Retrying the same call will fail the same way until that changes.'
     outcome = await call_tool(tool.NAME, arguments, fail)
@@ -135,6 +139,7 @@ async def test_declared_failure_too_many_new_tasks() -> None:
 
     arguments: dict[str, Any] = {
         "title": "Draft the release notes",
+        "idempotency_key": "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
     }
     expected = "The board allows 10 new tasks a minute from one assistant, and tasks_create has reached that. Wait before adding more; tasks_search and tasks_get are not limited. Nothing was changed. Retry after 30 s; calling sooner will be refused again."
     outcome = await call_tool(tool.NAME, arguments, fail)

@@ -13,6 +13,7 @@ pytestmark = pytest.mark.anyio
 async def test_tasks_create_answers() -> None:
     arguments: dict[str, Any] = {
         "title": "Draft the release notes",
+        "idempotency_key": "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
     }
     outcome = await call_tool("tasks_create", arguments)
     assert not outcome.is_error, outcome.text

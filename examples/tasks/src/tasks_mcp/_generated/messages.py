@@ -95,8 +95,10 @@ CLASSES: dict[FailureClass, ClassPolicy] = {
 DEFAULT_MESSAGES: dict[FailureClass, str] = {
     "internal": "{tool} failed because of a fault inside the server, not because of the arguments.",
     "timeout": "{tool} did not finish within its {deadline_s} s deadline and was stopped.",
+    "rate_limited": "{tool} was called more often than this server allows.",
 }
-"""What the model reads for failures the runtime detects itself; the spec's `messages` can reword them."""
+"""What the model reads for failures the runtime detects itself (a crash, a missed deadline, a rate limit);
+the spec's `messages` can reword them."""
 
 WRITE_TIMEOUT_SENTENCE = "Do not call it again blindly: first check whether the change took effect."
 KEYED_RETRY_SENTENCE = "Retry with the same idempotency_key to find out; the change is applied at most once."
@@ -148,17 +150,21 @@ def compose(
     *,
     changed: Changed | None = None,
     keyed: bool = False,
+    retry: str | None = None,
 ) -> str:
     """The whole message: the author's words, then whether anything changed and whether to retry.
 
-    `keyed` says the call carried an idempotency key, so a write whose outcome is unknown can be retried.
+    `keyed` says the call carried an idempotency key, so a write whose outcome is unknown can be retried;
+    `retry` replaces the class's retry sentence when the runtime knows better (a duplicate still running).
     """
     changed = changed or default_changed(failure_class, effect)
     sentences = [body.strip()]
     if failure_class == "permission_denied" and "{permission}" not in body and "permission" in values:
         sentences.append(PERMISSION_SENTENCE)
     sentences.append(CHANGED_SENTENCES[changed])
-    if keyed and changed == "possible" and failure_class in ("timeout", "upstream_unavailable"):
+    if retry is not None:
+        sentences.append(retry)
+    elif keyed and changed == "possible" and failure_class in ("timeout", "upstream_unavailable"):
         sentences.append(KEYED_RETRY_SENTENCE)
     elif failure_class == "timeout" and effect != "read":
         sentences.append(WRITE_TIMEOUT_SENTENCE)

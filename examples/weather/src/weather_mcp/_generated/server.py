@@ -34,7 +34,8 @@ UPSTREAMS: dict[str, UpstreamConfig] = {
 
 
 def build_server(
-    handlers: Mapping[str, Handler] | None = None, deadlines: Mapping[str, float] | None = None
+    handlers: Mapping[str, Handler] | None = None,
+    deadlines: Mapping[str, float] | None = None,
 ) -> FailwellServer:
     """The server, with each tool's handler from `handlers/`.
 

@@ -113,7 +113,8 @@ def serve_faulty(argv: list[str]) -> None:
     """Serve with every handler replaced by `crash` (the default) or `slow`."""
     fault = slow if argv[:1] == ["slow"] else crash
     names = list(build_server().definitions)
-    serve(lambda: build_server({name: fault for name in names}), [arg for arg in argv if arg not in ("crash", "slow")])
+    options = [arg for arg in argv if arg not in ("crash", "slow")]
+    serve(lambda: build_server({name: fault for name in names}), options)
 
 
 @dataclass

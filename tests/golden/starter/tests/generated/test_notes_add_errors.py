@@ -19,6 +19,7 @@ pytestmark = pytest.mark.anyio
 
 VALID: dict[str, Any] = {
     "text": "Buy milk",
+    "idempotency_key": "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
 }
 """Arguments that pass the input schema."""
 
@@ -63,6 +64,7 @@ async def test_declared_failure_notebook_full() -> None:
 
     arguments: dict[str, Any] = {
         "text": "Buy milk",
+        "idempotency_key": "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
     }
     expected = 'The notebook holds 3 notes at most. Delete one before adding "Buy milk". Nothing was changed. Retrying the same call will fail the same way until that changes.'
     outcome = await call_tool(tool.NAME, arguments, fail)

@@ -14,6 +14,7 @@ import argparse
 import hashlib
 import json
 import logging
+import math
 import os
 import secrets
 import sys
@@ -21,7 +22,7 @@ import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -71,6 +72,37 @@ class ToolFailure(Exception):
 
 
 U = TypeVar("U")
+
+
+@dataclass(frozen=True)
+class Begin:
+    """What `Store.begin` decided for one call."""
+
+    outcome: Literal["started", "replay", "in_progress", "mismatch"]
+    owner: str = ""
+    result: str = ""
+    retry_after_s: float = 0.0
+    takeover: bool = False
+    """True when the call takes over a run whose lease ran out (a crash or a cancellation)."""
+
+
+class Store(Protocol):
+    """Where idempotency records and rate-limit buckets live (`store.py`); one test suite covers every store."""
+
+    async def begin(self, scope: str, fingerprint: str, lease_s: float, ttl_s: float) -> Begin:
+        """Claim `scope` for a run, unless its result is stored, another run holds it, or the arguments differ."""
+
+    async def complete(self, scope: str, owner: str, result: str, ttl_s: float) -> bool:
+        """Store the final result, if `owner` still holds the lease; False when it lost it."""
+
+    async def release(self, scope: str, owner: str) -> None:
+        """Forget a running claim that ended without a result worth keeping."""
+
+    async def take(self, bucket: str, capacity: int, per_s: float) -> float:
+        """Take one token from a bucket refilled at `capacity` per `per_s`; 0, or seconds until one is free."""
+
+    async def aclose(self) -> None:
+        """Close connections."""
 
 
 class UpstreamBinder(Protocol):
@@ -127,6 +159,7 @@ class ToolDefinition:
     upstreams: UpstreamsFactory | None = None
     keyed: bool = False
     """Whether the tool takes an `idempotency_key` argument."""
+    rate_limit: RateLimit | None = None
 
     def to_mcp(self) -> Tool:
         """The tool as `tools/list` shows it."""
@@ -153,6 +186,9 @@ class FailwellServer(MCPServer[None]):
         messages: Mapping[FailureClass, str] | None = None,
         upstreams: UpstreamBinder | None = None,
         deadlines: Mapping[str, float] | None = None,
+        store: Store | None = None,
+        rate_limit: RateLimit | None = None,
+        idempotency_ttl_s: float = 86_400,
     ) -> None:
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan)
         shorter = dict(deadlines or {})
@@ -161,11 +197,16 @@ class FailwellServer(MCPServer[None]):
         }
         self.messages: dict[FailureClass, str] = {**DEFAULT_MESSAGES, **(messages or {})}
         self.upstreams = upstreams
+        self.store = store
+        self.rate_limit = rate_limit
+        self.idempotency_ttl_s = idempotency_ttl_s
 
     async def aclose(self) -> None:
-        """Close the upstreams' connections."""
+        """Close the upstreams' and the store's connections."""
         if self.upstreams is not None:
             await self.upstreams.aclose()
+        if self.store is not None:
+            await self.store.aclose()
 
     async def list_tools(self) -> list[Tool]:
         return [tool.to_mcp() for tool in self.definitions.values()]
@@ -188,15 +229,119 @@ class FailwellServer(MCPServer[None]):
         return await run_tool(tool, arguments, context, self)
 
 
+NOT_STORED: frozenset[FailureClass] = frozenset(
+    {"invalid_input", "permission_denied", "rate_limited", "timeout", "upstream_unavailable"}
+)
+"""Outcomes never kept for replay: refusals before any effect, and outcomes a retry should find out again."""
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """At most `calls` calls per `per_s` seconds, per caller (for the whole server, or one tool)."""
+
+    calls: int
+    per_s: float
+
+
 async def run_tool(
     tool: ToolDefinition, arguments: dict[str, Any], context: Context[Any, Any] | None, server: FailwellServer
 ) -> CallToolResult:
-    """Validate, run within the deadline, and turn every outcome into a result."""
-    messages = server.messages
+    """Validate, check limits, deduplicate by idempotency key, run within the deadline, and answer."""
     try:
         params = tool.input_model.model_validate(arguments, strict=True)
     except ValidationError as exc:
         return invalid_arguments(tool, exc)
+    caller = caller_of(context)
+    limited = await _rate_limited(tool, caller, server)
+    if limited is not None:
+        return limited
+    key = getattr(params, "idempotency_key", None)
+    if server.store is None or not isinstance(key, str):
+        return await _execute(tool, params, arguments, context, server)
+    scope = f"{caller}\x1f{tool.name}\x1f{key}"
+    fingerprint = hashlib.sha256(
+        json.dumps(params.model_dump(mode="json", exclude={"idempotency_key"}), sort_keys=True).encode()
+    ).hexdigest()
+    begin = await server.store.begin(scope, fingerprint, tool.deadline_s + 5, server.idempotency_ttl_s)
+    if begin.outcome == "replay":
+        return CallToolResult.model_validate_json(begin.result)
+    if begin.outcome != "started":
+        return _key_refused(tool, begin.outcome, begin.retry_after_s)
+    try:
+        result = await _execute(tool, params, arguments, context, server)
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await server.store.release(scope, begin.owner)
+        raise
+    envelope = (result.meta or {}).get(ENVELOPE_KEY) or {}
+    if result.is_error and envelope.get("class") in NOT_STORED:
+        await server.store.release(scope, begin.owner)
+    else:
+        stored = result.model_dump_json(by_alias=True, exclude_none=True)
+        await server.store.complete(scope, begin.owner, stored, server.idempotency_ttl_s)
+    return result
+
+
+async def _rate_limited(tool: ToolDefinition, caller: str, server: FailwellServer) -> CallToolResult | None:
+    if server.store is None:
+        return None
+    for bucket, limit in ((caller, server.rate_limit), (f"{caller}\x1f{tool.name}", tool.rate_limit)):
+        if limit is None:
+            continue
+        wait = await server.store.take(bucket, limit.calls, limit.per_s)
+        if wait > 0:
+            reference = new_reference()
+            retry_after = float(max(1, math.ceil(wait)))
+            values = {"tool": tool.name, "reference": reference, "retry_after_s": seconds(retry_after)}
+            body = f"{server.messages['rate_limited']} It allows {limit.calls} calls every {seconds(limit.per_s)} s."
+            text = compose(body, "rate_limited", tool.effect, values)
+            return error_result(
+                tool,
+                text,
+                "rate_limited",
+                failure="rate_limit",
+                reference=reference,
+                changed="none",
+                retry_after_s=retry_after,
+            )
+    return None
+
+
+def _key_refused(tool: ToolDefinition, outcome: str, wait: float) -> CallToolResult:
+    """A duplicate while the first call runs, or a key reused with other arguments: refused, not run."""
+    reference = new_reference()
+    if outcome == "in_progress":
+        retry_after = float(max(1, math.ceil(wait)))
+        body = f"A call to {tool.name} with this idempotency_key is still running, so this one did not start."
+        retry = f"Retry with the same idempotency_key in {seconds(retry_after)} s to get its result."
+        text = compose(body, "conflict", tool.effect, {}, changed="none", retry=retry)
+        return error_result(
+            tool,
+            text,
+            "conflict",
+            failure="idempotency_key_in_progress",
+            reference=reference,
+            changed="none",
+            retry_after_s=retry_after,
+            retryable=True,
+        )
+    body = (
+        f"This idempotency_key was already used for {tool.name} with different arguments, so this call did not run. "
+        "Use a new idempotency_key for a different change, or send the first call's arguments to get its result."
+    )
+    text = compose(body, "conflict", tool.effect, {}, changed="none", keyed=True)
+    return error_result(tool, text, "conflict", failure="idempotency_key_reused", reference=reference, changed="none")
+
+
+async def _execute(
+    tool: ToolDefinition,
+    params: BaseModel,
+    arguments: dict[str, Any],
+    context: Context[Any, Any] | None,
+    server: FailwellServer,
+) -> CallToolResult:
+    """Run the handler within the deadline and turn every outcome into a result."""
+    messages = server.messages
     deadline_at = anyio.current_time() + tool.deadline_s
     key = getattr(params, "idempotency_key", None)
     downstream_key = derived_key(tool.name, key) if isinstance(key, str) else None
@@ -221,6 +366,32 @@ async def run_tool(
         return declared_failure(tool, failure, {**params.model_dump(mode="json"), **arguments})
     except Exception as exc:
         return internal_error(tool, exc, messages["internal"])
+
+
+def caller_of(context: Context[Any, Any] | None) -> str:
+    """Who is calling, for idempotency scopes and rate limits: the token's subject on HTTP, the process on stdio."""
+    from mcp.server.auth.middleware.auth_context import get_access_token
+
+    token = get_access_token()
+    if token is not None:
+        return f"token:{token.subject or token.client_id}"
+    try:
+        request = context.request_context.request if context is not None else None
+    except (AttributeError, LookupError, ValueError):
+        request = None
+    return "http:anonymous" if request is not None else "stdio"
+
+
+class ConfigurationError(Exception):
+    """The server cannot start as configured (a missing environment variable); `serve` says so and exits 2."""
+
+
+def required_env(name: str) -> str:
+    """An environment variable the server needs, or a ConfigurationError naming it."""
+    value = os.environ.get(name)
+    if not value:
+        raise ConfigurationError(f"{name} is not set; the server needs it to start")
+    return value
 
 
 def derived_key(tool: str, key: str) -> str:
@@ -263,12 +434,13 @@ def error_result(
     retry_after_s: float | None = None,
     details: Mapping[str, str] | None = None,
     log: Mapping[str, Any] | None = None,
+    retryable: bool | None = None,
 ) -> CallToolResult:
     """An `isError` result: the text for the model, the envelope for the client's code, one log line."""
     envelope: dict[str, Any] = {
         "class": failure_class,
         "failure": failure,
-        "retryable": is_retryable(failure_class, tool.effect, tool.keyed),
+        "retryable": is_retryable(failure_class, tool.effect, tool.keyed) if retryable is None else retryable,
         "retry_after_s": retry_after_s,
         "changed": changed,
         "reference": reference,
@@ -445,7 +617,11 @@ def serve(build_server: Callable[[], FailwellServer], argv: Sequence[str] | None
     parser.add_argument("--path", default=os.environ.get("MCP_PATH", "/mcp"), help="HTTP endpoint path")
     args = parser.parse_args(argv)
     configure_logging(os.environ.get("LOG_LEVEL", "INFO"))
-    server = build_server()
+    try:
+        server = build_server()
+    except ConfigurationError as exc:
+        logger.error("cannot start", extra={"reason": str(exc)})
+        raise SystemExit(2) from None
     try:
         if args.http:
             anyio.run(_serve_http, server, args.host, args.port, args.path)

@@ -19,6 +19,7 @@ from mcp.types import CallToolResult, TextContent
 
 from .runtime import ENVELOPE_KEY, FailwellServer, Handler, ToolContext, serve
 from .server import build_server
+from .store import MemoryStore
 
 EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {
     "tasks_close": {
@@ -26,6 +27,7 @@ EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {
     },
     "tasks_create": {
         "title": "Draft the release notes",
+        "idempotency_key": "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
     },
     "tasks_get": {
         "ref": "T-1",
@@ -81,7 +83,7 @@ async def call_tool(
     """
     if server is None:
         deadlines = {tool: deadline_s} if deadline_s is not None else None
-        server = build_server({tool: handler} if handler is not None else None, deadlines)
+        server = build_server({tool: handler} if handler is not None else None, deadlines, MemoryStore())
     async with Client(server) as client:
         try:
             return outcome_of(await client.call_tool(tool, arguments, read_timeout_seconds=read_timeout_s))
@@ -114,8 +116,9 @@ async def slow(params: Any, ctx: ToolContext[Any]) -> NoReturn:
 def serve_faulty(argv: list[str]) -> None:
     """Serve with every handler replaced by `crash` (the default) or `slow`."""
     fault = slow if argv[:1] == ["slow"] else crash
-    names = list(build_server().definitions)
-    serve(lambda: build_server({name: fault for name in names}), [arg for arg in argv if arg not in ("crash", "slow")])
+    names = list(build_server(store=MemoryStore()).definitions)
+    options = [arg for arg in argv if arg not in ("crash", "slow")]
+    serve(lambda: build_server({name: fault for name in names}, store=MemoryStore()), options)
 
 
 if __name__ == "__main__":

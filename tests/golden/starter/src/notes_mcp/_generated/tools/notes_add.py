@@ -17,6 +17,7 @@ class Input(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
 
     text: Annotated[str, Field(min_length=1, max_length=500)]
+    idempotency_key: Annotated[str, Field(pattern="^[A-Za-z0-9_.:-]{16,255}$")]
 
 
 Output = str
@@ -53,9 +54,18 @@ INPUT_SCHEMA: dict[str, Any] = {
                 "Buy milk",
             ],
         },
+        "idempotency_key": {
+            "type": "string",
+            "description": "A key you make up once for this change (16 to 255 letters, digits or _.:-, such as a UUID) and send again, unchanged, on every retry of the same change: the change is applied at most once per key.",
+            "pattern": "^[A-Za-z0-9_.:-]{16,255}$",
+            "examples": [
+                "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
+            ],
+        },
     },
     "required": [
         "text",
+        "idempotency_key",
     ],
     "additionalProperties": False,
 }
@@ -64,6 +74,7 @@ OUTPUT_SCHEMA: dict[str, Any] | None = None
 
 ACCEPTS: dict[str, str] = {
     "text": 'a string of 1 to 500 characters, such as "Buy milk"',
+    "idempotency_key": 'a string matching ^[A-Za-z0-9_.:-]{16,255}$, such as "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10"',
 }
 """What each argument accepts, by path, for messages about invalid arguments."""
 
@@ -83,9 +94,10 @@ def definition(handler: Handler) -> ToolDefinition:
         annotations={
             "readOnlyHint": False,
             "destructiveHint": False,
-            "idempotentHint": False,
+            "idempotentHint": True,
             "openWorldHint": False,
         },
         accepts=ACCEPTS,
         handler=handler,
+        keyed=True,
     )

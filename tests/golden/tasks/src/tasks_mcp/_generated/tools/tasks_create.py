@@ -18,6 +18,7 @@ class Input(BaseModel):
 
     title: Annotated[str, Field(min_length=1, max_length=200)]
     assignee: Annotated[str, Field(pattern="^@[a-z0-9_]+$")] | None = None
+    idempotency_key: Annotated[str, Field(pattern="^[A-Za-z0-9_.:-]{16,255}$")]
 
 
 class Output(BaseModel):
@@ -102,9 +103,18 @@ INPUT_SCHEMA: dict[str, Any] = {
                 "@ada",
             ],
         },
+        "idempotency_key": {
+            "type": "string",
+            "description": "A key you make up once for this change (16 to 255 letters, digits or _.:-, such as a UUID) and send again, unchanged, on every retry of the same change: the change is applied at most once per key.",
+            "pattern": "^[A-Za-z0-9_.:-]{16,255}$",
+            "examples": [
+                "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
+            ],
+        },
     },
     "required": [
         "title",
+        "idempotency_key",
     ],
     "additionalProperties": False,
 }
@@ -139,6 +149,7 @@ OUTPUT_SCHEMA: dict[str, Any] | None = {
 ACCEPTS: dict[str, str] = {
     "title": 'a string of 1 to 200 characters, such as "Draft the release notes"',
     "assignee": 'a string matching ^@[a-z0-9_]+$, such as "@ada"',
+    "idempotency_key": 'a string matching ^[A-Za-z0-9_.:-]{16,255}$, such as "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10"',
 }
 """What each argument accepts, by path, for messages about invalid arguments."""
 
@@ -158,9 +169,10 @@ def definition(handler: Handler) -> ToolDefinition:
         annotations={
             "readOnlyHint": False,
             "destructiveHint": False,
-            "idempotentHint": False,
+            "idempotentHint": True,
             "openWorldHint": False,
         },
         accepts=ACCEPTS,
         handler=handler,
+        keyed=True,
     )

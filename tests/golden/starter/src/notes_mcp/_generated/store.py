@@ -5,12 +5,16 @@ A record is keyed by (caller, tool, idempotency key). `begin` claims it with a l
 the call must not run: its result is ready to replay, it is still running elsewhere, or the key was
 used with other arguments. `complete` stores a result only while the caller still holds the lease
 (fencing: a run whose lease was taken over cannot overwrite the result), and `release` gives the key
-back when nothing final happened. Three stores keep that contract (`runtime.Store`): memory (tests),
-SQLite (the embedded default: a file beside the server, survives restarts) and Redis (many replicas).
+back when nothing final happened. A claim held by a process that died (SIGKILL, a crash) is taken
+over when its lease runs out, or at once with SQLite, whose claims all belong to one machine.
+
+Three stores keep that contract (`runtime.Store`): memory (tests), SQLite (the embedded default: a
+file beside the server, survives restarts) and Redis (many replicas).
 """
 
 from __future__ import annotations
 
+import os
 import secrets
 import sqlite3
 import threading
@@ -25,8 +29,22 @@ from .runtime import Begin
 
 
 def new_owner() -> str:
-    """A fencing token: unique per claim."""
-    return secrets.token_hex(8)
+    """A fencing token, unique per claim, naming the process that holds it."""
+    return f"{os.getpid()}-{secrets.token_hex(8)}"
+
+
+def owner_is_dead(owner: str) -> bool:
+    """True when the claim's process is gone from this machine (SQLite is one machine's file)."""
+    pid = owner.partition("-")[0]
+    if not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 @dataclass
@@ -156,7 +174,8 @@ class SQLiteStore:
         ).fetchone()
         record = _Record(*row) if row else None
         decided = _decide(record, fingerprint, now)
-        if decided is not None:
+        crashed = bool(decided and decided.outcome == "in_progress" and record and owner_is_dead(record.owner))
+        if decided is not None and not crashed:
             return decided
         owner = new_owner()
         db.execute(
@@ -164,7 +183,7 @@ class SQLiteStore:
             "VALUES (?, ?, 'running', ?, ?, ?)",
             (scope, fingerprint, owner, now + lease_s, now + ttl_s),
         )
-        return Begin("started", owner=owner, takeover=record is not None and record.expires_at > now)
+        return Begin("started", owner=owner, takeover=bool(record) and (crashed or record.expires_at > now))
 
     def _complete(self, db: sqlite3.Connection, scope: str, owner: str, result: str, ttl_s: float) -> bool:
         cursor = db.execute(

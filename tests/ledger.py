@@ -1,0 +1,213 @@
+"""A generated project whose one write tool posts to a ledger, a real HTTP server on 127.0.0.1 that
+counts what it receives, and a real redis-server: the parts of the exactly-once tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+SPEC = """\
+failwell: 1
+server:
+  name: ledger
+  store: {store}
+  rate_limit: {{calls: 1000000, per_s: 1}}
+upstreams:
+  ledger_api: {{base_url_env: LEDGER_API_URL, timeout_s: 2, retries: 2}}
+tools:
+  ledger_add:
+    description: Add an amount to the ledger, once per idempotency key.
+    effect: write
+    idempotency: required
+    deadline_s: 5
+    upstreams: [ledger_api]
+    input:
+      account: {{type: string, example: acct-1}}
+      amount: {{type: integer, minimum: 1, example: 5}}
+    output:
+      entry: {{type: integer}}
+  ledger_ping:
+    description: Answer quickly, at most twice a second.
+    effect: read
+    rate_limit: {{calls: 2, per_s: 1}}
+    output:
+      ok: {{type: boolean}}
+"""
+
+HANDLERS = {
+    "ledger_add": """\
+from .._generated.tools.ledger_add import Context, Input, Output
+
+
+async def handle(params: Input, ctx: Context) -> Output:
+    entry = {"account": params.account, "amount": params.amount}
+    response = await ctx.upstreams.ledger_api.post("/entries", json=entry)
+    return Output(entry=int(response.json()["entry"]))
+""",
+    "ledger_ping": """\
+from .._generated.tools.ledger_ping import Context, Input, Output
+
+
+async def handle(params: Input, ctx: Context) -> Output:
+    return Output(ok=True)
+""",
+}
+
+
+def make_project(root: Path, store: str) -> Path:
+    """Generate the ledger project with `store` and real handlers; returns its `src` folder."""
+    from failwell import new
+
+    spec = root / f"ledger-{store}.yaml"
+    spec.write_text(SPEC.format(store=store))
+    project = root / f"ledger-{store}"
+    new(project, spec)
+    for name, source in HANDLERS.items():
+        (project / "src" / "ledger_mcp" / "handlers" / f"{name}.py").write_text(source)
+    return project / "src"
+
+
+class Ledger:
+    """The ledger API. Every POST is counted by its Idempotency-Key. With `dedup` (as payment APIs do),
+    a key's second POST replays its first entry; without, every POST adds an entry."""
+
+    def __init__(self, *, dedup: bool, delay_s: float = 0.0) -> None:
+        self.dedup = dedup
+        self.delay_s = delay_s
+        self.posts: Counter[str] = Counter()
+        self.applied: list[str] = []
+        self.amounts: list[int] = []
+        """The amount of every entry applied, in order."""
+        self.entry_of: dict[str, int] = {}
+        self.lock = threading.Lock()
+        ledger = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                try:
+                    body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
+                    amount = int(body["amount"])
+                except (ValueError, KeyError, TypeError):
+                    self.send_error(400)  # a request cut short by a killed client
+                    return
+                key = self.headers.get("idempotency-key") or ""
+                with ledger.lock:
+                    ledger.posts[key] += 1
+                    if not (ledger.dedup and key in ledger.entry_of):
+                        ledger.applied.append(key)
+                        ledger.amounts.append(amount)
+                        ledger.entry_of[key] = len(ledger.applied)
+                    entry = ledger.entry_of[key]
+                time.sleep(ledger.delay_s)
+                reply = json.dumps({"entry": entry}).encode()
+                try:
+                    self.send_response(201)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(reply)))
+                    self.end_headers()
+                    self.wfile.write(reply)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def effects(self) -> Counter[str]:
+        """Entries applied, per Idempotency-Key."""
+        return Counter(self.applied)
+
+    @contextmanager
+    def running(self) -> Iterator[Ledger]:
+        thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self.server.shutdown()
+            self.server.server_close()
+            thread.join(timeout=5)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def redis_server() -> Iterator[str]:
+    """A real redis-server on 127.0.0.1, started for the tests and stopped after; yields its URL."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise RuntimeError("redis-server is not installed: .ci/run installs it (apt-get install redis-server)")
+    port = free_port()
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
+                    conn.sendall(b"PING\r\n")
+                    if conn.recv(16).startswith(b"+PONG"):
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def stdio_server(src: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    """The generated ledger server over stdio, with the real handlers, initialized."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ledger_mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, **env, "PYTHONPATH": str(src)},
+    )
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "ledger-test", "version": "0"}}
+    send(process, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
+    receive(process)
+    send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return process
+
+
+def send(process: subprocess.Popen[str], message: dict[str, Any]) -> None:
+    assert process.stdin is not None
+    process.stdin.write(json.dumps(message) + "\n")
+    process.stdin.flush()
+
+
+def receive(process: subprocess.Popen[str]) -> dict[str, Any]:
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if not line:
+        raise EOFError("the server's stdout closed")
+    answer: dict[str, Any] = json.loads(line)
+    return answer

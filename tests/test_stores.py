@@ -1,0 +1,160 @@
+"""One suite, three stores: memory, SQLite and a real redis-server keep the same idempotency and
+rate-limit contract, and a generated server on each runs a side effect once per key under 32
+concurrent duplicates for each of 50 keys."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ledger import make_project, redis_server
+
+pytestmark = pytest.mark.anyio
+STORES = ["memory", "sqlite", "redis"]
+
+
+@pytest.fixture(scope="module")
+def ledger_src(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    src = make_project(tmp_path_factory.mktemp("stores"), "redis")
+    sys.path.insert(0, str(src))
+    yield src
+    sys.path.remove(str(src))
+    for name in [module for module in sys.modules if module.startswith("ledger_mcp")]:
+        del sys.modules[name]
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    with redis_server() as url:
+        yield url
+
+
+@pytest.fixture(params=STORES)
+async def store(request: pytest.FixtureRequest, ledger_src: Path, tmp_path: Path) -> AsyncIterator[Any]:
+    from ledger_mcp._generated.store import MemoryStore, SQLiteStore
+    from ledger_mcp._generated.store_redis import RedisStore
+
+    if request.param == "memory":
+        opened: Any = MemoryStore()
+    elif request.param == "sqlite":
+        opened = SQLiteStore(tmp_path / "state.sqlite3")
+    else:
+        url = request.getfixturevalue("redis_url")
+        opened = RedisStore(url)
+        await opened.client.flushdb()
+    yield opened
+    await opened.aclose()
+
+
+async def test_a_completed_call_is_replayed(store: Any) -> None:
+    first = await store.begin("c\x1ft\x1fk1", "fp", 30, 60)
+    assert first.outcome == "started" and not first.takeover
+    assert await store.complete("c\x1ft\x1fk1", first.owner, '{"done": 1}', 60)
+    again = await store.begin("c\x1ft\x1fk1", "fp", 30, 60)
+    assert (again.outcome, again.result) == ("replay", '{"done": 1}')
+
+
+async def test_the_same_key_with_other_arguments_is_refused(store: Any) -> None:
+    first = await store.begin("c\x1ft\x1fk2", "fp-a", 30, 60)
+    assert first.outcome == "started"
+    assert (await store.begin("c\x1ft\x1fk2", "fp-b", 30, 60)).outcome == "mismatch"
+    await store.complete("c\x1ft\x1fk2", first.owner, "{}", 60)
+    assert (await store.begin("c\x1ft\x1fk2", "fp-b", 30, 60)).outcome == "mismatch"
+
+
+async def test_a_duplicate_while_the_first_runs_is_told_when_to_retry(store: Any) -> None:
+    await store.begin("c\x1ft\x1fk3", "fp", 30, 60)
+    busy = await store.begin("c\x1ft\x1fk3", "fp", 30, 60)
+    assert busy.outcome == "in_progress"
+    assert 25 < busy.retry_after_s <= 30
+
+
+async def test_an_expired_lease_is_taken_over_and_the_old_owner_is_fenced_out(store: Any) -> None:
+    old = await store.begin("c\x1ft\x1fk4", "fp", 0.2, 60)
+    await asyncio.sleep(0.3)
+    new = await store.begin("c\x1ft\x1fk4", "fp", 30, 60)
+    assert new.outcome == "started" and new.takeover
+    assert not await store.complete("c\x1ft\x1fk4", old.owner, '{"old": true}', 60)
+    assert await store.complete("c\x1ft\x1fk4", new.owner, '{"new": true}', 60)
+    assert (await store.begin("c\x1ft\x1fk4", "fp", 30, 60)).result == '{"new": true}'
+
+
+async def test_a_released_key_can_run_again(store: Any) -> None:
+    first = await store.begin("c\x1ft\x1fk5", "fp", 30, 60)
+    await store.release("c\x1ft\x1fk5", first.owner)
+    assert (await store.begin("c\x1ft\x1fk5", "fp", 30, 60)).outcome == "started"
+
+
+async def test_scopes_are_independent(store: Any) -> None:
+    assert (await store.begin("alice\x1ft\x1fsame", "fp", 30, 60)).outcome == "started"
+    assert (await store.begin("bob\x1ft\x1fsame", "fp", 30, 60)).outcome == "started"
+
+
+async def test_records_expire_after_their_ttl(store: Any) -> None:
+    first = await store.begin("c\x1ft\x1fk6", "fp", 30, 1)
+    await store.complete("c\x1ft\x1fk6", first.owner, "{}", 1)
+    await asyncio.sleep(1.2)
+    assert (await store.begin("c\x1ft\x1fk6", "fp", 30, 60)).outcome == "started"
+
+
+async def test_rate_limit_buckets_say_how_long_to_wait(store: Any) -> None:
+    assert await store.take("caller", 2, 1.0) == 0
+    assert await store.take("caller", 2, 1.0) == 0
+    wait = await store.take("caller", 2, 1.0)
+    assert 0.3 < wait <= 0.5
+    await asyncio.sleep(wait + 0.05)
+    assert await store.take("caller", 2, 1.0) == 0
+
+
+async def test_32_concurrent_duplicates_for_each_of_50_keys_run_once(store: Any, ledger_src: Path) -> None:
+    from ledger_mcp._generated.runtime import ToolContext
+    from ledger_mcp._generated.server import build_server
+    from ledger_mcp._generated.tools import ledger_add
+
+    runs: Counter[str] = Counter()
+
+    async def add(params: ledger_add.Input, ctx: ToolContext[Any]) -> ledger_add.Output:
+        runs[params.idempotency_key] += 1
+        await asyncio.sleep(0.05)
+        return ledger_add.Output(entry=runs[params.idempotency_key])
+
+    server = build_server({"ledger_add": add}, store=store)
+    keys = [f"key-{number:04d}-exactly-once" for number in range(50)]
+    answers: list[tuple[str, str]] = []
+
+    async def call(key: str) -> None:
+        arguments = {"account": "acct-1", "amount": 5, "idempotency_key": key}
+        result = await server.call_tool("ledger_add", arguments)
+        envelope = (result.meta or {}).get("dev.failwell/error") or {}
+        answers.append((key, envelope.get("failure", "ok")))
+
+    started = time.monotonic()
+    async with asyncio.TaskGroup() as group:
+        for key in keys:
+            for _ in range(32):
+                group.create_task(call(key))
+    elapsed = time.monotonic() - started
+    assert runs == Counter({key: 1 for key in keys}), "the side effect ran exactly once per key"
+    outcomes = Counter(outcome for _, outcome in answers)
+    assert set(outcomes) <= {"ok", "idempotency_key_in_progress"}
+    assert outcomes["ok"] >= 50
+    print(f"\n[{type(store).__name__}] 1600 calls, 50 keys: {dict(outcomes)} in {elapsed:.2f} s")
+
+
+async def test_a_client_that_waits_the_retry_after_succeeds(store: Any, ledger_src: Path) -> None:
+    from ledger_mcp._generated.server import build_server
+
+    server = build_server(store=store)
+    answers = [await server.call_tool("ledger_ping", {}) for _ in range(3)]
+    assert [answer.is_error for answer in answers] == [False, False, True]
+    envelope = (answers[2].meta or {})["dev.failwell/error"]
+    assert envelope["class"] == "rate_limited" and envelope["retry_after_s"] == 1
+    assert "It allows 2 calls every 1 s. Nothing was changed. Retry after 1 s" in answers[2].content[0].text  # type: ignore[union-attr]
+    await asyncio.sleep(envelope["retry_after_s"])
+    assert not (await server.call_tool("ledger_ping", {})).is_error

@@ -352,9 +352,12 @@ def violation(spec: dict[str, Any]) -> tuple[bool, Any]:
             if key in spec:
                 value = spec[key] + step
                 candidates.append(int(value) if kind == "integer" and float(value).is_integer() else value)
-    elif kind == "array" and ("maxItems" in spec or spec.get("minItems", 0) > 0):
+    elif kind == "array":
         item = make_example(spec.get("items", {"type": "string"}))
-        candidates.append([item] * (spec["maxItems"] + 1) if "maxItems" in spec else [])
+        if spec.get("minItems", 0) > 0:
+            candidates.append([item] * (spec["minItems"] - 1))
+        if spec.get("maxItems", 99) < 5:
+            candidates.append([item] * (spec["maxItems"] + 1))
     for value in candidates:
         if (
             fits(value, spec) is not None

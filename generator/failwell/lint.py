@@ -168,7 +168,16 @@ def _tool(
     failures = tool.get("failures")
     if not isinstance(failures, dict):
         return
-    model_names = {"Input", "Output"} | _nested_names("Input", inputs)
+    batch = tool.get("batch")
+    item_fields: list[str] = []
+    if isinstance(batch, dict) and isinstance(batch.get("items"), str):
+        field = inputs.get(batch["items"])
+        if not (isinstance(field, dict) and field.get("type") == "array"):
+            message = f"batch items `{batch['items']}` must name an input field of type array; the items go in it"
+            out.append(doc.diagnostic((*path, "batch", "items"), "FW129", message))
+        elif isinstance(field.get("items"), dict) and isinstance(field["items"].get("properties"), dict):
+            item_fields = list(field["items"]["properties"])
+    model_names = {"Input", "Output", "Item"} | _nested_names("Input", inputs)
     for fname, failure in failures.items():
         fpath = (*path, "failures", fname)
         _name(doc, out, fpath, fname, "failure", RESERVED_FAILURE_NAMES, key=True)
@@ -182,7 +191,7 @@ def _tool(
             and not doc.is_broken((*fpath, "message"))
             and not doc.is_broken((*fpath, "fields"))
         ):
-            _failure(doc, out, fpath, failure, inputs, defaults)
+            _failure(doc, out, fpath, failure, {**inputs, **{key: {} for key in item_fields}}, defaults)
 
 
 def _nested_names(prefix: str, fields: dict[str, Any]) -> set[str]:

@@ -116,6 +116,9 @@ class Tool:
     keyed: bool
     retried: bool
     rate_limit: str
+    batch_items: str | None
+    batch_policy: str | None
+    item_annotation: str
     output_example: str
 
 
@@ -189,6 +192,41 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     )
 
 
+def _item_annotation(field: dict[str, Any], name: str) -> str:
+    """The type of one item of a batch tool's items field."""
+    items = field.get("items") or {}
+    if items.get("properties"):
+        return f"Input{pascal(name)}Item"
+    if "enum" in items:
+        return "Literal[" + ", ".join(inline(v) for v in items["enum"]) + "]"
+    return _FIELD_TYPES.get(f.json_type(items), "Any") if items else "Any"
+
+
+def _output_schema(spec: dict[str, Any], outputs: dict[str, Any] | None) -> dict[str, Any]:
+    """The published output schema: the spec's, or for a batch tool the shape the runtime answers with."""
+    item: dict[str, Any] = f.published_schema(outputs, closed=False) if outputs is not None else {"type": "string"}
+    batch = spec.get("batch")
+    if not batch:
+        return item
+    if batch["policy"] == "all_or_nothing":
+        return {"type": "object", "properties": {"results": {"type": "array", "items": item}}, "required": ["results"]}
+    failure = {
+        "type": "object",
+        "properties": {
+            k: {"type": "integer" if k == "index" else "string"} for k in ("index", "class", "failure", "message")
+        },
+    }
+    success = {"type": "object", "properties": {"index": {"type": "integer"}, "result": item}}
+    return {
+        "type": "object",
+        "properties": {
+            "succeeded": {"type": "array", "items": success},
+            "failed": {"type": "array", "items": failure},
+        },
+        "required": ["succeeded", "failed"],
+    }
+
+
 def _rate_limit(spec: dict[str, Any] | None) -> str:
     return f"RateLimit(calls={int(spec['calls'])}, per_s={float(spec['per_s'])!r})" if spec else "None"
 
@@ -201,7 +239,6 @@ def _store_expression(kind: str, server: dict[str, Any], name: str) -> str:
         return f"RedisStore(required_env({string(server.get('redis_url_env', 'REDIS_URL'))}))"
     path = string(server.get("sqlite_path", f".failwell/{name}.sqlite3"))
     return f'SQLiteStore(os.environ.get("FAILWELL_SQLITE_PATH", {path}))'
-
 
 
 def _upstream(name: str, spec: dict[str, Any]) -> Upstream:
@@ -243,6 +280,7 @@ def _tool(
 ) -> Tool:
     inputs = with_idempotency_key(spec)
     outputs: dict[str, Any] | None = spec.get("output")
+    batch: dict[str, str] | None = spec.get("batch")
     input_models = tuple(f.models("Input", inputs))
     output_models = tuple(f.models("Output", outputs)) if outputs is not None else ()
     annotations = " ".join(member.annotation for model in (*input_models, *output_models) for member in model.fields)
@@ -268,8 +306,11 @@ def _tool(
         input_models=input_models,
         output_models=output_models,
         has_output=outputs is not None,
+        batch_items=batch["items"] if batch else None,
+        batch_policy=batch["policy"] if batch else None,
+        item_annotation=_item_annotation(inputs[batch["items"]], batch["items"]) if batch else "",
         input_schema=literal(f.published_schema(inputs)),
-        output_schema=literal(f.published_schema(outputs, closed=False)) if outputs is not None else "None",
+        output_schema=literal(_output_schema(spec, outputs)) if outputs is not None or batch else "None",
         annotations=literal(
             {
                 **_ANNOTATIONS[spec["effect"]],
@@ -279,9 +320,7 @@ def _tool(
         ),
         accepts=literal(f.accepts_table(inputs)),
         failures=tuple(
-            _failure(
-                failure, failure_spec, name, spec["effect"], inputs, example, defaults, "idempotency_key" in inputs
-            )
+            _failure(failure, failure_spec, name, spec, inputs, example, defaults)
             for failure, failure_spec in (spec.get("failures") or {}).items()
         ),
         uses_literal="Literal[" in annotations,
@@ -328,6 +367,45 @@ def failure_params(failure_class: str, declared: list[str] | dict[str, str]) -> 
     return tuple(params)
 
 
+def _batch_expectation(
+    spec: dict[str, Any],
+    name: str,
+    batch: dict[str, str],
+    effect: str,
+    keyed: bool,
+    template: str,
+    arguments: dict[str, Any],
+    values: dict[str, str],
+    envelope: dict[str, Any],
+) -> tuple[str, dict[str, Any]]:
+    """What a batch tool answers when its handler raises this failure for every item."""
+    items = arguments.get(batch["items"]) or []
+    field = batch["items"]
+    if batch["policy"] == "all_or_nothing":
+        body = f"{template} {messages.runtime().all_or_nothing_text(field, len(items), None)}"
+        return messages.compose(body, spec["class"], effect, values, "none", keyed), {**envelope, "changed": "none"}
+    reasons = []
+    for item in items:
+        item_values = (
+            {**values, **{k: messages.display(v) for k, v in item.items()}} if isinstance(item, dict) else values
+        )
+        reasons.append(template.format_map(messages.runtime().Values(item_values)))
+    failed = [
+        {"index": index, "class": spec["class"], "failure": name, "message": reason}
+        for index, reason in enumerate(reasons)
+    ]
+    text = messages.runtime().batch_text(field, len(items), list(enumerate(reasons)))
+    batch_envelope = {
+        "class": spec["class"],
+        "failure": "batch_failed",
+        "retryable": messages.is_retryable(spec["class"], effect, keyed),
+        "retry_after_s": None,
+        "changed": "none",
+        "failed": failed,
+    }
+    return str(text), batch_envelope
+
+
 def example_values(
     template: str, params: tuple[Param, ...], tool: str, inputs: dict[str, Any], example: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
@@ -352,12 +430,12 @@ def _failure(
     name: str,
     spec: dict[str, Any],
     tool: str,
-    effect: str,
+    tool_spec: dict[str, Any],
     inputs: dict[str, Any],
     example: dict[str, Any],
     defaults: dict[str, str],
-    keyed: bool,
 ) -> Failure:
+    effect, keyed, batch = tool_spec["effect"], "idempotency_key" in inputs, tool_spec.get("batch")
     template = failure_template(spec, defaults)
     params = failure_params(spec["class"], spec.get("fields") or [])
     arguments, kwargs, values = example_values(template, params, tool, inputs, example)
@@ -372,6 +450,8 @@ def _failure(
     }
     if spec["class"] == "permission_denied":
         envelope.update(permission=values["permission"], role=values["role"])
+    if batch:
+        expected, envelope = _batch_expectation(spec, name, batch, effect, keyed, template, arguments, values, envelope)
     forwarded = [p.name for p in params if p.name != "retry_after_s"]
     super_kwargs = ", ".join(
         (["retry_after_s=retry_after_s"] if any(p.name == "retry_after_s" for p in params) else [])

@@ -6,7 +6,7 @@ real handler does, stub or finished.
 """
 
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -58,7 +58,7 @@ async def test_unknown_extra_argument_is_named() -> None:
 
 
 async def test_declared_failure_task_missing() -> None:
-    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+    async def fail(params: Any, ctx: Any) -> NoReturn:
         raise tool.TaskMissing()
 
     arguments: dict[str, Any] = {
@@ -81,7 +81,7 @@ async def test_declared_failure_task_missing() -> None:
 
 
 async def test_declared_failure_already_closed() -> None:
-    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+    async def fail(params: Any, ctx: Any) -> NoReturn:
         raise tool.AlreadyClosed(closed_by="<closed_by>")
 
     arguments: dict[str, Any] = {
@@ -104,7 +104,7 @@ async def test_declared_failure_already_closed() -> None:
 
 
 async def test_declared_failure_not_allowed() -> None:
-    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+    async def fail(params: Any, ctx: Any) -> NoReturn:
         raise tool.NotAllowed(permission="<permission>", role="<role>")
 
     arguments: dict[str, Any] = {

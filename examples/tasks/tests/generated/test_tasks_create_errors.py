@@ -6,7 +6,7 @@ real handler does, stub or finished.
 """
 
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -59,7 +59,7 @@ async def test_unknown_extra_argument_is_named() -> None:
 
 
 async def test_declared_failure_not_allowed() -> None:
-    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+    async def fail(params: Any, ctx: Any) -> NoReturn:
         raise tool.NotAllowed(permission="<permission>", role="<role>")
 
     arguments: dict[str, Any] = {
@@ -85,7 +85,7 @@ async def test_declared_failure_not_allowed() -> None:
 
 
 async def test_declared_failure_unknown_assignee() -> None:
-    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+    async def fail(params: Any, ctx: Any) -> NoReturn:
         raise tool.UnknownAssignee(members="<members>")
 
     arguments: dict[str, Any] = {
@@ -110,7 +110,7 @@ async def test_declared_failure_unknown_assignee() -> None:
 
 
 async def test_declared_failure_board_full() -> None:
-    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+    async def fail(params: Any, ctx: Any) -> NoReturn:
         raise tool.BoardFull(limit=3)
 
     arguments: dict[str, Any] = {
@@ -134,7 +134,7 @@ async def test_declared_failure_board_full() -> None:
 
 
 async def test_declared_failure_too_many_new_tasks() -> None:
-    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+    async def fail(params: Any, ctx: Any) -> NoReturn:
         raise tool.TooManyNewTasks(retry_after_s=30)
 
     arguments: dict[str, Any] = {

@@ -7,7 +7,7 @@ real handler does, stub or finished.
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -70,7 +70,7 @@ async def test_unknown_extra_argument_is_named() -> None:
 
 
 async def test_declared_failure_no_places() -> None:
-    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+    async def fail(params: Any, ctx: Any) -> NoReturn:
         raise tool.NoPlaces()
 
     arguments: dict[str, Any] = {
@@ -126,10 +126,10 @@ UPSTREAM = "forecast_api"
 UPSTREAM_ENV = "FORECAST_API_URL"
 
 
-def probe(statuses: list[int]) -> Callable[[tool.Input, tool.Context], Any]:
+def probe(statuses: list[int]) -> Callable[[Any, tool.Context], Any]:
     """A handler that calls the upstream once and records the status it got."""
 
-    async def handle(params: tool.Input, ctx: tool.Context) -> tool.Output:
+    async def handle(params: Any, ctx: tool.Context) -> Any:
         response = await ctx.upstreams.forecast_api.get("/probe")
         statuses.append(response.status_code)
         example: dict[str, Any] = {
@@ -140,7 +140,8 @@ def probe(statuses: list[int]) -> Callable[[tool.Input, tool.Context], Any]:
                 },
             ],
         }
-        return tool.Output.model_validate(example)
+        output = tool.Output.model_validate(example)
+        return output
 
     return handle
 

@@ -36,7 +36,10 @@ from .messages import (
     Changed,
     Effect,
     FailureClass,
+    Values,
+    all_or_nothing_text,
     argument_problem,
+    batch_text,
     compose,
     default_changed,
     display,
@@ -69,6 +72,12 @@ class ToolFailure(Exception):
         super().__init__(self.name)
         self.retry_after_s = retry_after_s
         self.values = values
+        self.index: int | None = None
+
+    def at(self, index: int) -> ToolFailure:
+        """Name the item of an all_or_nothing batch that failed: `raise RowRejected(...).at(3)`."""
+        self.index = index
+        return self
 
 
 U = TypeVar("U")
@@ -160,6 +169,7 @@ class ToolDefinition:
     keyed: bool = False
     """Whether the tool takes an `idempotency_key` argument."""
     rate_limit: RateLimit | None = None
+    batch: Batch | None = None
 
     def to_mcp(self) -> Tool:
         """The tool as `tools/list` shows it."""
@@ -233,6 +243,15 @@ NOT_STORED: frozenset[FailureClass] = frozenset(
     {"invalid_input", "permission_denied", "rate_limited", "timeout", "upstream_unavailable"}
 )
 """Outcomes never kept for replay: refusals before any effect, and outcomes a retry should find out again."""
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A tool that takes many items in one argument: `partial` writes what it can and says what failed;
+    `all_or_nothing` hands every item to the handler, which applies all of them or none."""
+
+    items: str
+    policy: Literal["partial", "all_or_nothing"]
 
 
 @dataclass(frozen=True)
@@ -357,15 +376,92 @@ async def _execute(
                 )
             )
         ctx = ToolContext(tool.name, upstreams, deadline_at, _request_id(context), context)
+        result: CallToolResult | None = None
         with anyio.move_on_after(tool.deadline_s) as scope:
-            output = await tool.handler(params, ctx)
-        if scope.cancelled_caught:
+            if tool.batch is None:
+                result = _success(tool, await tool.handler(params, ctx))
+            elif tool.batch.policy == "partial":
+                result = await _partial_batch(tool, tool.batch, params, arguments, ctx)
+            else:
+                result = await _all_or_nothing_batch(tool, tool.batch, params, arguments, ctx)
+        if scope.cancelled_caught or result is None:
             return deadline_missed(tool, messages["timeout"])
-        return _success(tool, output)
+        return result
     except ToolFailure as failure:
         return declared_failure(tool, failure, {**params.model_dump(mode="json"), **arguments})
     except Exception as exc:
         return internal_error(tool, exc, messages["internal"])
+
+
+async def _partial_batch(
+    tool: ToolDefinition, batch: Batch, params: BaseModel, arguments: dict[str, Any], ctx: ToolContext[Any]
+) -> CallToolResult:
+    """Each item on its own: the ones that succeed are written, the ones that fail are named with why."""
+    items = list(getattr(params, batch.items))
+    succeeded: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    crashes: list[tuple[str, BaseException]] = []
+    for index, item in enumerate(items):
+        try:
+            succeeded.append({"index": index, "result": _dumped(tool, await tool.handler(item, ctx))})
+        except ToolFailure as failure:
+            item_values = item.model_dump(mode="json") if isinstance(item, BaseModel) else {}
+            values = _failure_values(tool, failure, {**arguments, **item_values}, new_reference())
+            reason = failure.template.format_map(Values(values))
+            failed.append({"index": index, "class": failure.failure_class, "failure": failure.name, "message": reason})
+        except Exception as exc:
+            reference = new_reference()
+            crashes.append((reference, exc))
+            reason = f"a fault inside the server, not the item (reference {reference})"
+            failed.append({"index": index, "class": "internal", "failure": "internal", "message": reason})
+    reasons = [(entry["index"], entry["message"]) for entry in failed]
+    text = batch_text(batch.items, len(items), reasons) if failed else f"All {len(items)} {batch.items} were written."
+    structured = {"succeeded": succeeded, "failed": failed}
+    if failed and not succeeded:
+        classes = [entry["class"] for entry in failed]
+        reference, first = crashes[0] if crashes else (new_reference(), None)
+        for other_reference, crash in crashes[1:]:
+            _log_internal(tool, crash, other_reference)
+        return error_result(
+            tool,
+            text,
+            max(set(classes), key=classes.count),
+            failure="batch_failed",
+            reference=reference,
+            changed="none",
+            details={"failed": failed},
+            log=_exception_fields(first) if first is not None else None,
+        )
+    for reference, crash in crashes:
+        _log_internal(tool, crash, reference)
+    body = json.dumps(structured, ensure_ascii=False, indent=2)
+    return CallToolResult(content=[TextContent(type="text", text=f"{text}\n{body}")], structured_content=structured)
+
+
+async def _all_or_nothing_batch(
+    tool: ToolDefinition, batch: Batch, params: BaseModel, arguments: dict[str, Any], ctx: ToolContext[Any]
+) -> CallToolResult:
+    """Every item to the handler at once; it applies all of them, or raises and applies none."""
+    items = list(getattr(params, batch.items))
+    try:
+        outputs = await tool.handler(items, ctx)
+    except ToolFailure as failure:
+        suffix = all_or_nothing_text(batch.items, len(items), failure.index)
+        return declared_failure(tool, failure, {**params.model_dump(mode="json"), **arguments}, suffix=suffix)
+    structured = {"results": [_dumped(tool, output) for output in outputs]}
+    text = f"All {len(items)} {batch.items} were written.\n{json.dumps(structured, ensure_ascii=False, indent=2)}"
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+
+
+def _dumped(tool: ToolDefinition, output: Any) -> Any:
+    """One item's result as JSON data."""
+    if tool.output_model is not None:
+        if not isinstance(output, tool.output_model):
+            raise TypeError(f"{tool.name} returned {type(output).__name__}, not {tool.output_model.__name__}")
+        return output.model_dump(mode="json", exclude_none=True)
+    if not isinstance(output, str):
+        raise TypeError(f"{tool.name} returned {type(output).__name__}; a tool without an output schema returns str")
+    return output
 
 
 def caller_of(context: Context[Any, Any] | None) -> str:
@@ -432,7 +528,7 @@ def error_result(
     reference: str,
     changed: Changed,
     retry_after_s: float | None = None,
-    details: Mapping[str, str] | None = None,
+    details: Mapping[str, Any] | None = None,
     log: Mapping[str, Any] | None = None,
     retryable: bool | None = None,
 ) -> CallToolResult:
@@ -486,21 +582,33 @@ def _path(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def declared_failure(tool: ToolDefinition, failure: ToolFailure, arguments: Mapping[str, Any]) -> CallToolResult:
+def _failure_values(
+    tool: ToolDefinition, failure: ToolFailure, arguments: Mapping[str, Any], reference: str
+) -> dict[str, str]:
+    """Placeholder values: the call's arguments as sent, then the handler's values, scrubbed first."""
+    values = {name: display(value) for name, value in arguments.items()}
+    values.update({name: scrub(display(value)) for name, value in failure.values.items()})
+    values.update(tool=tool.name, reference=reference)
+    if failure.retry_after_s is not None:
+        values["retry_after_s"] = seconds(failure.retry_after_s)
+    return values
+
+
+def declared_failure(
+    tool: ToolDefinition, failure: ToolFailure, arguments: Mapping[str, Any], *, suffix: str = ""
+) -> CallToolResult:
     """A failure the spec declares, in the spec's words plus what its class adds.
 
     `arguments` (what the caller sent, over the defaults) fill input placeholders as sent; the
     values the handler passed are scrubbed first, because they may come from anywhere inside.
+    `suffix` (an all_or_nothing batch's "none was written") goes after the spec's words.
     """
     reference = new_reference()
-    given = {name: scrub(display(value)) for name, value in failure.values.items()}
-    values = {name: display(value) for name, value in arguments.items()}
-    values.update(given, tool=tool.name, reference=reference)
-    if failure.retry_after_s is not None:
-        values["retry_after_s"] = seconds(failure.retry_after_s)
-    changed = failure.changed or default_changed(failure.failure_class, tool.effect)
-    text = compose(failure.template, failure.failure_class, tool.effect, values, changed=changed, keyed=tool.keyed)
-    details: dict[str, str] = {key: given[key] for key in ("permission", "role") if key in given}
+    values = _failure_values(tool, failure, arguments, reference)
+    changed = "none" if suffix else failure.changed or default_changed(failure.failure_class, tool.effect)
+    body = f"{failure.template} {suffix.replace('{', '{{').replace('}', '}}')}" if suffix else failure.template
+    text = compose(body, failure.failure_class, tool.effect, values, changed=changed, keyed=tool.keyed)
+    details: dict[str, Any] = {key: values[key] for key in ("permission", "role") if key in failure.values}
     return error_result(
         tool,
         text,
@@ -542,11 +650,21 @@ def internal_error(tool: ToolDefinition, exc: BaseException, template: str) -> C
         failure="internal",
         reference=reference,
         changed=changed,
-        log={
-            "error_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
-            "traceback": "".join(traceback.format_exception(exc)),
-        },
+        log=_exception_fields(exc),
     )
+
+
+def _log_internal(tool: ToolDefinition, exc: BaseException, reference: str) -> None:
+    """Log an unexpected exception of one batch item with its reference."""
+    fields = {"tool": tool.name, "class": "internal", "reference": reference, **_exception_fields(exc)}
+    logger.error("batch item failed", extra=fields)
+
+
+def _exception_fields(exc: BaseException) -> dict[str, str]:
+    return {
+        "error_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
+        "traceback": "".join(traceback.format_exception(exc)),
+    }
 
 
 @asynccontextmanager

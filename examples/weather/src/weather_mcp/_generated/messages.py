@@ -220,6 +220,25 @@ def invalid_arguments_text(tool: str, effect: Effect, problems: list[str]) -> st
     return compose(body.replace("{", "{{").replace("}", "}}"), "invalid_input", effect, {}, changed="none")
 
 
+def batch_text(field: str, total: int, failed: list[tuple[int, str]]) -> str:
+    """A `partial` batch's summary: how many items were written, and each failed item with its reason."""
+    lines = "\n".join(f"- {field}[{index}]: {reason}" for index, reason in failed)
+    written = total - len(failed)
+    if written == 0:
+        head = f"None of the {total} {field} was written; each failed:"
+        tail = "Nothing was changed. Fix the items and send them again."
+    else:
+        head = f"{written} of {total} {field} were written; {len(failed)} failed and were not:"
+        tail = f"Part of the change was applied. Send only the failed {field} again, after fixing them."
+    return f"{head}\n{lines}\n{tail}"
+
+
+def all_or_nothing_text(field: str, total: int, index: int | None) -> str:
+    """What an `all_or_nothing` batch adds to a failure: plainly, that nothing was written."""
+    which = f"{field}[{index}] failed, so " if index is not None else ""
+    return f"{which}none of the {total} {field} was written."
+
+
 _KEY_SHAPES = (
     r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{8,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"
     r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bAIza[0-9A-Za-z_-]{30,}"

@@ -6,7 +6,7 @@ real handler does, stub or finished.
 """
 
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -58,7 +58,7 @@ async def test_unknown_extra_argument_is_named() -> None:
 
 
 async def test_declared_failure_nothing_matched() -> None:
-    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+    async def fail(params: Any, ctx: Any) -> NoReturn:
         raise tool.NothingMatched(searched=3)
 
     arguments: dict[str, Any] = {
@@ -82,7 +82,7 @@ async def test_declared_failure_nothing_matched() -> None:
 
 
 async def test_declared_failure_index_unavailable() -> None:
-    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+    async def fail(params: Any, ctx: Any) -> NoReturn:
         raise tool.IndexUnavailable()
 
     arguments: dict[str, Any] = {
@@ -105,7 +105,7 @@ async def test_declared_failure_index_unavailable() -> None:
 
 
 async def test_declared_failure_search_too_slow() -> None:
-    async def fail(params: tool.Input, ctx: Any) -> tool.Output:
+    async def fail(params: Any, ctx: Any) -> NoReturn:
         raise tool.SearchTooSlow(searched=3)
 
     arguments: dict[str, Any] = {

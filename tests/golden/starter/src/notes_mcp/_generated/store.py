@@ -183,7 +183,7 @@ class SQLiteStore:
             "VALUES (?, ?, 'running', ?, ?, ?)",
             (scope, fingerprint, owner, now + lease_s, now + ttl_s),
         )
-        return Begin("started", owner=owner, takeover=bool(record) and (crashed or record.expires_at > now))
+        return Begin("started", owner=owner, takeover=record is not None and (crashed or record.expires_at > now))
 
     def _complete(self, db: sqlite3.Connection, scope: str, owner: str, result: str, ttl_s: float) -> bool:
         cursor = db.execute(

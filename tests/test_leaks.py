@@ -26,11 +26,13 @@ sys.path.insert(0, str(SOURCE))
 
 from failwell.fields import example_arguments  # noqa: E402
 from failwell.load import load  # noqa: E402
+from failwell.model import with_idempotency_key  # noqa: E402
 from leakcheck import TOOLS, handler_for, scenario  # noqa: E402
 from tasks_mcp._generated.server import build_server  # noqa: E402
+from tasks_mcp._generated.store import MemoryStore  # noqa: E402
 
 SPEC = load(EXAMPLES / "tasks" / "failwell.yaml").data
-ARGUMENTS = {tool: example_arguments(SPEC["tools"][tool].get("input") or {}) for tool in TOOLS}
+ARGUMENTS = {tool: example_arguments(with_idempotency_key(SPEC["tools"][tool])) for tool in TOOLS}
 IN_PROCESS_CALLS = 10_000
 STDIO_CALLS = 2_000
 counted = {"in_process": 0}
@@ -42,7 +44,26 @@ async def _dispatch(params: Any, ctx: Any) -> Any:
     return await handler_for(_current["plan"])(params, ctx)
 
 
-SERVER = build_server({tool: _dispatch for tool in TOOLS})
+SERVER = build_server({tool: _dispatch for tool in TOOLS}, store=MemoryStore())
+SERVER.rate_limit = None  # 10,000 calls from one caller would hit the example's limit of 120 a minute
+
+
+def arguments_for(tool: str, number: int) -> dict[str, Any]:
+    """Valid arguments, with a fresh idempotency key so no call replays another's result."""
+    arguments = dict(ARGUMENTS[tool])
+    if "idempotency_key" in arguments:
+        arguments["idempotency_key"] = f"leak-test-{number:012d}"
+    return arguments
+
+
+def expected_failure(plan: dict[str, Any]) -> str:
+    """The envelope's `failure` when the planned handler ran: its declared failure, or internal."""
+    if "failure" not in plan:
+        return "internal"
+    module = __import__(f"tasks_mcp._generated.tools.{plan['tool']}", fromlist=["_"])
+    return str(getattr(module, plan["failure"]).name)
+
+
 LOOP = asyncio.new_event_loop()
 
 
@@ -60,11 +81,12 @@ def teardown_module() -> None:
 def test_no_secret_reaches_a_client_in_process(seed: int) -> None:
     plan = scenario(random.Random(seed))
     _current["plan"] = plan
-    result = LOOP.run_until_complete(SERVER.call_tool(plan["tool"], ARGUMENTS[plan["tool"]]))
+    counted["in_process"] += 1
+    result = LOOP.run_until_complete(SERVER.call_tool(plan["tool"], arguments_for(plan["tool"], counted["in_process"])))
     wire = result.model_dump_json(by_alias=True)
     assert result.is_error
+    assert (result.meta or {})["dev.failwell/error"]["failure"] == expected_failure(plan), "the planned handler ran"
     assert [canary for canary in plan["canaries"] if canary in wire] == []
-    counted["in_process"] += 1
 
 
 def test_the_in_process_run_covered_ten_thousand_calls() -> None:
@@ -78,13 +100,19 @@ DRIVER = textwrap.dedent(
     from leakcheck import TOOLS, handler_for
     from tasks_mcp._generated.runtime import serve
     from tasks_mcp._generated.server import build_server
+    from tasks_mcp._generated.store import MemoryStore
 
     plans = iter(json.load(open(sys.argv[1])))
 
     async def dispatch(params, ctx):
         return await handler_for(next(plans))(params, ctx)
 
-    serve(lambda: build_server({{tool: dispatch for tool in TOOLS}}), [])
+    def build():
+        server = build_server({{tool: dispatch for tool in TOOLS}}, store=MemoryStore())
+        server.rate_limit = None
+        return server
+
+    serve(build, [])
     """
 )
 
@@ -120,10 +148,11 @@ def test_no_secret_reaches_a_client_over_stdio_nor_the_log(tmp_path: Path) -> No
         process.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
         leaks = []
         for number, plan in enumerate(plans, start=1):
-            params = {"name": plan["tool"], "arguments": ARGUMENTS[plan["tool"]]}
+            params = {"name": plan["tool"], "arguments": arguments_for(plan["tool"], number)}
             answer = ask({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": params})
             assert answer["id"] == number and answer["result"]["isError"] is True
             wire = json.dumps(answer)
+            assert answer["result"]["_meta"]["dev.failwell/error"]["failure"] == expected_failure(plan)
             leaks += [canary for canary in plan["canaries"] if canary in wire]
         process.stdin.close()
         process.wait(timeout=60)

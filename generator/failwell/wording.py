@@ -77,7 +77,7 @@ def rows(data: dict[str, Any]) -> list[Row]:
             )
             text = messages.compose(template, failure["class"], effect, values, failure.get("changed"), keyed)
             changed = failure.get("changed") or messages.default_changed(failure["class"], effect)
-            batch_items = ((inputs.get((spec.get("batch") or {}).get("items", "")) or {}).get("items") or {})
+            batch_items = (inputs.get((spec.get("batch") or {}).get("items", "")) or {}).get("items") or {}
             known = set(inputs) | set(batch_items.get("properties") or {}) | {q.name for q in params}
             named = {p for p in placeholders(template) if p in known}
             missing, problems = check(template, text, failure["class"], named, tool_names - {tool})

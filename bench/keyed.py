@@ -48,9 +48,11 @@ async def measure(store: Any, calls: int) -> tuple[float, float]:
 
     keyed_server = build_server({"ledger_add": add}, store=store)
     keyed_server.rate_limit = None
-    plain = build_server({"ledger_add": add}, store=None)
+    from ledger_mcp._generated.store import MemoryStore
+
+    plain = build_server({"ledger_add": add}, store=MemoryStore())
     plain.rate_limit = None
-    plain.store = None
+    plain.store = None  # no store: the key is ignored, so this is the tool without deduplication
     base = await p50(plain, "ledger_add", calls, keyed=True)
     keyed = await p50(keyed_server, "ledger_add", calls, keyed=True)
     await keyed_server.aclose()

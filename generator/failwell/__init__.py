@@ -10,16 +10,17 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import sync, wording
+from . import handlers, manifest, sync, wording
 from .errors import Diagnostic, FailwellError, spec_error
 from .load import load_text
 from .model import SPEC_FILE
 from .pipeline import diagnose, read_spec
 from .render import render
 from .validate import schema
+from .version import VERSION
 
 __all__ = ["Diagnostic", "FailwellError", "Result", "generate", "new", "review", "schema", "validate"]
-__version__ = "0.1.0"
+__version__ = VERSION
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,9 @@ class Result:
 
     plan: sync.Plan
     diff: str = ""
+    warnings: tuple[str, ...] = ()
+    skipped: bool = False
+    """True when nothing the render depends on had changed, so nothing was rendered."""
 
 
 def validate(spec: Path, *, strict: bool = False) -> list[Diagnostic]:
@@ -60,14 +64,28 @@ def new(dest: Path, spec: Path | None = None) -> Result:
     return Result(plan)
 
 
-def generate(project: Path, *, check: bool = False, show_diff: bool = False) -> Result:
+def generate(project: Path, *, check: bool = False, show_diff: bool = False, force: bool = False) -> Result:
     """Re-render `project` from its failwell.yaml: owned files rewritten, handlers created only when missing.
 
-    With `check`, nothing is written and the result lists the stale files.
+    With `check`, nothing is written and the result lists the stale files. An owned file edited by
+    hand since the last generate is refused (FailwellError naming it) unless `force`.
     """
     spec = project / SPEC_FILE
     if not spec.is_file():
         raise FailwellError(f"{project} has no {SPEC_FILE}; run this inside a failwell project or pass its folder")
+    recorded = manifest.read(project)
+    if recorded is not None and manifest.unchanged(project, recorded, read_spec(spec)):
+        tools = [name.rsplit("/", 1)[-1][:-3] for name in recorded["files"] if "/_generated/tools/" in name]
+        orphans = sync.orphans(project, str(recorded.get("package", "")), tools)
+        return Result(sync.Plan(orphans=orphans), skipped=True)
+    if recorded is not None and not check and not force:
+        edited = manifest.hand_edited(project, recorded)
+        if edited:
+            raise FailwellError(
+                f"{len(edited)} generated file(s) changed by hand since the last generate: {', '.join(edited)}. "
+                "Move the change into failwell.yaml or a handler and run `failwell generate`, "
+                "or overwrite them with `failwell generate --force`; nothing was written."
+            )
     with tempfile.TemporaryDirectory(prefix="failwell-") as tmp:
         staging = Path(tmp) / "project"
         model = render(spec, staging)
@@ -75,4 +93,4 @@ def generate(project: Path, *, check: bool = False, show_diff: bool = False) -> 
         text = sync.diff(plan, staging, project) if show_diff else ""
         if not check:
             sync.apply(plan, staging, project)
-    return Result(plan, text)
+    return Result(plan, text, tuple(handlers.misfits(project, model)))

@@ -76,11 +76,12 @@ def generate_command(
     project: Annotated[Path, typer.Argument(help="The project folder (holding failwell.yaml).")] = Path("."),
     check: Annotated[bool, typer.Option(help="Write nothing; exit 1 when generated files are stale.")] = False,
     diff: Annotated[bool, typer.Option(help="With --check, print a unified diff of what would change.")] = False,
+    force: Annotated[bool, typer.Option(help="Overwrite generated files that were edited by hand.")] = False,
 ) -> None:
     """Re-render a project from its failwell.yaml; your handlers and tests are never overwritten."""
 
     def action() -> int:
-        result = generate(project, check=check, show_diff=diff)
+        result = generate(project, check=check, show_diff=diff, force=force)
         return _report(result, check)
 
     _run(action)
@@ -88,6 +89,8 @@ def generate_command(
 
 def _report(result: Result, check: bool) -> int:
     plan = result.plan
+    for warning in result.warnings:
+        typer.echo(f"failwell: {warning}", err=True)
     for orphan in plan.orphans:
         typer.echo(
             f"failwell: kept {orphan}: its tool is no longer in the spec; delete it, or add the tool back",
@@ -107,7 +110,10 @@ def _report(result: Result, check: bool) -> int:
         for relative in group:
             typer.echo(f"{label}: {relative}")
     if not plan.stale:
-        typer.echo("failwell: already up to date", err=True)
+        typer.echo(
+            "failwell: already up to date" + (" (nothing changed since the last generate)" if result.skipped else ""),
+            err=True,
+        )
     return 0
 
 

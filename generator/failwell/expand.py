@@ -12,6 +12,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from . import manifest
 from .errors import FailwellError
 from .model import SPEC_FILE, Project
 from .pipeline import load_project
@@ -26,7 +27,7 @@ PER_TOOL = (
 
 
 def expand(dest: Path, project: Project) -> list[Path]:
-    """Render every per-tool file of `project` into `dest`; returns the paths written."""
+    """Render every per-tool file of `project` into `dest`, then the manifest; returns the paths written."""
     env = Environment(
         loader=FileSystemLoader(template_root() / "template" / "_per_tool"),
         undefined=StrictUndefined,
@@ -44,6 +45,7 @@ def expand(dest: Path, project: Project) -> list[Path]:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(template.render(project=context, tool=tool), encoding="utf-8")
             written.append(path)
+    manifest.write(dest, project.package, project.spec_text)
     return written
 
 

@@ -22,7 +22,7 @@ def owned_roots(package: str) -> tuple[str, ...]:
     return (f"src/{package}/_generated/", "tests/generated/")
 
 
-OWNED_FILES = ("failwell.schema.json",)
+OWNED_FILES = ("failwell.schema.json", "failwell.manifest.json")
 
 
 @dataclass
@@ -74,11 +74,15 @@ def plan(staging: Path, project: Path, package: str, tool_names: list[str]) -> P
         for relative in files(project / root):
             if f"{root}{relative}" not in staged:
                 result.delete.append(f"{root}{relative}")
-    handlers = project / "src" / package / "handlers"
-    for module in sorted(handlers.glob("*.py")) if handlers.is_dir() else []:
-        if module.stem != "__init__" and module.stem not in tool_names:
-            result.orphans.append(module.relative_to(project).as_posix())
+    result.orphans = orphans(project, package, tool_names)
     return result
+
+
+def orphans(project: Path, package: str, tool_names: list[str]) -> list[str]:
+    """Handler modules whose tool is no longer in the spec: kept, and reported."""
+    folder = project / "src" / package / "handlers"
+    modules = sorted(folder.glob("*.py")) if folder.is_dir() else []
+    return [m.relative_to(project).as_posix() for m in modules if m.stem != "__init__" and m.stem not in tool_names]
 
 
 def apply(plan: Plan, staging: Path, project: Path) -> None:

@@ -1,0 +1,84 @@
+"""The manifest: what failwell wrote last time, so `generate` can tell a hand edit from a stale file,
+and skip the whole render when nothing it depends on has changed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .sync import files, is_owned
+from .templates import template_root
+from .version import VERSION
+
+MANIFEST = "failwell.manifest.json"
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@cache
+def template_digest() -> str:
+    """One hash of copier.yml and every template file: a new failwell or template renders anew."""
+    root = template_root()
+    parts = [b"copier.yml", (root / "copier.yml").read_bytes()]
+    for relative, path in files(root / "template").items():
+        parts += [relative.encode(), path.read_bytes()]
+    return digest(b"\0".join(parts))
+
+
+def build(root: Path, package: str, spec_text: str) -> dict[str, Any]:
+    """The manifest of the owned files under `root`."""
+    owned = {
+        relative: digest(path.read_bytes())
+        for relative, path in files(root).items()
+        if is_owned(relative, package) and relative != MANIFEST
+    }
+    return {
+        "failwell": VERSION,
+        "package": package,
+        "spec_sha256": digest(spec_text.encode()),
+        "template_sha256": template_digest(),
+        "files": owned,
+    }
+
+
+def write(root: Path, package: str, spec_text: str) -> None:
+    """Write the manifest of `root`'s owned files into `root`."""
+    text = json.dumps(build(root, package, spec_text), indent=2, sort_keys=True) + "\n"
+    (root / MANIFEST).write_text(text, encoding="utf-8")
+
+
+def read(project: Path) -> dict[str, Any] | None:
+    """The project's manifest, or None (a project from before manifests, or a broken file)."""
+    try:
+        loaded = json.loads((project / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return loaded if isinstance(loaded, dict) and isinstance(loaded.get("files"), dict) else None
+
+
+def hand_edited(project: Path, manifest: dict[str, Any]) -> list[str]:
+    """Owned files whose bytes are no longer what failwell wrote."""
+    edited = []
+    for relative, expected in sorted(manifest["files"].items()):
+        path = project / relative
+        if path.is_file() and digest(path.read_bytes()) != expected:
+            edited.append(relative)
+    return edited
+
+
+def unchanged(project: Path, manifest: dict[str, Any], spec_text: str) -> bool:
+    """True when a render would write exactly what is on disk: same spec, failwell and template, no edits."""
+    package = str(manifest.get("package", ""))
+    if (
+        manifest.get("failwell") != VERSION
+        or manifest.get("spec_sha256") != digest(spec_text.encode())
+        or manifest.get("template_sha256") != template_digest()
+    ):
+        return False
+    on_disk = {relative for relative in files(project) if is_owned(relative, package) and relative != MANIFEST}
+    return on_disk == set(manifest["files"]) and not hand_edited(project, manifest)

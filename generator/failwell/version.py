@@ -1,0 +1,3 @@
+"""failwell's version, in one place."""
+
+VERSION = "0.1.0"

@@ -1,0 +1,105 @@
+"""Living with a generated project: hand edits are caught, nothing unchanged is re-rendered, handlers
+that no longer fit are named, and YAML key order changes nothing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO, copy_project, failwell, tree
+
+TASKS = REPO / "examples" / "tasks"
+
+
+def test_a_hand_edit_in_an_owned_file_is_refused_unless_forced(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    assert failwell("new", project).returncode == 0
+    owned = project / "src" / "notes_mcp" / "_generated" / "server.py"
+    owned.write_text(owned.read_text() + "\n# a quick fix\n")
+    spec = project / "failwell.yaml"
+    spec.write_text(spec.read_text().replace("Keeps short notes", "Keeps notes"))
+
+    refused = failwell("generate", project)
+    assert refused.returncode == 1
+    assert "changed by hand since the last generate: src/notes_mcp/_generated/server.py" in refused.stderr
+    assert owned.read_text().endswith("# a quick fix\n"), "nothing was written"
+    assert "stale: src/notes_mcp/_generated/server.py" in failwell("generate", "--check", project).stdout
+
+    forced = failwell("generate", "--force", project)
+    assert forced.returncode == 0, forced.stderr
+    assert "# a quick fix" not in owned.read_text()
+    assert 'INSTRUCTIONS = "Keeps notes for an assistant."' in owned.read_text()
+
+
+def test_an_unchanged_project_is_not_rendered_again(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    assert failwell("new", project).returncode == 0
+    again = failwell("generate", project)
+    assert again.returncode == 0
+    assert "nothing changed since the last generate" in again.stderr
+    spec = project / "failwell.yaml"
+    spec.write_text(spec.read_text().replace("Ids look like N-1.", "Ids look like N-1 or N-22."))
+    changed = failwell("generate", project)
+    assert "wrote: src/notes_mcp/_generated/tools/notes_get.py" in changed.stdout
+    assert "nothing changed" not in changed.stderr
+
+
+def test_a_handler_that_reads_a_dropped_field_is_named(tmp_path: Path) -> None:
+    project = copy_project(TASKS, tmp_path / "tasks")
+    spec = project / "failwell.yaml"
+    text = spec.read_text()
+    start = text.index("  tasks_get:")
+    end = text.index("  tasks_search:")
+    spec.write_text(
+        text[:start]
+        + text[start:end].replace("      ref:", "      task_ref:").replace("{ref}", "{task_ref}")
+        + text[end:]
+    )
+    result = failwell("generate", project)
+    assert result.returncode == 0, result.stderr
+    assert "src/tasks_mcp/handlers/tasks_get.py:9: tasks_get has no input field `ref`" in result.stderr
+    assert "its fields are: task_ref" in result.stderr
+    mypy = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull],
+        cwd=project,
+        env={**os.environ, "MYPYPATH": "src"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert mypy.returncode == 1
+    assert 'handlers/tasks_get.py:9: error: "Input" has no attribute "ref"' in mypy.stdout
+
+
+def test_key_order_in_the_yaml_changes_nothing(tmp_path: Path) -> None:
+    spec = (TASKS / "failwell.yaml").read_text()
+    field_keys = [
+        "        type: string\n",
+        '        pattern: "^T-[0-9]+$"\n',
+        "        description: The task's reference.\n",
+    ]
+    reordered = spec.replace("".join(field_keys), "".join(reversed(field_keys)))
+    head, _, tools = reordered.partition("\ntools:\n")
+    blocks = tools.split("\n\n  tasks_")
+    reordered = head + "\ntools:\n" + "\n\n  tasks_".join([blocks[0], *reversed(blocks[1:])]) + "\n"
+    assert reordered != spec
+    (tmp_path / "a.yaml").write_text(spec)
+    (tmp_path / "b.yaml").write_text(reordered)
+    for name in ("a", "b"):
+        assert failwell("new", tmp_path / name, "--spec", tmp_path / f"{name}.yaml").returncode == 0
+    ignore = {"failwell.yaml", "failwell.manifest.json"}
+    first = {k: v for k, v in tree(tmp_path / "a").items() if k not in ignore}
+    second = {k: v for k, v in tree(tmp_path / "b").items() if k not in ignore}
+    assert first == second
+
+
+def test_generated_projects_check_themselves_in_ci_and_pre_commit(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    assert failwell("new", project).returncode == 0
+    assert "entry: failwell generate --check" in (project / ".pre-commit-config.yaml").read_text()
+    assert "failwell generate --check --diff" in (project / ".github" / "workflows" / "failwell.yml").read_text()
+    shutil.rmtree(project / "src" / "notes_mcp" / "_generated" / "tools")
+    assert failwell("generate", "--check", project).returncode == 1

@@ -4,6 +4,7 @@ that no longer fit are named, and YAML key order changes nothing."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -103,3 +104,25 @@ def test_generated_projects_check_themselves_in_ci_and_pre_commit(tmp_path: Path
     assert "failwell generate --check --diff" in (project / ".github" / "workflows" / "failwell.yml").read_text()
     shutil.rmtree(project / "src" / "notes_mcp" / "_generated" / "tools")
     assert failwell("generate", "--check", project).returncode == 1
+
+
+def test_a_format_0_spec_is_migrated_keeping_comments_and_order(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    assert failwell("new", project).returncode == 0
+    spec = project / "failwell.yaml"
+    old = spec.read_text().replace("failwell: 1\n", "spec_version: 1   # the draft format\n")
+    old = old.replace("    idempotency: required\n", "")
+    spec.write_text(old)
+    assert "FW004" in failwell("validate", spec).stdout
+
+    result = failwell("generate", project)
+    assert result.returncode == 0, result.stderr
+    assert "migrated failwell.yaml: format 0 -> 1" in result.stderr
+    assert "migrated failwell.yaml: tools.notes_add: added `idempotency: optional`" in result.stderr
+    text = spec.read_text()
+    assert re.search(r"^failwell: 1 +# the draft format\n\nserver:", text, re.M), "the comment and blank line stay"
+    assert text.index("\nfailwell: 1") < text.index("\nserver:") < text.index("\ntools:")
+    assert "# A failwell spec: the tools of one MCP server" in text, "comments are kept"
+    assert "    effect: write\n    idempotency: optional  # added by the format 1 migration" in text
+    assert failwell("validate", spec).returncode == 0
+    assert failwell("generate", "--check", project).returncode == 0

@@ -13,6 +13,7 @@ from pathlib import Path
 from . import handlers, manifest, sync, wording
 from .errors import Diagnostic, FailwellError, spec_error
 from .load import load_text
+from .migrate import migrate
 from .model import SPEC_FILE
 from .pipeline import diagnose, read_spec
 from .render import render
@@ -73,6 +74,7 @@ def generate(project: Path, *, check: bool = False, show_diff: bool = False, for
     spec = project / SPEC_FILE
     if not spec.is_file():
         raise FailwellError(f"{project} has no {SPEC_FILE}; run this inside a failwell project or pass its folder")
+    migrated = () if check else tuple(f"migrated {SPEC_FILE}: {change}" for change in migrate(spec))
     recorded = manifest.read(project)
     if recorded is not None and manifest.unchanged(project, recorded, read_spec(spec)):
         tools = [name.rsplit("/", 1)[-1][:-3] for name in recorded["files"] if "/_generated/tools/" in name]
@@ -93,4 +95,4 @@ def generate(project: Path, *, check: bool = False, show_diff: bool = False, for
         text = sync.diff(plan, staging, project) if show_diff else ""
         if not check:
             sync.apply(plan, staging, project)
-    return Result(plan, text, tuple(handlers.misfits(project, model)))
+    return Result(plan, text, migrated + tuple(handlers.misfits(project, model)))

@@ -32,6 +32,9 @@ def _validator() -> Draft202012Validator:
 
 def validate(doc: Document) -> list[Diagnostic]:
     """Every way `doc` breaks the schema, pointing at the YAML line of each."""
+    if "spec_version" in doc.data and "failwell" not in doc.data:
+        message = "this spec uses format 0 (`spec_version`); run `failwell generate` in its project to migrate it"
+        return [doc.diagnostic(("spec_version",), "FW004", message, key=True)]
     if doc.data.get("failwell") not in (None, 1):
         found = doc.data["failwell"]
         message = f"unsupported spec format `failwell: {found}`; this failwell reads `failwell: 1`"

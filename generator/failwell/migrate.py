@@ -1,0 +1,50 @@
+"""Spec format migrations, run by `failwell generate`: the YAML is rewritten in place with its
+comments and key order kept, and every change is reported.
+
+Format 0 is the draft format of failwell 0.1's first spec files: `spec_version: 1` at the top instead
+of `failwell: 1`, and write tools that did not yet declare their idempotency. Format 1 is current.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
+
+CURRENT = 1
+
+
+def migrate(spec: Path) -> list[str]:
+    """Bring `spec` to the current format in place; the changes made (none when it is current)."""
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    text = spec.read_text(encoding="utf-8")
+    root = yaml.load(text)
+    if not isinstance(root, CommentedMap) or "spec_version" not in root or "failwell" in root:
+        return []
+    changes = [f"format 0 -> {CURRENT}: `spec_version: {root['spec_version']}` became `failwell: {CURRENT}`"]
+    position = list(root).index("spec_version")
+    comment = root.ca.items.pop("spec_version", None)
+    del root["spec_version"]
+    root.insert(position, "failwell", CURRENT)
+    if comment is not None:
+        root.ca.items["failwell"] = comment
+    tools = root.get("tools")
+    for name, tool in tools.items() if isinstance(tools, CommentedMap) else []:
+        if (
+            isinstance(tool, CommentedMap)
+            and tool.get("effect") in ("write", "destructive")
+            and "idempotency" not in tool
+        ):
+            tool.insert(list(tool).index("effect") + 1, "idempotency", "optional")
+            tool.yaml_add_eol_comment(
+                "added by the format 1 migration: choose required, optional or none", "idempotency"
+            )
+            changes.append(f"tools.{name}: added `idempotency: optional` (writes now declare how retries stay safe)")
+    out = io.StringIO()
+    yaml.dump(root, out)
+    spec.write_text(out.getvalue(), encoding="utf-8")
+    return changes

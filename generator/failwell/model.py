@@ -52,7 +52,6 @@ class Failure:
     failure_class: str
     class_literal: str
     template: str
-    template_literal: str
     template_line: str
     template_doc: str
     changed_literal: str | None
@@ -96,7 +95,6 @@ class Tool:
     failures: tuple[Failure, ...]
     uses_literal: bool
     uses_annotated: bool
-    uses_any: bool
     example_arguments: str
     example_arguments_indented: str
     missing_field: str | None
@@ -325,7 +323,6 @@ def _tool(
         ),
         uses_literal="Literal[" in annotations,
         uses_annotated="Annotated[" in annotations,
-        uses_any="Any]" in annotations,
         example_arguments=literal(example),
         example_arguments_indented=literal(example, 4),
         missing_field=missing_field,
@@ -464,7 +461,6 @@ def _failure(
         failure_class=spec["class"],
         class_literal=string(spec["class"]),
         template=template,
-        template_literal=string(template),
         template_line=assignment("template", string(template), 4),
         template_doc=docstring(template),
         changed_literal=string(changed) if changed else None,

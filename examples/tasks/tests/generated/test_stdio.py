@@ -159,3 +159,42 @@ def _wait_for(log: Any, text: str, count: int) -> None:
             return
         assert time.monotonic() < deadline, f"saw {found} of {count} '{text}' lines in the server's log"
         time.sleep(0.05)
+
+
+def test_a_line_that_is_not_json_rpc_gets_an_error_and_the_session_goes_on() -> None:
+    broken = [
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"',
+        '{"hello": "world"}',
+        '[{"jsonrpc": "2.0", "id": 3, "method": "tools/list"}]',
+        '{"jsonrpc": "1.0", "id": 4, "method": "tools/list"}',
+    ]
+    lines = [json.dumps(message) for message in _requests()[:2]] + broken
+    lines.append(json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tasks_mcp._generated.testing"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    watchdog = threading.Timer(TIMEOUT_S, process.kill)
+    watchdog.start()
+    answers: list[dict[str, Any]] = []
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write("\n".join(lines) + "\n")
+        process.stdin.flush()
+        while not answers or answers[-1].get("id") != 5:
+            line = process.stdout.readline()
+            assert line, "the server stopped answering"
+            answers.append(json.loads(line))
+        process.stdin.close()
+        process.wait(timeout=TIMEOUT_S)
+    finally:
+        watchdog.cancel()
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+    errors = [(answer.get("id"), answer["error"]["code"]) for answer in answers if "error" in answer]
+    assert errors == [(None, -32700), (None, -32600), (None, -32600), (4, -32600)]
+    assert [answer["id"] for answer in answers if "result" in answer] == [0, 5], "the session keeps serving"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import logging
 import math
@@ -27,7 +28,18 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, Tool, ToolAnnotations
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    CallToolResult,
+    ErrorData,
+    JSONRPCError,
+    TextContent,
+    Tool,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, ValidationError
 
 from .messages import (
@@ -717,6 +729,103 @@ def configure_logging(level: str = "INFO") -> None:
         logging.getLogger(noisy).setLevel(max(root.level, logging.WARNING))
 
 
+async def _serve_stdio(server: FailwellServer) -> None:
+    """stdio, answering a line that is not JSON (-32700) or not a JSON-RPC message (-32600) instead of
+    dropping it as the SDK's transport does, which would leave a client waiting for its answer forever."""
+    from mcp.server.stdio import stdio_server
+
+    stdin = _LineTap()
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
+        guarded = _AnsweringReader(read_stream, write_stream, stdin)
+        lowlevel = server._lowlevel_server
+        await lowlevel.run(guarded, write_stream, lowlevel.create_initialization_options())
+
+
+class _LineTap:
+    """The process's stdin for the SDK's transport, remembering the line it read last.
+
+    fd 0 is pointed at /dev/null, as the SDK does, so a handler reading stdin cannot steal the wire.
+    """
+
+    def __init__(self) -> None:
+        private = os.dup(0)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        self._file = anyio.wrap_file(io.TextIOWrapper(os.fdopen(private, "rb"), encoding="utf-8", errors="replace"))
+        self.last = ""
+
+    def __aiter__(self) -> _LineTap:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._file.readline()
+        if not line:
+            raise StopAsyncIteration
+        self.last = line
+        return line
+
+
+class _AnsweringReader:
+    """The transport's read stream, turning each line it could not parse into a JSON-RPC error reply."""
+
+    def __init__(self, inner: Any, write_stream: Any, tap: _LineTap) -> None:
+        self._inner = inner
+        self._write = write_stream
+        self._tap = tap
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self._write.send(SessionMessage(protocol_error(self._tap.last)))
+
+    def __aiter__(self) -> _AnsweringReader:
+        return self
+
+    async def __anext__(self) -> Any:
+        while True:
+            item = await self._inner.__anext__()
+            if not isinstance(item, Exception):
+                return item
+            await self._write.send(SessionMessage(protocol_error(self._tap.last)))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _AnsweringReader:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def protocol_error(line: str) -> JSONRPCError:
+    """The JSON-RPC error for a line that is not a message: -32700 if not JSON, else -32600 (with its id)."""
+    try:
+        parsed = json.loads(line)
+    except ValueError:
+        return JSONRPCError(
+            jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
+        )
+    request_id = parsed.get("id") if isinstance(parsed, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+        request_id = None
+    reason = (
+        "batches are not supported; send one JSON-RPC message per line"
+        if isinstance(parsed, list)
+        else "the line is not a JSON-RPC 2.0 request, notification or response"
+    )
+    return JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=ErrorData(code=INVALID_REQUEST, message=f"Invalid Request: {reason}")
+    )
+
+
 async def _serve_http(server: FailwellServer, host: str, port: int, path: str) -> None:
     """Streamable HTTP, stateless (any replica can answer any request), logging as JSON lines like the rest."""
     import uvicorn
@@ -744,7 +853,7 @@ def serve(build_server: Callable[[], FailwellServer], argv: Sequence[str] | None
         if args.http:
             anyio.run(_serve_http, server, args.host, args.port, args.path)
         else:
-            server.run()
+            anyio.run(_serve_stdio, server)
     except KeyboardInterrupt:
         pass
     finally:

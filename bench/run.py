@@ -1,0 +1,277 @@
+"""failwell's benchmarks, each side by side with its baseline in one run, one line per comparison:
+
+    NAME ratio=R target=T ok|MISS   (plus the raw figures)
+
+    python bench/run.py            # everything (a few minutes)
+    python bench/run.py --quick    # fewer sizes and calls (under a minute)
+
+Baselines: openapi-python-client generating a client with as many operations as the spec has tools
+(installed into bench/.venv-opc on first use, from PyPI); the tasks example's tools written by hand on
+a bare MCPServer (bench/bare_tasks.py); the same tool without an idempotency key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import venv
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+FAILWELL = str(Path(sys.executable).parent / "failwell")
+OPC_VENV = BENCH / ".venv-opc"
+sys.path[:0] = [str(BENCH), str(REPO / "examples" / "tasks" / "src")]
+
+from regenerate import spec  # noqa: E402
+
+
+def report(name: str, ratio: float, target: float, detail: str) -> None:
+    verdict = "ok" if ratio <= target else "MISS"
+    print(f"{name} ratio={ratio:.3f} target={target} {verdict}  {detail}", flush=True)
+
+
+def timed(command: list[str], **kwargs: Any) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True, **kwargs)
+    return time.perf_counter() - started
+
+
+def openapi(operations: int) -> dict[str, Any]:
+    """An OpenAPI 3.1 document with `operations` GET operations shaped like the spec's tools."""
+    item = {
+        "type": "object",
+        "properties": {"item_id": {"type": "string"}, "verbose": {"type": "boolean"}},
+        "required": ["item_id"],
+    }
+    paths = {}
+    for number in range(operations):
+        paths[f"/items_{number:04d}/{{item_id}}"] = {
+            "get": {
+                "operationId": f"item_{number:04d}_get",
+                "parameters": [
+                    {
+                        "name": "item_id",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string", "pattern": "^I-[0-9]+$"},
+                    },
+                    {"name": "verbose", "in": "query", "schema": {"type": "boolean", "default": False}},
+                ],
+                "responses": {
+                    "200": {"description": "The item", "content": {"application/json": {"schema": item}}},
+                    "404": {"description": "No such item"},
+                },
+            }
+        }
+    return {"openapi": "3.1.0", "info": {"title": "big", "version": "0.1.0"}, "paths": paths}
+
+
+def opc() -> str:
+    binary = OPC_VENV / "bin" / "openapi-python-client"
+    if not binary.exists():
+        venv.EnvBuilder(with_pip=True).create(OPC_VENV)
+        subprocess.run([str(OPC_VENV / "bin" / "pip"), "install", "-q", "openapi-python-client"], check=True)
+    return str(binary)
+
+
+def generation(sizes: list[int], runs: int) -> None:
+    baseline = opc()
+    ours: dict[int, float] = {}
+    for size in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            (root / "spec.yaml").write_text(spec(size))
+            (root / "openapi.json").write_text(json.dumps(openapi(size)))
+            mine, theirs = [], []
+            for run in range(runs):
+                mine.append(timed([FAILWELL, "new", str(root / f"ours{run}"), "--spec", str(root / "spec.yaml")]))
+                out = root / f"theirs{run}"
+                theirs.append(
+                    timed([baseline, "generate", "--path", str(root / "openapi.json"), "--output-path", str(out)])
+                )
+            ours[size] = statistics.median(mine)
+            other = statistics.median(theirs)
+            report(f"generate.{size}_tools_vs_openapi_python_client", ours[size] / other, 1.0,
+                   f"failwell={ours[size]:.2f}s openapi-python-client={other:.2f}s")  # fmt: skip
+    if 100 in ours:
+        report("generate.100_tools_seconds", ours[100] / 2.0, 1.0, f"failwell={ours[100]:.2f}s target<2s")
+    big = [size for size in sizes if size >= 100]
+    if len(big) >= 2 and 10 in ours:
+        small, large = 10, max(big)
+        per_tool_small = (ours[min(big)] - ours[small]) / (min(big) - small)
+        per_tool_large = (ours[large] - ours[min(big)]) / (large - min(big))
+        report("generate.linear_per_tool_cost", per_tool_large / per_tool_small, 1.5,
+               f"{per_tool_small * 1000:.1f}ms/tool at {small}-{min(big)}, "
+               f"{per_tool_large * 1000:.1f}ms/tool at {min(big)}-{large}")  # fmt: skip
+
+
+def p50_us(samples: list[float]) -> float:
+    return statistics.median(samples) * 1e6
+
+
+async def in_process(calls: int) -> None:
+    from bare_tasks import mcp as bare
+    from mcp import Client
+
+    from tasks_mcp._generated.server import build_server
+    from tasks_mcp._generated.store import MemoryStore
+    from tasks_mcp._generated.tools import tasks_get
+
+    generated = build_server(store=MemoryStore())
+
+    async def missing(params: Any, ctx: Any) -> Any:
+        raise tasks_get.TaskMissing()
+
+    failing = build_server({"tasks_get": missing}, store=MemoryStore())
+    for server in (generated, failing):
+        server.rate_limit = None  # the example allows 120 calls a minute; the baseline has no limit
+
+    async def measure(server: Any) -> list[float]:
+        samples = []
+        async with Client(server) as client:
+            for number in range(calls + calls // 5):
+                started = time.perf_counter()
+                await client.call_tool("tasks_get", {"ref": "T-1"})
+                if number >= calls // 5:
+                    samples.append(time.perf_counter() - started)
+        return samples
+
+    rounds: dict[str, list[float]] = {"bare": [], "generated": [], "failing": []}
+    for _ in range(3):
+        for name, server in (("bare", bare), ("generated", generated), ("failing", failing)):
+            rounds[name] += await measure(server)
+    bare_p50, gen_p50, fail_p50 = (p50_us(rounds[name]) for name in ("bare", "generated", "failing"))
+    report("runtime.in_process_read_vs_bare_mcpserver", gen_p50 / bare_p50, 1.10,
+           f"generated={gen_p50:.0f}us bare={bare_p50:.0f}us p50")  # fmt: skip
+    report("runtime.declared_failure_vs_success", fail_p50 / gen_p50, 1.10,
+           f"failure={fail_p50:.0f}us success={gen_p50:.0f}us p50")  # fmt: skip
+
+
+class StdioServer:
+    """A server subprocess driven with raw JSON-RPC lines: nothing but the server on the clock."""
+
+    def __init__(self, command: list[str]) -> None:
+        env = {**os.environ, "PYTHONPATH": str(REPO / "examples" / "tasks" / "src"), "LOG_LEVEL": "WARNING"}
+        pipe, quiet = subprocess.PIPE, subprocess.DEVNULL
+        self.process = subprocess.Popen(
+            command, stdin=pipe, stdout=pipe, stderr=quiet, text=True, env=env, cwd=tempfile.gettempdir()
+        )
+        hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
+        self.ask({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+
+    def ask(self, message: dict[str, Any]) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        self.send(message)
+        while True:
+            answer: dict[str, Any] = json.loads(self.process.stdout.readline())
+            if answer.get("id") == message["id"]:
+                return answer
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+GENERATED = [
+    sys.executable,
+    "-c",
+    "from tasks_mcp._generated.runtime import serve\n"
+    "from tasks_mcp._generated.server import build_server\n"
+    "def build():\n"
+    "    server = build_server()\n"
+    "    server.rate_limit = None  # the baseline has no rate limit\n"
+    "    return server\n"
+    "serve(build, [])\n",
+]
+BARE = [sys.executable, str(BENCH / "bare_tasks.py")]
+
+
+def stdio(calls: int) -> None:
+    samples: dict[str, list[float]] = {"bare": [], "generated": []}
+    for _ in range(3):
+        for name, command in (("bare", BARE), ("generated", GENERATED)):
+            server = StdioServer(command)
+            for number in range(1, calls + calls // 5 + 1):
+                call = {"name": "tasks_get", "arguments": {"ref": "T-1"}}
+                started = time.perf_counter()
+                server.ask({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": call})
+                if number > calls // 5:
+                    samples[name].append(time.perf_counter() - started)
+            server.close()
+    bare_p50, gen_p50 = p50_us(samples["bare"]), p50_us(samples["generated"])
+    report("runtime.stdio_read_vs_bare_mcpserver", gen_p50 / bare_p50, 1.10,
+           f"generated={gen_p50:.0f}us bare={bare_p50:.0f}us p50")  # fmt: skip
+
+
+def startup(runs: int) -> None:
+    def first_answer(command: list[str]) -> float:
+        started = time.perf_counter()
+        server = StdioServer(command)
+        server.ask({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        elapsed = time.perf_counter() - started
+        server.close()
+        return elapsed
+
+    generated, bare = [], []
+    for _ in range(runs):
+        generated.append(first_answer(GENERATED))
+        bare.append(first_answer(BARE))
+    gen, base = statistics.median(generated), statistics.median(bare)
+    report("startup.first_tools_list_vs_bare_mcpserver", gen / base, 1.15,
+           f"generated={gen * 1000:.0f}ms bare={base * 1000:.0f}ms")  # fmt: skip
+
+
+def keyed_write(calls: int) -> None:
+    result = subprocess.run([sys.executable, str(BENCH / "keyed.py"), "--calls", str(calls)],
+                            check=True, capture_output=True, text=True)  # fmt: skip
+    for line in result.stdout.splitlines():
+        if line.startswith("keyed_write.sqlite"):
+            fields = dict(part.split("=", 1) for part in line.split() if "=" in part)
+            added = float(fields["p50_added_ms"])
+            report("runtime.keyed_write_sqlite_added_ms", added / 1.0, 1.0, line.split(" ", 1)[1])
+
+
+def tasks_tests() -> None:
+    seconds = timed([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=REPO / "examples" / "tasks",
+                    env={**os.environ, "PYTHONPATH": "src"})  # fmt: skip
+    report("tests.tasks_generated_suite_seconds", seconds / 20.0, 1.0, f"{seconds:.1f}s target<20s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer sizes, runs and calls: under a minute")
+    args = parser.parse_args()
+    logging.disable(logging.CRITICAL)
+    steps: list[tuple[str, Callable[[], None]]] = [
+        ("startup", lambda: startup(3 if args.quick else 9)),
+        ("in-process", lambda: asyncio.run(in_process(300 if args.quick else 2000))),
+        ("stdio", lambda: stdio(200 if args.quick else 1000)),
+        ("keyed write", lambda: keyed_write(300 if args.quick else 2000)),
+        ("generation", lambda: generation([1, 10, 100] if args.quick else [1, 10, 100, 1000], 1 if args.quick else 3)),
+    ]
+    if not args.quick:
+        steps.append(("tasks tests", tasks_tests))
+    for _name, step in steps:
+        step()
+
+
+if __name__ == "__main__":
+    main()

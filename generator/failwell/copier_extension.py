@@ -30,11 +30,10 @@ def schema_text() -> str:
 def project_context(spec_path: str) -> dict[str, Any]:
     """The render context for the spec at `spec_path`, or for the starter spec when it is empty."""
     if spec_path:
-        path = Path(spec_path).expanduser().resolve()
-        return _context(path.read_text(encoding="utf-8"), str(path))
+        return _context(Path(spec_path).expanduser().read_text(encoding="utf-8"), spec_path)
     return _context(starter_spec_text(), "failwell.yaml")
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=4)
 def _context(text: str, file: str) -> dict[str, Any]:
     return load_project(text, file).context()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -31,8 +32,12 @@ def _check(doc: Document) -> list[Diagnostic]:
     return problems + lint_wording(doc, doc.data)
 
 
+@lru_cache(maxsize=4)
 def load_project(text: str, file: str) -> Project:
-    """The model of a spec; FailwellError listing every error when there is any."""
+    """The model of a spec; FailwellError listing every error when there is any.
+
+    Cached: one render checks the spec once, though both failwell and Copier's extension ask for it.
+    """
     doc = load_text(text, file)
     diagnostics = _check(doc)
     if any(d.severity == "error" for d in diagnostics):

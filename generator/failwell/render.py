@@ -28,7 +28,7 @@ def render(spec: Path | None, staging: Path) -> Project:
             run_copy(
                 str(source),
                 staging,
-                data={"spec": str(spec.resolve()) if spec else "", "failwell_inprocess": True},
+                data={"spec": str(spec) if spec else "", "failwell_inprocess": True},
                 defaults=True,
                 overwrite=True,
                 quiet=True,

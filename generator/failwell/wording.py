@@ -118,7 +118,7 @@ def check(
     if failure_class in _NEEDS_VALUE and not named:
         missing.append("value")
         problems.append(("FW202", "the offending value is not shown; put the argument in the message, such as {id}"))
-    mentions_tool = any(re.search(rf"\b{re.escape(t)}\b", template) for t in other_tools)
+    mentions_tool = not other_tools.isdisjoint(re.findall(r"[a-z][a-z0-9_]*", template))
     if failure_class in _NEEDS_ACCEPTED and not (_ACCEPTED.search(template) or mentions_tool):
         missing.append("accepted")
         problems.append(("FW206", "what would be accepted is not said; show the expected form: 'Ids look like T-1'"))

@@ -73,6 +73,14 @@ class Upstream:
 
 
 @dataclass(frozen=True)
+class Variable:
+    """An environment variable the generated server reads."""
+
+    name: str
+    meaning: str
+
+
+@dataclass(frozen=True)
 class Tool:
     """One tool and everything its generated modules print."""
 
@@ -144,6 +152,7 @@ class Project:
     store_expression: str
     rate_limit: str
     idempotency_ttl_s: str
+    environment: tuple[Variable, ...]
 
     def context(self) -> dict[str, Any]:
         """Plain data for the templates."""
@@ -187,7 +196,29 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         store_expression=_store_expression(store, server, name) if needs_store else "None",
         rate_limit=_rate_limit(server.get("rate_limit")),
         idempotency_ttl_s=repr(float(server.get("idempotency_ttl_s", 86_400))),
+        environment=_environment(data, store if needs_store else "", name),
     )
+
+
+def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable, ...]:
+    """Every environment variable the server reads, with what it is for."""
+    server = data["server"]
+    found = [
+        Variable(spec["base_url_env"], f"the base URL of the `{upstream}` upstream")
+        for upstream, spec in sorted((data.get("upstreams") or {}).items())
+    ]
+    if store == "sqlite":
+        path = server.get("sqlite_path", f".failwell/{name}.sqlite3")
+        found.append(
+            Variable("FAILWELL_SQLITE_PATH", f"the SQLite file for idempotency records and rate limits ({path})")
+        )
+    if store == "redis":
+        found.append(Variable(server.get("redis_url_env", "REDIS_URL"), "the Redis URL every replica shares"))
+    found += [
+        Variable("LOG_LEVEL", "INFO by default; logs are JSON lines on stderr"),
+        Variable("MCP_HOST, MCP_PORT, MCP_PATH", "with `--http`: where to listen (127.0.0.1, 8000, /mcp)"),
+    ]
+    return tuple(found)
 
 
 def _item_annotation(field: dict[str, Any], name: str) -> str:

@@ -466,7 +466,7 @@ async def _all_or_nothing_batch(
 
 
 def _dumped(tool: ToolDefinition, output: Any) -> Any:
-    """One item's result as JSON data."""
+    """A handler's result (a whole call's, or one batch item's) as JSON data, after checking its type."""
     if tool.output_model is not None:
         if not isinstance(output, tool.output_model):
             raise TypeError(f"{tool.name} returned {type(output).__name__}, not {tool.output_model.__name__}")
@@ -515,15 +515,11 @@ def _request_id(context: Context[Any, Any] | None) -> str | None:
 
 
 def _success(tool: ToolDefinition, output: Any) -> CallToolResult:
-    if tool.output_model is not None:
-        if not isinstance(output, tool.output_model):
-            raise TypeError(f"{tool.name} returned {type(output).__name__}, not {tool.output_model.__name__}")
-        structured = output.model_dump(mode="json", exclude_none=True)
-        text = json.dumps(structured, ensure_ascii=False, indent=2)
-        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
-    if not isinstance(output, str):
-        raise TypeError(f"{tool.name} returned {type(output).__name__}; a tool without an output schema returns str")
-    return CallToolResult(content=[TextContent(type="text", text=output)])
+    data = _dumped(tool, output)
+    if tool.output_model is None:
+        return CallToolResult(content=[TextContent(type="text", text=data)])
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
 def new_reference() -> str:
@@ -789,11 +785,10 @@ class _AnsweringReader:
         return self
 
     async def __anext__(self) -> Any:
-        while True:
-            item = await self._inner.__anext__()
-            if not isinstance(item, Exception):
-                return item
-            await self._write.send(SessionMessage(protocol_error(self._tap.last)))
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
 
     async def aclose(self) -> None:
         await self._inner.aclose()

@@ -53,6 +53,10 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
         if isinstance(template, str) and not doc.is_broken(("messages", failure_class)):
             allowed = builtin_placeholders(failure_class) | ({"deadline_s"} if failure_class == "timeout" else set())
             _placeholders(doc, out, ("messages", failure_class), template, sorted(allowed))
+    auth = server.get("auth")
+    scope_message = auth.get("scope_message") if isinstance(auth, dict) else None
+    if isinstance(scope_message, str) and not doc.is_broken(("server", "auth", "scope_message")):
+        _placeholders(doc, out, ("server", "auth", "scope_message"), scope_message, list(SCOPE_PLACEHOLDERS))
     upstreams = data.get("upstreams") if isinstance(data.get("upstreams"), dict) else {}
     assert isinstance(upstreams, dict)
     for name in upstreams:
@@ -64,6 +68,12 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
             if isinstance(tool, dict):
                 _tool(doc, out, ("tools", name), tool, timeout, defaults)
                 _uses(doc, out, ("tools", name), tool, timeout, upstreams)
+                if tool.get("scopes") and not isinstance(auth, dict):
+                    message = (
+                        "scopes are checked against the caller's bearer token, and the server has no `auth`; "
+                        "add `auth: {}` under `server:` (tokens from MCP_TOKENS), or remove `scopes`"
+                    )
+                    out.append(doc.diagnostic(("tools", name, "scopes"), "FW136", message, key=True))
     return out
 
 
@@ -95,6 +105,10 @@ def _uses(
                 f"lower its timeout_s below {deadline:g} so an attempt can fail in time to answer"
             )
             out.append(doc.diagnostic((*path, "upstreams", index), "FW123", message))
+
+
+SCOPE_PLACEHOLDERS = ("tool", "scope", "granted", "reference")
+"""What `server.auth.scope_message` may use."""
 
 
 def builtin_placeholders(failure_class: str) -> set[str]:

@@ -68,6 +68,11 @@ def default_messages() -> dict[str, str]:
     return dict(runtime().DEFAULT_MESSAGES)
 
 
+def scope_message() -> str:
+    """The runtime's words for a token that lacks a scope a tool needs."""
+    return str(runtime().SCOPE_MESSAGE)
+
+
 def compose(
     body: str, failure_class: str, effect: str, values: dict[str, str], changed: str | None = None, keyed: bool = False
 ) -> str:

@@ -12,7 +12,7 @@ from . import fields as f
 from . import messages
 from .lint import default_deadline, placeholders
 from .naming import pascal
-from .pyliteral import assignment, docstring, inline, literal, string
+from .pyliteral import assignment, docstring, fitted, inline, literal, string
 
 SPEC_FILE = "failwell.yaml"
 _FIELD_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
@@ -122,6 +122,11 @@ class Tool:
     keyed: bool
     retried: bool
     rate_limit: str
+    scopes: tuple[str, ...]
+    scopes_line: str
+    scopes_list: str
+    scope_expected_line: str
+    scope_envelope: str
     batch_items: str | None
     batch_policy: str | None
     item_annotation: str
@@ -153,6 +158,10 @@ class Project:
     rate_limit: str
     idempotency_ttl_s: str
     environment: tuple[Variable, ...]
+    auth: bool
+    tokens_env_literal: str
+    scopes_line: str
+    scope_message_literal: str
 
     def context(self) -> dict[str, Any]:
         """Plain data for the templates."""
@@ -163,6 +172,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     """The model of a spec that passed validation and lint."""
     server = data["server"]
     timeout = float(server.get("client_timeout_s", 60))
+    auth = server.get("auth")
     name = server["name"]
     description = server.get("description", "").strip()
     version = str(server.get("version", "0.1.0"))
@@ -174,7 +184,8 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     overrides = {cls: " ".join(text.split()) for cls, text in (data.get("messages") or {}).items()}
     defaults = {**messages.default_messages(), **overrides}
     envs = {n: u["base_url_env"] for n, u in (data.get("upstreams") or {}).items()}
-    tools = tuple(_tool(tool_name, spec, timeout, defaults, envs) for tool_name, spec in tool_specs)
+    scope_message = " ".join((auth or {}).get("scope_message", messages.scope_message()).split())
+    tools = tuple(_tool(tool_name, spec, timeout, defaults, envs, scope_message) for tool_name, spec in tool_specs)
     return Project(
         spec_text=spec_text,
         spec_sha256=hashlib.sha256(spec_text.encode()).hexdigest(),
@@ -197,6 +208,10 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         rate_limit=_rate_limit(server.get("rate_limit")),
         idempotency_ttl_s=repr(float(server.get("idempotency_ttl_s", 86_400))),
         environment=_environment(data, store if needs_store else "", name),
+        auth=auth is not None,
+        tokens_env_literal=string((auth or {}).get("tokens_env", "MCP_TOKENS")),
+        scopes_line=fitted("SCOPES: list[str] = ", sorted({s for _, t in tool_specs for s in t.get("scopes", ())}), "", 0),
+        scope_message_literal=string(" ".join(auth["scope_message"].split())) if "scope_message" in (auth or {}) else "",
     )
 
 
@@ -214,9 +229,17 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
         )
     if store == "redis":
         found.append(Variable(server.get("redis_url_env", "REDIS_URL"), "the Redis URL every replica shares"))
+    auth = server.get("auth")
+    if auth is not None:
+        tokens = auth.get("tokens_env", "MCP_TOKENS")
+        found.append(Variable(tokens, "with `--http`: the bearer tokens the default verifier accepts (`auth.py`)"))
     found += [
         Variable("LOG_LEVEL", "INFO by default; logs are JSON lines on stderr"),
         Variable("MCP_HOST, MCP_PORT, MCP_PATH", "with `--http`: where to listen (127.0.0.1, 8000, /mcp)"),
+        Variable(
+            "MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS",
+            "with `--http`: the Host names (and extra browser Origins) DNS-rebinding protection accepts",
+        ),
     ]
     return tuple(found)
 
@@ -305,7 +328,12 @@ def with_idempotency_key(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _tool(
-    name: str, spec: dict[str, Any], timeout: float, defaults: dict[str, str], upstream_envs: dict[str, str]
+    name: str,
+    spec: dict[str, Any],
+    timeout: float,
+    defaults: dict[str, str],
+    upstream_envs: dict[str, str],
+    scope_message: str,
 ) -> Tool:
     inputs = with_idempotency_key(spec)
     outputs: dict[str, Any] | None = spec.get("output")
@@ -372,9 +400,27 @@ def _tool(
         keyed="idempotency_key" in inputs,
         retried=spec["effect"] == "read" or "idempotency_key" in example,
         rate_limit=_rate_limit(spec.get("rate_limit")),
+        scopes=tuple(spec.get("scopes") or ()),
+        scopes_line=fitted("scopes=", list(spec.get("scopes") or ()), ",", 8),
+        scopes_list=inline(list(spec.get("scopes") or ())),
+        scope_expected_line=assignment("expected", string(_scope_text(name, spec, scope_message)), 4),
+        scope_envelope=literal(_scope_envelope(spec), 4),
         upstream_env=string(upstream_envs.get((spec.get("upstreams") or [""])[0], "")),
         output_example=literal(f.example_arguments(outputs), 8) if outputs is not None else "None",
     )
+
+
+def _scope_text(tool: str, spec: dict[str, Any], template: str) -> str:
+    """What a caller whose token grants no scope reads from `tool` (with `{reference}` left in)."""
+    scope = (spec.get("scopes") or [""])[0]
+    values = {"tool": tool, "scope": scope, "granted": "none", "reference": "{reference}"}
+    return messages.compose(template, "permission_denied", spec["effect"], values)
+
+
+def _scope_envelope(spec: dict[str, Any]) -> dict[str, Any]:
+    scope = (spec.get("scopes") or [""])[0]
+    envelope = {"class": "permission_denied", "failure": "scope", "retryable": False, "retry_after_s": None}
+    return {**envelope, "changed": "none", "scope": scope}
 
 
 def failure_template(spec: dict[str, Any], defaults: dict[str, str]) -> str:

@@ -61,3 +61,9 @@ def assignment(target: str, value: str, indent: int) -> str:
     if len(line) <= LINE_LENGTH or len(pad) + 4 + len(value) > LINE_LENGTH:
         return line
     return f"{pad}{target} = (\n{pad}    {value}\n{pad})"
+
+
+def fitted(prefix: str, value: list[Any], suffix: str, indent: int) -> str:
+    """`prefix` + a list + `suffix` on one line when it fits, else the list exploded, as `ruff format` does."""
+    line = f"{' ' * indent}{prefix}{inline(value)}{suffix}"
+    return line if len(line) <= LINE_LENGTH else f"{' ' * indent}{prefix}{literal(value, indent)}{suffix}"

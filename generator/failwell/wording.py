@@ -85,7 +85,19 @@ def rows(data: dict[str, Any]) -> list[Row]:
             out.append(Row(tool, name, failure["class"], text, retryable, changed, missing, problems, source))
         deadline = float(spec.get("deadline_s", default_deadline(float(data["server"].get("client_timeout_s", 60)))))
         out.extend(_runtime_rows(tool, effect, inputs, defaults, deadline, keyed))
+        if spec.get("scopes"):
+            out.append(_scope_row(tool, effect, spec["scopes"][0], data["server"].get("auth") or {}))
     return out
+
+
+def _scope_row(tool: str, effect: str, scope: str, auth: dict[str, Any]) -> Row:
+    """What an HTTP caller reads when its token lacks the tool's first scope."""
+    template = " ".join(auth.get("scope_message", messages.scope_message()).split())
+    values = {"tool": tool, "scope": scope, "granted": "none", "reference": EXAMPLE_REFERENCE}
+    text = messages.compose(template, "permission_denied", effect, values)
+    missing, problems = check(template, text, "permission_denied", {"scope"}, set())
+    source = ("server", "auth", "scope_message") if "scope_message" in auth else ("tools", tool, "scopes")
+    return Row(tool, "scope", "permission_denied", text, False, "none", missing, problems, source)
 
 
 def _runtime_rows(

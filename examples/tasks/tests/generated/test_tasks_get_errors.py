@@ -12,7 +12,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tasks_mcp._generated.runtime import JsonLines
-from tasks_mcp._generated.testing import call_tool, crash, never_called, slow
+from tasks_mcp._generated.testing import call_tool, crash, holding_token, never_called, slow
 from tasks_mcp._generated.tools import tasks_get as tool
 
 pytestmark = pytest.mark.anyio
@@ -100,6 +100,29 @@ async def test_a_handler_slower_than_its_deadline_times_out_before_the_client_gi
     assert outcome.is_error
     assert outcome.envelope["class"] == "timeout"
     assert outcome.envelope["changed"] == "none"
+
+
+async def test_a_token_without_the_scope_is_refused_before_the_handler_runs() -> None:
+    with holding_token("test-caller", []):
+        outcome = await call_tool(tool.NAME, VALID, never_called)
+    assert outcome.is_error
+    expected = "tasks_get needs the tasks:read scope, which this assistant's token does not grant (it grants: none). Tell your person that a board admin can issue a token with tasks:read. Nothing was changed. Retrying will not help until the permission is granted."
+    assert outcome.text == expected.replace("{reference}", outcome.envelope["reference"])
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "permission_denied",
+        "failure": "scope",
+        "retryable": False,
+        "retry_after_s": None,
+        "changed": "none",
+        "scope": "tasks:read",
+    }
+
+
+async def test_a_token_with_the_scopes_reaches_the_handler() -> None:
+    with holding_token("test-caller", ["tasks:read"]):
+        outcome = await call_tool(tool.NAME, VALID, crash)
+    assert outcome.envelope["class"] == "internal", "the handler ran (and crashed on purpose)"
 
 
 async def test_unknown_tool_is_a_protocol_error() -> None:

@@ -34,8 +34,10 @@ from mcp.types import (
     INVALID_REQUEST,
     PARSE_ERROR,
     CallToolResult,
+    EmptyResult,
     ErrorData,
     JSONRPCError,
+    SetLevelRequestParams,
     TextContent,
     Tool,
     ToolAnnotations,
@@ -45,6 +47,7 @@ from pydantic import BaseModel, ValidationError
 from .messages import (
     CLASSES,
     DEFAULT_MESSAGES,
+    SCOPE_MESSAGE,
     Changed,
     Effect,
     FailureClass,
@@ -122,6 +125,9 @@ class Store(Protocol):
     async def take(self, bucket: str, capacity: int, per_s: float) -> float:
         """Take one token from a bucket refilled at `capacity` per `per_s`; 0, or seconds until one is free."""
 
+    async def ping(self) -> None:
+        """Raise when the store cannot be reached (the health endpoint asks)."""
+
     async def aclose(self) -> None:
         """Close connections."""
 
@@ -182,6 +188,8 @@ class ToolDefinition:
     """Whether the tool takes an `idempotency_key` argument."""
     rate_limit: RateLimit | None = None
     batch: Batch | None = None
+    scopes: Sequence[str] = ()
+    """The scopes an HTTP caller's token must grant to call the tool."""
 
     def to_mcp(self) -> Tool:
         """The tool as `tools/list` shows it."""
@@ -211,8 +219,10 @@ class FailwellServer(MCPServer[None]):
         store: Store | None = None,
         rate_limit: RateLimit | None = None,
         idempotency_ttl_s: float = 86_400,
+        scope_message: str = SCOPE_MESSAGE,
     ) -> None:
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan)
+        self._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_level)
         shorter = dict(deadlines or {})
         self.definitions = {
             tool.name: replace(tool, deadline_s=shorter[tool.name]) if tool.name in shorter else tool for tool in tools
@@ -222,6 +232,7 @@ class FailwellServer(MCPServer[None]):
         self.store = store
         self.rate_limit = rate_limit
         self.idempotency_ttl_s = idempotency_ttl_s
+        self.scope_message = scope_message
 
     async def aclose(self) -> None:
         """Close the upstreams' and the store's connections."""
@@ -277,7 +288,10 @@ class RateLimit:
 async def run_tool(
     tool: ToolDefinition, arguments: dict[str, Any], context: Context[Any, Any] | None, server: FailwellServer
 ) -> CallToolResult:
-    """Validate, check limits, deduplicate by idempotency key, run within the deadline, and answer."""
+    """Check scopes, validate, check limits, deduplicate by idempotency key, run within the deadline, and answer."""
+    refused = _scope_refused(tool, server)
+    if refused is not None:
+        return refused
     try:
         params = tool.input_model.model_validate(arguments, strict=True)
     except ValidationError as exc:
@@ -311,6 +325,37 @@ async def run_tool(
         stored = result.model_dump_json(by_alias=True, exclude_none=True)
         await server.store.complete(scope, begin.owner, stored, server.idempotency_ttl_s)
     return result
+
+
+def _scope_refused(tool: ToolDefinition, server: FailwellServer) -> CallToolResult | None:
+    """A permission_denied result when the caller's token lacks a scope the tool needs (HTTP with auth only)."""
+    if not tool.scopes:
+        return None
+    from mcp.server.auth.middleware.auth_context import get_access_token
+
+    token = get_access_token()
+    missing = [scope for scope in tool.scopes if token is not None and scope not in token.scopes]
+    if token is None or not missing:
+        return None
+    reference = new_reference()
+    granted = ", ".join(token.scopes) or "none"
+    values = {"tool": tool.name, "scope": missing[0], "granted": granted, "reference": reference}
+    text = compose(server.scope_message, "permission_denied", tool.effect, values)
+    return error_result(
+        tool,
+        text,
+        "permission_denied",
+        failure="scope",
+        reference=reference,
+        changed="none",
+        details={"scope": missing[0]},
+        log={"missing_scopes": missing},
+    )
+
+
+async def _set_level(context: Any, params: SetLevelRequestParams) -> EmptyResult:
+    """`logging/setLevel`: accepted. The server sends no log notifications (it logs to stderr), so none to filter."""
+    return EmptyResult()
 
 
 async def _rate_limited(tool: ToolDefinition, caller: str, server: FailwellServer) -> CallToolResult | None:
@@ -821,32 +866,50 @@ def protocol_error(line: str) -> JSONRPCError:
     )
 
 
-async def _serve_http(server: FailwellServer, host: str, port: int, path: str) -> None:
-    """Streamable HTTP, stateless (any replica can answer any request), logging as JSON lines like the rest."""
-    import uvicorn
-
-    app = server.streamable_http_app(streamable_http_path=path, stateless_http=True, host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_config=None, log_level=logging.getLogger().level)
-    await uvicorn.Server(config).serve()
-
-
-def serve(build_server: Callable[[], FailwellServer], argv: Sequence[str] | None = None) -> None:
-    """Serve over stdio, or streamable HTTP with `--http`."""
+def serve(
+    build_server: Callable[[], FailwellServer],
+    argv: Sequence[str] | None = None,
+    *,
+    verifier: Callable[[], Any] | None = None,
+) -> None:
+    """Serve over stdio, or streamable HTTP with `--http` (behind bearer tokens when there is a `verifier`)."""
+    env = os.environ.get
     parser = argparse.ArgumentParser(description="Serve this MCP server over stdio (default) or streamable HTTP.")
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
-    parser.add_argument("--host", default=os.environ.get("MCP_HOST", "127.0.0.1"), help="HTTP bind address")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("MCP_PORT", "8000")), help="HTTP port")
-    parser.add_argument("--path", default=os.environ.get("MCP_PATH", "/mcp"), help="HTTP endpoint path")
+    parser.add_argument("--host", default=env("MCP_HOST", "127.0.0.1"), help="HTTP bind address (MCP_HOST)")
+    parser.add_argument("--port", type=int, default=int(env("MCP_PORT", "8000")), help="HTTP port (MCP_PORT)")
+    parser.add_argument("--path", default=env("MCP_PATH", "/mcp"), help="HTTP endpoint path (MCP_PATH)")
+    parser.add_argument(
+        "--allowed-hosts",
+        default=env("MCP_ALLOWED_HOSTS", ""),
+        help="comma-separated Host names clients use, such as mcp.example.com (MCP_ALLOWED_HOSTS); "
+        "DNS-rebinding protection accepts these and, on a loopback bind, the loopback names",
+    )
+    parser.add_argument(
+        "--allowed-origins",
+        default=env("MCP_ALLOWED_ORIGINS", ""),
+        help="comma-separated browser Origins to accept beyond the allowed hosts' own (MCP_ALLOWED_ORIGINS)",
+    )
     args = parser.parse_args(argv)
-    configure_logging(os.environ.get("LOG_LEVEL", "INFO"))
+    configure_logging(env("LOG_LEVEL", "INFO"))
     try:
         server = build_server()
+        token_verifier = verifier() if args.http and verifier is not None else None
     except ConfigurationError as exc:
         logger.error("cannot start", extra={"reason": str(exc)})
         raise SystemExit(2) from None
     try:
         if args.http:
-            anyio.run(_serve_http, server, args.host, args.port, args.path)
+            from .http import HttpOptions, serve_http
+
+            options = HttpOptions(
+                host=args.host,
+                port=args.port,
+                path=args.path,
+                allowed_hosts=_listed(args.allowed_hosts),
+                allowed_origins=_listed(args.allowed_origins),
+            )
+            anyio.run(serve_http, server, options, token_verifier)
         else:
             anyio.run(_serve_stdio, server)
     except KeyboardInterrupt:
@@ -856,3 +919,7 @@ def serve(build_server: Callable[[], FailwellServer], argv: Sequence[str] | None
             # The session is over and fd 1 is the real stdout again: send anything printed later to stderr.
             os.dup2(2, 1)
             sys.stdout.flush()
+
+
+def _listed(value: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in value.split(",") if item.strip())

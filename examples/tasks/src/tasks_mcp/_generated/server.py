@@ -27,6 +27,8 @@ MESSAGES: dict[FailureClass, str] = {
     "timeout": "{tool} did not finish within {deadline_s} s, so it was stopped.",
 }
 """The spec's server-wide messages for failures the runtime detects itself (internal, timeout)."""
+SCOPES: list[str] = ["tasks:read", "tasks:write"]
+"""Every scope a tool needs; the default verifier's single token grants them all."""
 
 
 def build_server(
@@ -48,6 +50,7 @@ def build_server(
         store=store or SQLiteStore(os.environ.get("FAILWELL_SQLITE_PATH", ".failwell/tasks.sqlite3")),
         idempotency_ttl_s=86400.0,
         rate_limit=RateLimit(calls=120, per_s=60.0),
+        scope_message="{tool} needs the {scope} scope, which this assistant's token does not grant (it grants: {granted}). Tell your person that a board admin can issue a token with {scope}.",
         tools=[
             tasks_close.definition(chosen.get("tasks_close", tasks_close_handler.handle)),
             tasks_create.definition(chosen.get("tasks_create", tasks_create_handler.handle)),
@@ -58,5 +61,7 @@ def build_server(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Serve over stdio, or streamable HTTP with `--http`."""
-    serve(build_server, argv)
+    """Serve over stdio, or streamable HTTP with `--http`, where `auth.py` checks every bearer token."""
+    from ..auth import verifier  # imported here: auth.py reads SCOPES from this module
+
+    serve(build_server, argv, verifier=verifier)

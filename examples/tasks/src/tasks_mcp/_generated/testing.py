@@ -9,11 +9,16 @@ sleeps for a minute and logs `handler released` when it is cancelled. The genera
 
 import logging
 import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import anyio
 from mcp import Client
+from mcp.server.auth.middleware.auth_context import auth_context_var
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
@@ -90,6 +95,17 @@ async def call_tool(
         except MCPError as exc:
             error = exc
     raise error
+
+
+@contextmanager
+def holding_token(subject: str, scopes: Sequence[str]) -> Iterator[None]:
+    """Calls made inside come from an HTTP caller whose bearer token has this subject and these scopes."""
+    access = AccessToken(token="test-token", client_id=subject, subject=subject, scopes=list(scopes))
+    reset = auth_context_var.set(AuthenticatedUser(access))
+    try:
+        yield
+    finally:
+        auth_context_var.reset(reset)
 
 
 async def crash(params: Any, ctx: ToolContext[Any]) -> NoReturn:

@@ -145,4 +145,5 @@ def definition(handler: Handler) -> ToolDefinition:
         },
         accepts=ACCEPTS,
         handler=handler,
+        scopes=["tasks:write"],
     )

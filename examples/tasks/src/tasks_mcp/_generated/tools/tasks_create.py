@@ -175,4 +175,5 @@ def definition(handler: Handler) -> ToolDefinition:
         accepts=ACCEPTS,
         handler=handler,
         keyed=True,
+        scopes=["tasks:write"],
     )

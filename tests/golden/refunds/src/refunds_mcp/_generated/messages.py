@@ -100,6 +100,13 @@ DEFAULT_MESSAGES: dict[FailureClass, str] = {
 """What the model reads for failures the runtime detects itself (a crash, a missed deadline, a rate limit);
 the spec's `messages` can reword them."""
 
+SCOPE_MESSAGE = (
+    "{tool} needs the {scope} scope, which the caller's token does not grant (it grants: {granted}). "
+    "Tell your person that calling {tool} needs a token with {scope}."
+)
+"""What the model reads when an HTTP caller's token lacks a scope the tool needs; `server.auth.scope_message`
+can reword it."""
+
 WRITE_TIMEOUT_SENTENCE = "Do not call it again blindly: first check whether the change took effect."
 KEYED_RETRY_SENTENCE = "Retry with the same idempotency_key to find out; the change is applied at most once."
 RETRY_AFTER_SENTENCE = "Retry after {retry_after_s} s; it may succeed then."

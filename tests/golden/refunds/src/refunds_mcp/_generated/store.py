@@ -116,6 +116,9 @@ class MemoryStore:
         self.buckets[bucket] = (tokens, now)
         return wait
 
+    async def ping(self) -> None:
+        pass
+
     async def aclose(self) -> None:
         pass
 
@@ -219,6 +222,12 @@ class SQLiteStore:
         wait = await self._run("take", bucket, capacity, per_s)
         assert isinstance(wait, float)
         return wait
+
+    async def ping(self) -> None:
+        await self._run("ping")
+
+    def _ping(self, db: sqlite3.Connection) -> None:
+        db.execute("SELECT 1").fetchone()
 
     async def aclose(self) -> None:
         with self._lock:

@@ -116,4 +116,5 @@ def definition(handler: Handler) -> ToolDefinition:
         },
         accepts=ACCEPTS,
         handler=handler,
+        scopes=["tasks:read"],
     )

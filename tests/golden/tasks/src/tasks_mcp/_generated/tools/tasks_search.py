@@ -185,4 +185,5 @@ def definition(handler: Handler) -> ToolDefinition:
         },
         accepts=ACCEPTS,
         handler=handler,
+        scopes=["tasks:read"],
     )

@@ -17,6 +17,7 @@ from typing import IO
 
 import httpx
 import pytest
+from httpserver import client, free_port
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
@@ -108,27 +109,23 @@ async def test_real_client_over_stdio(installed: tuple[Path, Path], mode: str) -
         await exercise(client)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_real_client_over_streamable_http(installed: tuple[Path, Path], mode: str) -> None:
     python, project = installed
     port = free_port()
+    token = "e2e-token-9a7c5e3b1d"
     server = subprocess.Popen(
         [python, "-m", "tasks_mcp", "--http", "--port", str(port)],
         cwd=project,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env={**os.environ, "TASKS_TOKENS": token},
     )
     try:
         wait_for_port(port)
-        async with Client(f"http://127.0.0.1:{port}/mcp", mode=mode) as client:  # type: ignore[arg-type]
-            await exercise(client)
+        async with client(f"http://127.0.0.1:{port}/mcp", token, mode) as session:
+            await exercise(session)
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -28,6 +28,6 @@ def test_mypy_strict() -> None:
 
 
 def test_runtime_source_is_formatted_as_generated_projects_expect() -> None:
-    runtime = "template/src/{{ package }}/_generated/runtime.py"
-    result = run("ruff", "format", "--check", "--no-cache", "--line-length", "120", runtime)
+    static = [f"template/src/{{{{ package }}}}/_generated/{name}" for name in ("runtime.py", "messages.py", "http.py")]
+    result = run("ruff", "format", "--check", "--no-cache", "--line-length", "120", *static)
     assert result.returncode == 0, result.stdout

@@ -184,7 +184,8 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     overrides = {cls: " ".join(text.split()) for cls, text in (data.get("messages") or {}).items()}
     defaults = {**messages.default_messages(), **overrides}
     envs = {n: u["base_url_env"] for n, u in (data.get("upstreams") or {}).items()}
-    scope_message = " ".join((auth or {}).get("scope_message", messages.scope_message()).split())
+    auth_spec = auth or {}
+    scope_message = " ".join(auth_spec.get("scope_message", messages.scope_message()).split())
     tools = tuple(_tool(tool_name, spec, timeout, defaults, envs, scope_message) for tool_name, spec in tool_specs)
     return Project(
         spec_text=spec_text,
@@ -209,9 +210,11 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         idempotency_ttl_s=repr(float(server.get("idempotency_ttl_s", 86_400))),
         environment=_environment(data, store if needs_store else "", name),
         auth=auth is not None,
-        tokens_env_literal=string((auth or {}).get("tokens_env", "MCP_TOKENS")),
-        scopes_line=fitted("SCOPES: list[str] = ", sorted({s for _, t in tool_specs for s in t.get("scopes", ())}), "", 0),
-        scope_message_literal=string(" ".join(auth["scope_message"].split())) if "scope_message" in (auth or {}) else "",
+        tokens_env_literal=string(auth_spec.get("tokens_env", "MCP_TOKENS")),
+        scopes_line=fitted(
+            "SCOPES: list[str] = ", sorted({s for _, t in tool_specs for s in t.get("scopes", ())}), "", 0
+        ),
+        scope_message_literal=string(scope_message) if "scope_message" in auth_spec else "",
     )
 
 

@@ -53,6 +53,8 @@ class HttpOptions:
     path: str = "/mcp"
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
+    stateful: bool = False
+    """Keep sessions (Mcp-Session-Id) in this process: for one replica only, since no other can serve them."""
 
 
 def transport_security(options: HttpOptions) -> TransportSecuritySettings:
@@ -251,7 +253,7 @@ def http_app(server: FailwellServer, options: HttpOptions, verifier: TokenVerifi
     server.custom_route(HEALTH_PATH, methods=["GET"])(health(server))
     app: Starlette = server.streamable_http_app(
         streamable_http_path=options.path,
-        stateless_http=True,
+        stateless_http=not options.stateful,
         host=options.host,
         transport_security=transport_security(options),
     )

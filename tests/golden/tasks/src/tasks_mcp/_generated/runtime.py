@@ -890,6 +890,12 @@ def serve(
         default=env("MCP_ALLOWED_ORIGINS", ""),
         help="comma-separated browser Origins to accept beyond the allowed hosts' own (MCP_ALLOWED_ORIGINS)",
     )
+    parser.add_argument(
+        "--stateful",
+        action="store_true",
+        default=env("MCP_STATEFUL", "") == "1",
+        help="keep sessions in this process (MCP_STATEFUL=1); only for a single replica: stateless is the default",
+    )
     args = parser.parse_args(argv)
     configure_logging(env("LOG_LEVEL", "INFO"))
     try:
@@ -908,6 +914,7 @@ def serve(
                 path=args.path,
                 allowed_hosts=_listed(args.allowed_hosts),
                 allowed_origins=_listed(args.allowed_origins),
+                stateful=args.stateful,
             )
             anyio.run(serve_http, server, options, token_verifier)
         else:

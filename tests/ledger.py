@@ -3,6 +3,7 @@ counts what it receives, and a real redis-server: the parts of the exactly-once 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -23,7 +24,7 @@ failwell: 1
 server:
   name: ledger
   store: {store}
-  rate_limit: {{calls: 1000000, per_s: 1}}
+  rate_limit: {{calls: 1000000, per_s: 1}}{auth}
 upstreams:
   ledger_api: {{base_url_env: LEDGER_API_URL, timeout_s: 2, retries: 2}}
 tools:
@@ -66,17 +67,26 @@ async def handle(params: Input, ctx: Context) -> Output:
 }
 
 
-def make_project(root: Path, store: str) -> Path:
-    """Generate the ledger project with `store` and real handlers; returns its `src` folder."""
+AUTH = "\n  auth: {tokens_env: LEDGER_TOKENS}"
+
+
+def make_project(root: Path, store: str, *, auth: bool = False) -> Path:
+    """Generate the ledger project with `store` (and bearer tokens from LEDGER_TOKENS with `auth`) and real
+    handlers; returns its `src` folder."""
     from failwell import new
 
     spec = root / f"ledger-{store}.yaml"
-    spec.write_text(SPEC.format(store=store))
+    spec.write_text(SPEC.format(store=store, auth=AUTH if auth else ""))
     project = root / f"ledger-{store}"
     new(project, spec)
     for name, source in HANDLERS.items():
         (project / "src" / "ledger_mcp" / "handlers" / f"{name}.py").write_text(source)
     return project / "src"
+
+
+class _Listening(ThreadingHTTPServer):
+    request_queue_size = 1024
+    """Room for a thousand connections at once (the default backlog of 5 refuses most of a burst)."""
 
 
 class Ledger:
@@ -91,6 +101,8 @@ class Ledger:
         self.amounts: list[int] = []
         """The amount of every entry applied, in order."""
         self.entry_of: dict[str, int] = {}
+        self.authorizations: list[str] = []
+        """Every Authorization header that arrived (none should: tokens are never sent upstream)."""
         self.lock = threading.Lock()
         ledger = self
 
@@ -100,10 +112,12 @@ class Ledger:
                     body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
                     amount = int(body["amount"])
                 except (ValueError, KeyError, TypeError):
-                    self.send_error(400)  # a request cut short by a killed client
+                    with contextlib.suppress(OSError):
+                        self.send_error(400)  # a request cut short by a killed client
                     return
                 key = self.headers.get("idempotency-key") or ""
                 with ledger.lock:
+                    ledger.authorizations += self.headers.get_all("authorization") or []
                     ledger.posts[key] += 1
                     if not (ledger.dedup and key in ledger.entry_of):
                         ledger.applied.append(key)
@@ -124,7 +138,7 @@ class Ledger:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Listening(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 

@@ -302,7 +302,7 @@ async def run_tool(
         return limited
     key = getattr(params, "idempotency_key", None)
     if server.store is None or not isinstance(key, str):
-        return await _execute(tool, params, arguments, context, server)
+        return await _execute(tool, params, arguments, context, server, caller)
     scope = f"{caller}\x1f{tool.name}\x1f{key}"
     fingerprint = hashlib.sha256(
         json.dumps(params.model_dump(mode="json", exclude={"idempotency_key"}), sort_keys=True).encode()
@@ -313,7 +313,7 @@ async def run_tool(
     if begin.outcome != "started":
         return _key_refused(tool, begin.outcome, begin.retry_after_s)
     try:
-        result = await _execute(tool, params, arguments, context, server)
+        result = await _execute(tool, params, arguments, context, server, caller)
     except BaseException:
         with anyio.CancelScope(shield=True):
             await server.store.release(scope, begin.owner)
@@ -415,12 +415,13 @@ async def _execute(
     arguments: dict[str, Any],
     context: Context[Any, Any] | None,
     server: FailwellServer,
+    caller: str,
 ) -> CallToolResult:
     """Run the handler within the deadline and turn every outcome into a result."""
     messages = server.messages
     deadline_at = anyio.current_time() + tool.deadline_s
     key = getattr(params, "idempotency_key", None)
-    downstream_key = derived_key(tool.name, key) if isinstance(key, str) else None
+    downstream_key = derived_key(caller, tool.name, key) if isinstance(key, str) else None
     try:
         upstreams = None
         if tool.upstreams is not None:
@@ -547,9 +548,10 @@ def required_env(name: str) -> str:
     return value
 
 
-def derived_key(tool: str, key: str) -> str:
-    """The Idempotency-Key sent upstream: derived from the caller's, so it is stable across retries but never theirs."""
-    return hashlib.sha256(f"failwell:{tool}:{key}".encode()).hexdigest()[:40]
+def derived_key(caller: str, tool: str, key: str) -> str:
+    """The Idempotency-Key sent upstream: derived from the caller's, so it is the same on every retry and every
+    replica, yet never the caller's own, and two callers' keys never meet upstream."""
+    return hashlib.sha256(f"failwell:{caller}\x1f{tool}\x1f{key}".encode()).hexdigest()[:40]
 
 
 def _request_id(context: Context[Any, Any] | None) -> str | None:

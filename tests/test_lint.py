@@ -95,6 +95,8 @@ CASES = [
     ("FW133", replace('"^O-[0-9]+$"', '"^O-[0-9+$"'), 11),
     ("FW134", replace("minimum: 1, maximum: 50, default: 10", "minLength: 1"), 12),
     ("FW135", replace("{type: integer, minimum: 1, maximum: 50, default: 10}", "{type: integer, enum: [1, two]}"), 12),
+    ("FW136", replace("    deadline_s: 10\n", "    deadline_s: 10\n    scopes: [orders:read]\n"), 10),
+    ("FW110", replace("  client_timeout_s: 60\n", "  client_timeout_s: 60\n  auth: {scope_message: '{id}'}\n"), 5),
 ]
 
 
@@ -133,3 +135,9 @@ def test_the_default_deadline_is_50_s_at_the_usual_60_s_client_timeout() -> None
 def test_did_you_mean() -> None:
     (diagnostic,) = diagnose(replace("class: not_found", "class: notfound"), "spec.yaml")
     assert "(did you mean `not_found`?)" in diagnostic.message
+
+
+def test_scopes_with_auth_are_clean() -> None:
+    text = replace("  client_timeout_s: 60\n", "  client_timeout_s: 60\n  auth: {}\n")
+    text = text.replace("    deadline_s: 10\n", "    deadline_s: 10\n    scopes: [orders:read]\n")
+    assert codes(text) == []

@@ -193,6 +193,9 @@ def test_messages_command_shows_every_message_in_three_formats() -> None:
     create = {row["failure"]: row for row in rows if row["tool"] == "tasks_create"}
     assert create["too_many_new_tasks"]["retryable"] is True
     assert create["deadline"]["changed"] == "possible"
+    assert create["scope"]["text"].startswith(
+        "tasks_create needs the tasks:write scope, which this assistant's token does not grant (it grants: none)."
+    ), "the scope refusal is shown in the spec's words (server.auth.scope_message)"
 
 
 def test_messages_strict_exits_1_when_a_part_is_missing(tmp_path: pytest.TempPathFactory) -> None:

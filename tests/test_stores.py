@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ledger import make_project, redis_server
+from ledger import free_port, make_project, redis_server
 
 pytestmark = pytest.mark.anyio
 STORES = ["memory", "sqlite", "redis"]
@@ -50,6 +50,21 @@ async def store(request: pytest.FixtureRequest, ledger_src: Path, tmp_path: Path
         await opened.client.flushdb()
     yield opened
     await opened.aclose()
+
+
+async def test_a_reachable_store_answers_ping(store: Any) -> None:
+    await store.ping()
+
+
+async def test_an_unreachable_store_fails_ping(ledger_src: Path, tmp_path: Path) -> None:
+    from ledger_mcp._generated.store import SQLiteStore
+    from ledger_mcp._generated.store_redis import RedisStore
+
+    (tmp_path / "file").write_text("")
+    for store in (SQLiteStore(tmp_path / "file" / "state.sqlite3"), RedisStore(f"redis://127.0.0.1:{free_port()}/0")):
+        with pytest.raises(Exception):  # noqa: B017 - whatever the driver raises: the health endpoint says 503
+            await store.ping()
+        await store.aclose()
 
 
 async def test_a_completed_call_is_replayed(store: Any) -> None:

@@ -158,6 +158,7 @@ class Project:
     rate_limit: str
     idempotency_ttl_s: str
     environment: tuple[Variable, ...]
+    tool_names_line: str
     auth: bool
     tokens_env_literal: str
     scopes_line: str
@@ -209,6 +210,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         rate_limit=_rate_limit(server.get("rate_limit")),
         idempotency_ttl_s=repr(float(server.get("idempotency_ttl_s", 86_400))),
         environment=_environment(data, store if needs_store else "", name),
+        tool_names_line=fitted("TOOL_NAMES = ", [name for name, _ in tool_specs], "", 0),
         auth=auth is not None,
         tokens_env_literal=string(auth_spec.get("tokens_env", "MCP_TOKENS")),
         scopes_line=fitted(

@@ -248,16 +248,18 @@ def health(server: FailwellServer) -> Callable[[Request], Awaitable[Response]]:
     return endpoint
 
 
-def http_app(server: FailwellServer, options: HttpOptions, verifier: TokenVerifier | None = None) -> ASGIApp:
-    """The ASGI app: the MCP endpoint (stateless, behind the bearer gate when there is a verifier) and /healthz."""
+def http_app(server: FailwellServer, options: HttpOptions, verifier: TokenVerifier | None = None) -> Starlette:
+    """The ASGI app: the MCP endpoint (behind the bearer gate when there is a verifier) and /healthz."""
     server.custom_route(HEALTH_PATH, methods=["GET"])(health(server))
-    app: Starlette = server.streamable_http_app(
+    app = server.streamable_http_app(
         streamable_http_path=options.path,
         stateless_http=not options.stateful,
         host=options.host,
         transport_security=transport_security(options),
     )
-    return app if verifier is None else BearerGate(app, verifier, options.path, server.name)
+    if verifier is not None:
+        app.add_middleware(BearerGate, verifier=verifier, path=options.path, realm=server.name)
+    return app
 
 
 async def serve_http(server: FailwellServer, options: HttpOptions, verifier: TokenVerifier | None) -> None:

@@ -195,6 +195,8 @@ from ._generated.http import AccessToken, TokenVerifier
 
 class Fixed:
     async def verify_token(self, token: str) -> AccessToken | None:
+        if token == "identity-provider-down-01":
+            raise ConnectionError("idp.internal:8443 refused the connection")
         if token != "custom-verifier-token-01":
             return None
         return AccessToken(token=token, client_id="custom", subject="custom", scopes=["tasks:read"])
@@ -216,3 +218,8 @@ async def test_the_persons_own_verifier_decides(tmp_path: Path) -> None:
             assert not (await session.call_tool("tasks_get", {"ref": "T-1"})).is_error
         refused = httpx.post(running.url, json=LIST, headers={**ACCEPT, "authorization": f"Bearer {READER}"})
         assert refused.status_code == 401
+        broken = {**ACCEPT, "authorization": "Bearer identity-provider-down-01"}
+        down = httpx.post(running.url, json=LIST, headers=broken)
+        assert down.status_code == 503, "a verifier that fails is not a refused token: the client may retry"
+        assert down.json()["error"] == {"code": -32603, "message": "The credentials could not be checked; retry."}
+        assert "idp.internal" in running.logged(), "the cause is in the log, not in the answer"

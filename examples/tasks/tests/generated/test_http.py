@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tasks_mcp._generated.http import AccessToken, HttpOptions, StaticTokens, http_app
@@ -33,18 +33,18 @@ VERIFIER = StaticTokens(
 
 
 @asynccontextmanager
-async def serving() -> AsyncIterator[httpx.AsyncClient]:
+async def serving() -> AsyncIterator[httpx2.AsyncClient]:
     """The HTTP app on an in-process transport, its lifespan running."""
     app = http_app(build_server(store=MemoryStore()), HttpOptions(), VERIFIER)
-    transport = httpx.ASGITransport(app=app)
+    transport = httpx2.ASGITransport(app=app)
     async with (
         app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client,
+        httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client,
     ):
         yield client
 
 
-def message(response: httpx.Response) -> Any:
+def message(response: httpx2.Response) -> Any:
     """The JSON-RPC message of a response, sent as JSON or as one SSE event."""
     if response.headers["content-type"].startswith("application/json"):
         return response.json()

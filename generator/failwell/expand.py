@@ -36,14 +36,11 @@ def tool_files(project: Project) -> dict[str, str]:
         lstrip_blocks=True,
         autoescape=False,
     )
-    context = project.context()
     files = {}
     for template_name, pattern in PER_TOOL:
         template = env.get_template(template_name)
-        for tool in context["tools"]:
-            files[pattern.format(package=project.package, tool=tool["name"])] = template.render(
-                project=context, tool=tool
-            )
+        for tool in project.tools:
+            files[pattern.format(package=project.package, tool=tool.name)] = template.render(project=project, tool=tool)
     return files
 
 

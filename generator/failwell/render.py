@@ -10,7 +10,6 @@ tests/test_copier.py holds `copier copy --trust` and `failwell new` to the same 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import cache
@@ -63,9 +62,7 @@ def _template_files(project: Project, spec: str) -> dict[str, bytes]:
         extensions=settings["_jinja_extensions"],
         **{"keep_trailing_newline": True, **settings["_envops"]},
     )
-    # copier.yml's `project` answer: the model through Jinja's `tojson` (keys sorted) and back
-    context = json.loads(json.dumps(project.context(), sort_keys=True))
-    answers = {"spec": spec, "failwell_inprocess": True, "project": context, "package": str(context["package"])}
+    answers = {"spec": spec, "failwell_inprocess": True, "project": project.context(), "package": project.package}
     files = {}
     for path in sorted((root / folder).rglob("*")):
         if not path.is_file():

@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import quickyaml
 from .errors import Diagnostic, FailwellError, spec_error
+from .quickyaml import Path_
 
 if TYPE_CHECKING:
     from ruamel.yaml.constructor import DuplicateKeyError
     from ruamel.yaml.error import MarkedYAMLError
-
-Path_ = tuple[str | int, ...]
 
 
 @dataclass

@@ -70,7 +70,8 @@ _OTHER = re.compile(
     )$""",
     re.VERBOSE,
 )
-"""ruamel.yaml's YAML 1.2 implicit resolvers for floats, integers, merge keys, timestamps and `=`."""
+"""ruamel.yaml's YAML 1.2 implicit resolvers other than str, null and bool: floats, integers, merge keys,
+timestamps, `=` and the `!`, `&`, `*` it lists too."""
 
 
 class _Unsupported(Exception):

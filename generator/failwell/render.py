@@ -39,7 +39,7 @@ def render(spec: Path | None) -> Rendered:
     text, file = (starter_spec_text(), SPEC_FILE) if spec is None else (read_spec(spec), str(spec))
     project = load_project(text, file)
     files = _template_files(project, str(spec) if spec else "")
-    files.update((relative, text.encode()) for relative, text in tool_files(project).items())
+    files.update((relative, content.encode()) for relative, content in tool_files(project).items())
     files[manifest.MANIFEST] = manifest.text(files, project.package, project.spec_text).encode()
     return Rendered(project, dict(sorted(files.items())))
 

@@ -106,6 +106,16 @@ def test_generated_projects_check_themselves_in_ci_and_pre_commit(tmp_path: Path
     assert failwell("generate", "--check", project).returncode == 1
 
 
+def test_a_spec_that_is_not_yaml_is_reported_not_a_crash(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    assert failwell("new", project).returncode == 0
+    (project / "failwell.yaml").write_text("failwell: 1\nserver: {name: notes\n")
+    result = failwell("generate", project)
+    assert result.returncode == 1
+    assert "failwell.yaml:3:1: FW001 not valid YAML" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
 def test_a_format_0_spec_is_migrated_keeping_comments_and_order(tmp_path: Path) -> None:
     project = tmp_path / "proj"
     assert failwell("new", project).returncode == 0

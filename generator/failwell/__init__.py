@@ -6,7 +6,6 @@ small public API the CLI is a thin layer over.
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,12 +55,10 @@ def new(dest: Path, spec: Path | None = None) -> Result:
     """Render a complete project into `dest`, which must be empty or absent."""
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise FailwellError(f"{dest} is not empty; pick a new folder, or run `failwell generate` inside a project")
-    with tempfile.TemporaryDirectory(prefix="failwell-") as tmp:
-        staging = Path(tmp) / "project"
-        render(spec, staging)
-        dest.mkdir(parents=True, exist_ok=True)
-        plan = sync.Plan(create=list(sync.files(staging)))
-        sync.apply(plan, staging, dest)
+    rendered = render(spec)
+    dest.mkdir(parents=True, exist_ok=True)
+    plan = sync.Plan(create=list(rendered.files))
+    sync.apply(plan, rendered.files, dest)
     return Result(plan)
 
 
@@ -88,11 +85,10 @@ def generate(project: Path, *, check: bool = False, show_diff: bool = False, for
                 "Move the change into failwell.yaml or a handler and run `failwell generate`, "
                 "or overwrite them with `failwell generate --force`; nothing was written."
             )
-    with tempfile.TemporaryDirectory(prefix="failwell-") as tmp:
-        staging = Path(tmp) / "project"
-        model = render(spec, staging)
-        plan = sync.plan(staging, project, model.package, [tool.name for tool in model.tools])
-        text = sync.diff(plan, staging, project) if show_diff else ""
-        if not check:
-            sync.apply(plan, staging, project)
+    rendered = render(spec)
+    model = rendered.project
+    plan = sync.plan(rendered.files, project, model.package, [tool.name for tool in model.tools])
+    text = sync.diff(plan, rendered.files, project) if show_diff else ""
+    if not check:
+        sync.apply(plan, rendered.files, project)
     return Result(plan, text, migrated + tuple(handlers.misfits(project, model)))

@@ -1,8 +1,8 @@
 """Write the one-module-per-tool files, which Copier cannot loop over.
 
 Copier renders the project's fixed files; this step renders `template/_per_tool/` once per tool.
-`failwell` calls it in-process after Copier; a plain `copier copy --trust` runs it as a task
-(`python -m failwell expand DEST`). Both produce the same files.
+`failwell` renders them in memory with the rest (render.py); a plain `copier copy --trust` writes them
+through a task (`python -m failwell expand DEST`). Both produce the same files.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ PER_TOOL = (
 )
 
 
-def expand(dest: Path, project: Project) -> list[Path]:
-    """Render every per-tool file of `project` into `dest`, then the manifest; returns the paths written."""
+def tool_files(project: Project) -> dict[str, str]:
+    """Every per-tool file of `project`, by project-relative POSIX path."""
     env = Environment(
         loader=FileSystemLoader(template_root() / "template" / "_per_tool"),
         undefined=StrictUndefined,
@@ -36,17 +36,21 @@ def expand(dest: Path, project: Project) -> list[Path]:
         lstrip_blocks=True,
         autoescape=False,
     )
-    context = project.context()
-    written = []
+    files = {}
     for template_name, pattern in PER_TOOL:
         template = env.get_template(template_name)
-        for tool in context["tools"]:
-            path = dest / pattern.format(package=project.package, tool=tool["name"])
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(template.render(project=context, tool=tool), encoding="utf-8")
-            written.append(path)
+        for tool in project.tools:
+            files[pattern.format(package=project.package, tool=tool.name)] = template.render(project=project, tool=tool)
+    return files
+
+
+def expand(dest: Path, project: Project) -> None:
+    """Write every per-tool file of `project` into `dest`, then the manifest of the whole folder."""
+    for relative, text in tool_files(project).items():
+        path = dest / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode())
     manifest.write(dest, project.package, project.spec_text)
-    return written
 
 
 def main(argv: list[str]) -> int:

@@ -1,20 +1,22 @@
-"""Load a spec file: YAML with the line and column of every key and value kept."""
+"""Load a spec file: YAML 1.2 with the line and column of every key and value kept.
+
+ruamel.yaml is the reference reader; quickyaml.py reads the usual spec the same way, much faster, and
+says when a document needs ruamel.yaml."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.constructor import DuplicateKeyError
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
+from . import quickyaml
 from .errors import Diagnostic, FailwellError, spec_error
+from .quickyaml import Path_
 
-Path_ = tuple[str | int, ...]
+if TYPE_CHECKING:
+    from ruamel.yaml.constructor import DuplicateKeyError
+    from ruamel.yaml.error import MarkedYAMLError
 
 
 @dataclass
@@ -51,6 +53,19 @@ class Document:
 
 def load_text(text: str, file: str) -> Document:
     """Parse spec text; raise FailwellError with a diagnostic when it is not a YAML mapping."""
+    quick = quickyaml.load(text)
+    if quick is not None:
+        data, positions, key_positions = quick
+        return Document(file=file, data=data, text=text, _positions=positions, _key_positions=key_positions)
+    return _load_with_ruamel(text, file)
+
+
+def _load_with_ruamel(text: str, file: str) -> Document:
+    from ruamel.yaml import YAML  # imported here: slow to import, and most specs never need it
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.constructor import DuplicateKeyError
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
     yaml = YAML(typ="rt")
     try:
         root = yaml.load(text)
@@ -89,6 +104,8 @@ def load(path: Path) -> Document:
 
 
 def _plain(node: Any, path: Path_, doc: Document) -> Any:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
     if isinstance(node, CommentedMap):
         out: dict[str, Any] = {}
         for key in node:

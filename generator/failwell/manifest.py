@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -30,26 +31,27 @@ def template_digest() -> str:
     return digest(b"\0".join(parts))
 
 
-def build(root: Path, package: str, spec_text: str) -> dict[str, Any]:
-    """The manifest of the owned files under `root`."""
+def text(files: Mapping[str, bytes], package: str, spec_text: str) -> str:
+    """The manifest of a project's files (project-relative POSIX path -> content): its owned files' hashes."""
     owned = {
-        relative: digest(path.read_bytes())
-        for relative, path in files(root).items()
+        relative: digest(content)
+        for relative, content in files.items()
         if is_owned(relative, package) and relative != MANIFEST
     }
-    return {
+    recorded = {
         "failwell": VERSION,
         "package": package,
         "spec_sha256": digest(spec_text.encode()),
         "template_sha256": template_digest(),
         "files": owned,
     }
+    return json.dumps(recorded, indent=2, sort_keys=True) + "\n"
 
 
 def write(root: Path, package: str, spec_text: str) -> None:
-    """Write the manifest of `root`'s owned files into `root`."""
-    text = json.dumps(build(root, package, spec_text), indent=2, sort_keys=True) + "\n"
-    (root / MANIFEST).write_text(text, encoding="utf-8")
+    """Write the manifest of the files under `root` into `root`."""
+    on_disk = {relative: path.read_bytes() for relative, path in files(root).items() if is_owned(relative, package)}
+    (root / MANIFEST).write_text(text(on_disk, package, spec_text), encoding="utf-8")
 
 
 def read(project: Path) -> dict[str, Any] | None:

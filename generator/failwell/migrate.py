@@ -10,18 +10,23 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
+from .errors import FailwellError
+from .load import load_text
 
 CURRENT = 1
 
 
 def migrate(spec: Path) -> list[str]:
     """Bring `spec` to the current format in place; the changes made (none when it is current)."""
+    text = spec.read_text(encoding="utf-8")
+    if not _is_format_0(text, str(spec)):
+        return []
+    from ruamel.yaml import YAML  # imported here: slow to import, and only a format-0 spec needs it
+    from ruamel.yaml.comments import CommentedMap
+
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 4096
-    text = spec.read_text(encoding="utf-8")
     root = yaml.load(text)
     if not isinstance(root, CommentedMap) or "spec_version" not in root or "failwell" in root:
         return []
@@ -48,3 +53,12 @@ def migrate(spec: Path) -> list[str]:
     yaml.dump(root, out)
     spec.write_text(out.getvalue(), encoding="utf-8")
     return changes
+
+
+def _is_format_0(text: str, file: str) -> bool:
+    """Whether the spec says `spec_version` and not `failwell` (read the fast way, without rewriting)."""
+    try:
+        data = load_text(text, file).data
+    except FailwellError:
+        return False  # not a YAML mapping: `generate` reports why
+    return "spec_version" in data and "failwell" not in data

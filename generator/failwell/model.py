@@ -165,8 +165,13 @@ class Project:
     scope_message_literal: str
 
     def context(self) -> dict[str, Any]:
-        """Plain data for the templates."""
-        return dataclasses.asdict(self)
+        """The model as JSON data, keys sorted: what copier.yml's `project` answer holds (Jinja's `tojson`)."""
+        data: dict[str, Any] = json.loads(json.dumps(self, default=_fields, sort_keys=True))
+        return data
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    return {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
 
 
 def build(data: dict[str, Any], spec_text: str) -> Project:

@@ -1,46 +1,80 @@
-"""Render a spec into a fresh folder through Copier, then add the per-tool files."""
+"""Render a spec in memory: the template's files as `copier copy` renders them, the per-tool files, the manifest.
+
+`failwell new` and `generate` do not run Copier (slow to import and run): they render copier.yml's
+template folder with Jinja under the same settings, read from copier.yml itself. The template uses
+only this much of Copier: `_subdirectory`, `_templates_suffix`, `_jinja_extensions`, `_envops`,
+`_exclude` (names without a slash, matched against each part of a path), file and folder names that
+are templates (one that renders empty is skipped), and the answers `spec`, `project` and `package`.
+tests/test_copier.py holds `copier copy --trust` and `failwell new` to the same tree.
+"""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-import warnings
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from functools import cache
 from pathlib import Path
+from typing import Any
 
-from .expand import expand
-from .model import Project
+import yaml
+from jinja2 import Environment, FileSystemLoader
+
+from . import manifest
+from .expand import tool_files
+from .model import SPEC_FILE, Project
 from .pipeline import load_project, read_spec, starter_spec_text
 from .templates import template_root
 
 
-def render(spec: Path | None, staging: Path) -> Project:
-    """Render the project for `spec` (None: the starter spec) into the empty folder `staging`."""
-    if spec is None:
-        project = load_project(starter_spec_text(), "failwell.yaml")
-    else:
-        project = load_project(read_spec(spec), str(spec))
-    from copier import run_copy  # imported here: it is slow to import and `validate` never needs it
+@dataclass(frozen=True)
+class Rendered:
+    """A rendered project: its model, and every file by project-relative POSIX path, sorted."""
 
-    with tempfile.TemporaryDirectory(prefix="failwell-template-") as tmp:
-        source = _plain_copy_of_template(Path(tmp))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            run_copy(
-                str(source),
-                staging,
-                data={"spec": str(spec) if spec else "", "failwell_inprocess": True},
-                defaults=True,
-                overwrite=True,
-                quiet=True,
-                unsafe=True,
-            )
-    expand(staging, project)
-    return project
+    project: Project
+    files: dict[str, bytes]
 
 
-def _plain_copy_of_template(tmp: Path) -> Path:
-    """The template outside any git repository, so Copier renders the files, not the latest tag."""
+def render(spec: Path | None) -> Rendered:
+    """Render the project for `spec` (None: the starter spec)."""
+    text, file = (starter_spec_text(), SPEC_FILE) if spec is None else (read_spec(spec), str(spec))
+    project = load_project(text, file)
+    files = _template_files(project, str(spec) if spec else "")
+    files.update((relative, content.encode()) for relative, content in tool_files(project).items())
+    files[manifest.MANIFEST] = manifest.text(files, project.package, project.spec_text).encode()
+    return Rendered(project, dict(sorted(files.items())))
+
+
+@cache
+def _settings() -> dict[str, Any]:
+    """copier.yml, read with PyYAML as Copier reads it."""
+    text = (template_root() / "copier.yml").read_text(encoding="utf-8")
+    loaded: dict[str, Any] = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return loaded
+
+
+def _template_files(project: Project, spec: str) -> dict[str, bytes]:
+    """The files `copier copy` renders from the template folder for `project`."""
+    settings = _settings()
     root = template_root()
-    shutil.copy2(root / "copier.yml", tmp / "copier.yml")
-    shutil.copytree(root / "template", tmp / "template", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    return tmp
+    folder, suffix = settings["_subdirectory"], settings["_templates_suffix"]
+    env = Environment(
+        loader=FileSystemLoader(root),
+        extensions=settings["_jinja_extensions"],
+        **{"keep_trailing_newline": True, **settings["_envops"]},
+    )
+    answers = {"spec": spec, "failwell_inprocess": True, "project": project.context(), "package": project.package}
+    files = {}
+    for path in sorted((root / folder).rglob("*")):
+        if not path.is_file():
+            continue
+        source = path.relative_to(root / folder).as_posix()
+        templated = source.endswith(suffix)
+        target = source[: -len(suffix)] if templated else source
+        parts = [env.from_string(part).render(answers) if "{" in part else part for part in target.split("/")]
+        if not all(parts) or any(fnmatchcase(part, pattern) for part in parts for pattern in settings["_exclude"]):
+            continue
+        if templated:
+            files["/".join(parts)] = env.get_template(f"{folder}/{source}").render(answers).encode()
+        else:
+            files["/".join(parts)] = path.read_bytes()
+    return files

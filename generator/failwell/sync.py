@@ -1,4 +1,4 @@
-"""Bring a project in line with a freshly rendered staging folder, never touching the person's code.
+"""Bring a project in line with its freshly rendered files, never touching the person's code.
 
 Owned files (the `_generated/` folders and `failwell.schema.json`) are rewritten and their stale
 files removed. Everything else is seed: created when missing, never overwritten. `failwell.yaml`
@@ -8,7 +8,8 @@ is the person's and is never written by `generate`.
 from __future__ import annotations
 
 import difflib
-import shutil
+import io
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,22 +58,21 @@ def files(root: Path) -> dict[str, Path]:
     return dict(sorted(found.items()))
 
 
-def plan(staging: Path, project: Path, package: str, tool_names: list[str]) -> Plan:
-    """Compare a rendered staging folder with the project on disk."""
-    staged = files(staging)
+def plan(rendered: Mapping[str, bytes], project: Path, package: str, tool_names: list[str]) -> Plan:
+    """Compare rendered files (project-relative POSIX path -> content) with the project on disk."""
     result = Plan()
-    for relative, source in staged.items():
+    for relative, content in rendered.items():
         target = project / relative
         if relative == SPEC_FILE:
             continue
         if is_owned(relative, package):
-            if not target.is_file() or target.read_bytes() != source.read_bytes():
+            if not target.is_file() or target.read_bytes() != content:
                 result.write.append(relative)
         elif not target.exists():
             result.create.append(relative)
     for root in owned_roots(package):
         for relative in files(project / root):
-            if f"{root}{relative}" not in staged:
+            if f"{root}{relative}" not in rendered:
                 result.delete.append(f"{root}{relative}")
     result.orphans = orphans(project, package, tool_names)
     return result
@@ -85,23 +85,30 @@ def orphans(project: Path, package: str, tool_names: list[str]) -> list[str]:
     return [m.relative_to(project).as_posix() for m in modules if m.stem != "__init__" and m.stem not in tool_names]
 
 
-def apply(plan: Plan, staging: Path, project: Path) -> None:
+def apply(plan: Plan, rendered: Mapping[str, bytes], project: Path) -> None:
     """Carry out a plan."""
+    folders: set[Path] = set()
     for relative in plan.write + plan.create:
         target = project / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(staging / relative, target)
+        if target.parent not in folders:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            folders.add(target.parent)
+        target.write_bytes(rendered[relative])
     for relative in plan.delete:
         (project / relative).unlink()
 
 
-def diff(plan: Plan, staging: Path, project: Path) -> str:
-    """A unified diff from the project to what the spec renders."""
+def diff(plan: Plan, rendered: Mapping[str, bytes], project: Path) -> str:
+    """A unified diff from the project to its rendered files."""
     chunks: list[str] = []
     for relative in plan.stale:
         old = project / relative
-        new = staging / relative
-        before = old.read_text(encoding="utf-8").splitlines(keepends=True) if old.is_file() else []
-        after = new.read_text(encoding="utf-8").splitlines(keepends=True) if new.is_file() else []
+        before = _lines(old.read_bytes()) if old.is_file() else []
+        after = _lines(rendered[relative]) if relative in rendered else []
         chunks.extend(difflib.unified_diff(before, after, f"a/{relative}", f"b/{relative}"))
     return "".join(chunks)
+
+
+def _lines(content: bytes) -> list[str]:
+    """A file's lines as `read_text` gives them (universal newlines)."""
+    return io.TextIOWrapper(io.BytesIO(content), encoding="utf-8").read().splitlines(keepends=True)

@@ -135,3 +135,14 @@ def test_positions_point_at_keys_and_values() -> None:
     assert doc.position(("server", "name")) == (2, 9)
     assert doc.position(("server", "name"), key=True) == (2, 3)
     assert doc.position(("tools", 1)) == (5, 7)
+
+
+def test_without_libyaml_every_spec_is_read_by_ruamel(monkeypatch: pytest.MonkeyPatch) -> None:
+    import failwell.load
+
+    text = (REPO / "examples" / "tasks" / "failwell.yaml").read_text()
+    fast = load_text(text, "failwell.yaml")
+    monkeypatch.setattr(failwell.load, "quickyaml", None)
+    slow = load_text(text, "failwell.yaml")
+    assert slow.data == fast.data
+    assert slow._positions == fast._positions and slow._key_positions == fast._key_positions

@@ -10,9 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import quickyaml
 from .errors import Diagnostic, FailwellError, spec_error
-from .quickyaml import Path_
+
+try:
+    from . import quickyaml
+except ImportError:  # a PyYAML built without libyaml: ruamel.yaml reads every spec
+    quickyaml = None  # type: ignore[assignment]
+
+Path_ = tuple[str | int, ...]
 
 if TYPE_CHECKING:
     from ruamel.yaml.constructor import DuplicateKeyError
@@ -53,7 +58,7 @@ class Document:
 
 def load_text(text: str, file: str) -> Document:
     """Parse spec text; raise FailwellError with a diagnostic when it is not a YAML mapping."""
-    quick = quickyaml.load(text)
+    quick = quickyaml.load(text) if quickyaml is not None else None
     if quick is not None:
         data, positions, key_positions = quick
         return Document(file=file, data=data, text=text, _positions=positions, _key_positions=key_positions)

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 import anyio
+import pydantic_core
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
@@ -297,13 +299,13 @@ async def run_tool(
     except ValidationError as exc:
         return invalid_arguments(tool, exc)
     caller = caller_of(context)
-    limited = await _rate_limited(tool, caller, server)
+    limited = await _rate_limited(tool, caller.name, server)
     if limited is not None:
         return limited
-    key = getattr(params, "idempotency_key", None)
+    key = getattr(params, "idempotency_key", None) if tool.keyed else None
     if server.store is None or not isinstance(key, str):
-        return await _execute(tool, params, arguments, context, server, caller)
-    scope = f"{caller}\x1f{tool.name}\x1f{key}"
+        return await _execute(tool, params, arguments, context, server, caller, key)
+    scope = f"{caller.name}\x1f{tool.name}\x1f{key}"
     fingerprint = hashlib.sha256(
         json.dumps(params.model_dump(mode="json", exclude={"idempotency_key"}), sort_keys=True).encode()
     ).hexdigest()
@@ -313,7 +315,7 @@ async def run_tool(
     if begin.outcome != "started":
         return _key_refused(tool, begin.outcome, begin.retry_after_s)
     try:
-        result = await _execute(tool, params, arguments, context, server, caller)
+        result = await _execute(tool, params, arguments, context, server, caller, key)
     except BaseException:
         with anyio.CancelScope(shield=True):
             await server.store.release(scope, begin.owner)
@@ -331,8 +333,6 @@ def _scope_refused(tool: ToolDefinition, server: FailwellServer) -> CallToolResu
     """A permission_denied result when the caller's token lacks a scope the tool needs (HTTP with auth only)."""
     if not tool.scopes:
         return None
-    from mcp.server.auth.middleware.auth_context import get_access_token
-
     token = get_access_token()
     missing = [scope for scope in tool.scopes if token is not None and scope not in token.scopes]
     if token is None or not missing:
@@ -415,13 +415,13 @@ async def _execute(
     arguments: dict[str, Any],
     context: Context[Any, Any] | None,
     server: FailwellServer,
-    caller: str,
+    caller: Caller,
+    key: str | None,
 ) -> CallToolResult:
     """Run the handler within the deadline and turn every outcome into a result."""
     messages = server.messages
     deadline_at = anyio.current_time() + tool.deadline_s
-    key = getattr(params, "idempotency_key", None)
-    downstream_key = derived_key(caller, tool.name, key) if isinstance(key, str) else None
+    downstream_key = derived_key(caller.name, tool.name, key) if key is not None else None
     try:
         upstreams = None
         if tool.upstreams is not None:
@@ -433,7 +433,7 @@ async def _execute(
                     name, tool=tool.name, effect=tool.effect, deadline_at=deadline_at, idempotency_key=downstream_key
                 )
             )
-        ctx = ToolContext(tool.name, upstreams, deadline_at, _request_id(context), context)
+        ctx = ToolContext(tool.name, upstreams, deadline_at, caller.request_id, context)
         result: CallToolResult | None = None
         with anyio.move_on_after(tool.deadline_s) as scope:
             if tool.batch is None:
@@ -492,7 +492,7 @@ async def _partial_batch(
         )
     for reference, crash in crashes:
         _log_internal(tool, crash, reference)
-    body = json.dumps(structured, ensure_ascii=False, indent=2)
+    body = pretty_json(structured)
     return CallToolResult(content=[TextContent(type="text", text=f"{text}\n{body}")], structured_content=structured)
 
 
@@ -507,7 +507,7 @@ async def _all_or_nothing_batch(
         suffix = all_or_nothing_text(batch.items, len(items), failure.index)
         return declared_failure(tool, failure, {**params.model_dump(mode="json"), **arguments}, suffix=suffix)
     structured = {"results": [_dumped(tool, output) for output in outputs]}
-    text = f"All {len(items)} {batch.items} were written.\n{json.dumps(structured, ensure_ascii=False, indent=2)}"
+    text = f"All {len(items)} {batch.items} were written.\n{pretty_json(structured)}"
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
@@ -522,18 +522,27 @@ def _dumped(tool: ToolDefinition, output: Any) -> Any:
     return output
 
 
-def caller_of(context: Context[Any, Any] | None) -> str:
-    """Who is calling, for idempotency scopes and rate limits: the token's subject on HTTP, the process on stdio."""
-    from mcp.server.auth.middleware.auth_context import get_access_token
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling, which scopes idempotency keys and rate limits, and the id of the request."""
 
+    name: str
+    """`token:<subject>` over HTTP with auth, `http:anonymous` over HTTP without, `stdio` on stdio."""
+    request_id: str | None
+
+
+def caller_of(context: Context[Any, Any] | None) -> Caller:
+    """The caller of this request: the token's subject on HTTP, the process on stdio."""
+    try:
+        request_context = context.request_context if context is not None else None
+    except ValueError:
+        request_context = None
+    request_id = str(request_context.request_id) if request_context is not None else None
     token = get_access_token()
     if token is not None:
-        return f"token:{token.subject or token.client_id}"
-    try:
-        request = context.request_context.request if context is not None else None
-    except (AttributeError, LookupError, ValueError):
-        request = None
-    return "http:anonymous" if request is not None else "stdio"
+        return Caller(f"token:{token.subject or token.client_id}", request_id)
+    http = request_context is not None and getattr(request_context, "request", None) is not None
+    return Caller("http:anonymous" if http else "stdio", request_id)
 
 
 class ConfigurationError(Exception):
@@ -554,19 +563,17 @@ def derived_key(caller: str, tool: str, key: str) -> str:
     return hashlib.sha256(f"failwell:{caller}\x1f{tool}\x1f{key}".encode()).hexdigest()[:40]
 
 
-def _request_id(context: Context[Any, Any] | None) -> str | None:
-    try:
-        return None if context is None else str(context.request_id)
-    except (AttributeError, LookupError, ValueError):
-        return None
-
-
 def _success(tool: ToolDefinition, output: Any) -> CallToolResult:
     data = _dumped(tool, output)
     if tool.output_model is None:
         return CallToolResult(content=[TextContent(type="text", text=data)])
-    text = json.dumps(data, ensure_ascii=False, indent=2)
+    text = pretty_json(data)
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def pretty_json(data: Any) -> str:
+    """Structured content as the text block shows it: indented JSON, as the SDK writes it (and as fast)."""
+    return pydantic_core.to_json(data, indent=2).decode()
 
 
 def new_reference() -> str:

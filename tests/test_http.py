@@ -167,6 +167,7 @@ async def test_no_token_reaches_the_log(tasks: Running) -> None:
         ("tiny-t0ken", "shorter than 16 characters"),
         ('{"some-long-token-0000": {"scopes": ["tasks:read"]}}', 'needs a caller like {"subject": "ada"}'),
         ("{not json", "starts with { but is not JSON"),
+        ('{"some-long-token-0000": {"subject": "ada", "scope": ["x"]}}', "has 'scope'; a caller has subject, scopes"),
     ],
 )
 def test_http_without_usable_tokens_does_not_start(tmp_path: Path, value: str | None, complaint: str) -> None:

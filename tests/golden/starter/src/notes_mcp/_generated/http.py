@@ -115,6 +115,10 @@ class StaticTokens:
             where = f"token {number}"
             if not isinstance(caller, dict) or not isinstance(caller.get("subject"), str) or not caller["subject"]:
                 raise ConfigurationError(f'{name}: {where} needs a caller like {{"subject": "ada"}}')
+            unknown = sorted(set(caller) - {"subject", "scopes", "expires_at"})
+            if unknown:
+                known = "subject, scopes, expires_at"
+                raise ConfigurationError(f"{name}: {where} has {unknown[0]!r}; a caller has {known}")
             granted = caller.get("scopes", [])
             expires_at = caller.get("expires_at")
             if not isinstance(granted, list) or not all(isinstance(scope, str) for scope in granted):

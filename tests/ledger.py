@@ -19,6 +19,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from httpserver import free_port
+
 SPEC = """\
 failwell: 1
 server:
@@ -156,12 +158,6 @@ class Ledger:
             self.server.shutdown()
             self.server.server_close()
             thread.join(timeout=5)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @contextmanager

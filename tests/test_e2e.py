@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ from typing import IO
 
 import httpx
 import pytest
-from httpserver import client, free_port
+from httpserver import client, free_port, wait_for_port
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
@@ -123,7 +122,7 @@ async def test_real_client_over_streamable_http(installed: tuple[Path, Path], mo
         env={**os.environ, "TASKS_TOKENS": token},
     )
     try:
-        wait_for_port(port)
+        wait_for_port(port, server)
         async with client(f"http://127.0.0.1:{port}/mcp", token, mode) as session:
             await exercise(session)
     finally:
@@ -143,7 +142,7 @@ def test_an_http_disconnect_cancels_the_handler(installed: tuple[Path, Path], tm
         stderr=log,
     )
     try:
-        wait_for_port(port)
+        wait_for_port(port, server)
         params: dict[str, object] = {"name": "tasks_get", "arguments": {"ref": "T-1"}}
         headers = {
             "accept": "application/json, text/event-stream",
@@ -172,17 +171,6 @@ def test_an_http_disconnect_cancels_the_handler(installed: tuple[Path, Path], tm
     log.seek(0)
     lines = [line for line in log.read().splitlines() if line.strip()]
     assert all(line.startswith("{") for line in lines), "every log line on stderr is JSON"
-
-
-def wait_for_port(port: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"nothing listens on 127.0.0.1:{port}")
 
 
 def wait_for(log: IO[str], text: str) -> None:

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ledger import free_port, make_project, redis_server
+from httpserver import free_port
+from ledger import make_project, redis_server
 
 pytestmark = pytest.mark.anyio
 STORES = ["memory", "sqlite", "redis"]

@@ -15,6 +15,8 @@ from .naming import pascal
 from .pyliteral import assignment, docstring, fitted, inline, literal, string
 
 SPEC_FILE = "failwell.yaml"
+DEFAULT_TOKENS_ENV = "MCP_TOKENS"
+"""Where the default verifier finds bearer tokens when `server.auth.tokens_env` does not say."""
 _FIELD_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 _PARAM_EXAMPLES: dict[str, Any] = {"int": 3, "float": 2.5, "bool": True}
 """Example values for a failure's typed keyword arguments; a string reads `<name>`."""
@@ -191,7 +193,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     defaults = {**messages.default_messages(), **overrides}
     envs = {n: u["base_url_env"] for n, u in (data.get("upstreams") or {}).items()}
     auth_spec = auth or {}
-    scope_message = " ".join(auth_spec.get("scope_message", messages.scope_message()).split())
+    scope_message = scope_template(auth_spec)
     tools = tuple(_tool(tool_name, spec, timeout, defaults, envs, scope_message) for tool_name, spec in tool_specs)
     return Project(
         spec_text=spec_text,
@@ -217,7 +219,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         environment=_environment(data, store if needs_store else "", name),
         tool_names_line=fitted("TOOL_NAMES = ", [name for name, _ in tool_specs], "", 0),
         auth=auth is not None,
-        tokens_env_literal=string(auth_spec.get("tokens_env", "MCP_TOKENS")),
+        tokens_env_literal=string(auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV)),
         scopes_line=fitted(
             "SCOPES: list[str] = ", sorted({s for _, t in tool_specs for s in t.get("scopes", ())}), "", 0
         ),
@@ -241,7 +243,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
         found.append(Variable(server.get("redis_url_env", "REDIS_URL"), "the Redis URL every replica shares"))
     auth = server.get("auth")
     if auth is not None:
-        tokens = auth.get("tokens_env", "MCP_TOKENS")
+        tokens = auth.get("tokens_env", DEFAULT_TOKENS_ENV)
         found.append(Variable(tokens, "with `--http`: the bearer tokens the default verifier accepts (`auth.py`)"))
     found += [
         Variable("LOG_LEVEL", "INFO by default; logs are JSON lines on stderr"),
@@ -348,6 +350,8 @@ def _tool(
     inputs = with_idempotency_key(spec)
     outputs: dict[str, Any] | None = spec.get("output")
     batch: dict[str, str] | None = spec.get("batch")
+    scopes: list[str] = list(spec.get("scopes") or ())
+    first_scope = scopes[0] if scopes else ""
     input_models = tuple(f.models("Input", inputs))
     output_models = tuple(f.models("Output", outputs)) if outputs is not None else ()
     annotations = " ".join(member.annotation for model in (*input_models, *output_models) for member in model.fields)
@@ -410,25 +414,30 @@ def _tool(
         keyed="idempotency_key" in inputs,
         retried=spec["effect"] == "read" or "idempotency_key" in example,
         rate_limit=_rate_limit(spec.get("rate_limit")),
-        scopes=tuple(spec.get("scopes") or ()),
-        scopes_line=fitted("scopes=", list(spec.get("scopes") or ()), ",", 8),
-        scopes_list=inline(list(spec.get("scopes") or ())),
-        scope_expected_line=assignment("expected", string(_scope_text(name, spec, scope_message)), 4),
-        scope_envelope=literal(_scope_envelope(spec), 4),
+        scopes=tuple(scopes),
+        scopes_line=fitted("scopes=", scopes, ",", 8),
+        scopes_list=inline(scopes),
+        scope_expected_line=assignment(
+            "expected", string(scope_text(name, spec["effect"], first_scope, scope_message)), 4
+        ),
+        scope_envelope=literal(_scope_envelope(first_scope), 4),
         upstream_env=string(upstream_envs.get((spec.get("upstreams") or [""])[0], "")),
         output_example=literal(f.example_arguments(outputs), 8) if outputs is not None else "None",
     )
 
 
-def _scope_text(tool: str, spec: dict[str, Any], template: str) -> str:
-    """What a caller whose token grants no scope reads from `tool` (with `{reference}` left in)."""
-    scope = (spec.get("scopes") or [""])[0]
-    values = {"tool": tool, "scope": scope, "granted": "none", "reference": "{reference}"}
-    return messages.compose(template, "permission_denied", spec["effect"], values)
+def scope_template(auth: dict[str, Any]) -> str:
+    """The words for a token without a tool's scope: the spec's `server.auth.scope_message`, else the runtime's."""
+    return " ".join(auth.get("scope_message", messages.scope_message()).split())
 
 
-def _scope_envelope(spec: dict[str, Any]) -> dict[str, Any]:
-    scope = (spec.get("scopes") or [""])[0]
+def scope_text(tool: str, effect: str, scope: str, template: str, reference: str = "{reference}") -> str:
+    """What a caller whose token grants no scope reads from `tool` (with `{reference}` left in by default)."""
+    values = {"tool": tool, "scope": scope, "granted": "none", "reference": reference}
+    return messages.compose(template, "permission_denied", effect, values)
+
+
+def _scope_envelope(scope: str) -> dict[str, Any]:
     envelope = {"class": "permission_denied", "failure": "scope", "retryable": False, "retry_after_s": None}
     return {**envelope, "changed": "none", "scope": scope}
 

@@ -15,7 +15,14 @@ from . import messages
 from .errors import Diagnostic
 from .lint import default_deadline, placeholders
 from .load import Document
-from .model import example_values, failure_params, failure_template, with_idempotency_key
+from .model import (
+    example_values,
+    failure_params,
+    failure_template,
+    scope_template,
+    scope_text,
+    with_idempotency_key,
+)
 
 EXAMPLE_REFERENCE = "ERR-1A2B3C4D"
 PARTS = ("what failed", "value", "accepted", "next step", "retry", "changed")
@@ -92,9 +99,8 @@ def rows(data: dict[str, Any]) -> list[Row]:
 
 def _scope_row(tool: str, effect: str, scope: str, auth: dict[str, Any]) -> Row:
     """What an HTTP caller reads when its token lacks the tool's first scope."""
-    template = " ".join(auth.get("scope_message", messages.scope_message()).split())
-    values = {"tool": tool, "scope": scope, "granted": "none", "reference": EXAMPLE_REFERENCE}
-    text = messages.compose(template, "permission_denied", effect, values)
+    template = scope_template(auth)
+    text = scope_text(tool, effect, scope, template, EXAMPLE_REFERENCE)
     missing, problems = check(template, text, "permission_denied", {"scope"}, set())
     source = ("server", "auth", "scope_message") if "scope_message" in auth else ("tools", tool, "scopes")
     return Row(tool, "scope", "permission_denied", text, False, "none", missing, problems, source)

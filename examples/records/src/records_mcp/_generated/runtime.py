@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 import anyio
 import pydantic_core
 from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import TokenVerifier
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
@@ -334,8 +335,10 @@ def _scope_refused(tool: ToolDefinition, server: FailwellServer) -> CallToolResu
     if not tool.scopes:
         return None
     token = get_access_token()
-    missing = [scope for scope in tool.scopes if token is not None and scope not in token.scopes]
-    if token is None or not missing:
+    if token is None:
+        return None
+    missing = [scope for scope in tool.scopes if scope not in token.scopes]
+    if not missing:
         return None
     reference = new_reference()
     granted = ", ".join(token.scopes) or "none"
@@ -879,7 +882,7 @@ def serve(
     build_server: Callable[[], FailwellServer],
     argv: Sequence[str] | None = None,
     *,
-    verifier: Callable[[], Any] | None = None,
+    verifier: Callable[[], TokenVerifier] | None = None,
 ) -> None:
     """Serve over stdio, or streamable HTTP with `--http` (behind bearer tokens when there is a `verifier`)."""
     env = os.environ.get

@@ -23,6 +23,7 @@ from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import INTERNAL_ERROR
 from starlette.applications import Starlette
 from starlette.authentication import AuthCredentials
 from starlette.requests import Request
@@ -40,6 +41,7 @@ HEALTH_PATH = "/healthz"
 UNAUTHORIZED = -31001
 """The JSON-RPC code of a 401 body: an application code, outside the block JSON-RPC and MCP reserve."""
 MIN_TOKEN_LENGTH = 16
+_NO_STORE = {"Cache-Control": "no-store"}
 _ID_SCAN_LIMIT = 65_536
 """How much of a refused request's body is read to echo its JSON-RPC id."""
 
@@ -165,19 +167,20 @@ class BearerGate:
             return
         token = _bearer(scope)
         if token is None:
-            await self._refuse(scope, receive, send, None, "missing", "a bearer token is required")
+            await self._refuse(scope, receive, send, "missing", "a bearer token is required")
             return
         try:
             access = await self.verifier.verify_token(token)
         except Exception:
             logger.exception("token verifier failed")
-            await _json_rpc_refusal(scope, receive, send, 503, -32603, "The credentials could not be checked; retry.")
+            message = "The credentials could not be checked; retry."
+            await _json_rpc_refusal(scope, receive, send, 503, INTERNAL_ERROR, message)
             return
         if access is None:
-            await self._refuse(scope, receive, send, "invalid_token", "unknown", "the bearer token is not valid")
+            await self._refuse(scope, receive, send, "unknown", "the bearer token is not valid")
             return
         if access.expires_at is not None and access.expires_at < time.time():
-            await self._refuse(scope, receive, send, "invalid_token", "expired", "the bearer token has expired")
+            await self._refuse(scope, receive, send, "expired", "the bearer token has expired")
             return
         user = AuthenticatedUser(access)
         scope["user"] = user
@@ -188,12 +191,11 @@ class BearerGate:
         finally:
             auth_context_var.reset(reset)
 
-    async def _refuse(
-        self, scope: Scope, receive: Receive, send: Send, error: str | None, why: str, reason: str
-    ) -> None:
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, why: str, reason: str) -> None:
+        """401. RFC 6750: a request without a token gets a bare challenge; a bad token, `invalid_token`."""
         challenge = f'Bearer realm="{self.realm}"'
-        if error is not None:
-            challenge += f', error="{error}", error_description="{reason}"'
+        if why != "missing":
+            challenge += f', error="invalid_token", error_description="{reason}"'
         logger.info("request refused", extra={"status": 401, "token": why})
         message = f"Unauthorized: {reason}. Send `Authorization: Bearer <token>` with a valid token."
         await _json_rpc_refusal(scope, receive, send, 401, UNAUTHORIZED, message, challenge)
@@ -246,8 +248,8 @@ def health(server: FailwellServer) -> Callable[[Request], Awaitable[Response]]:
                 await server.store.ping()
         except Exception as exc:
             logger.warning("health check failed", extra={"error_type": type(exc).__name__})
-            return JSONResponse({"status": "unavailable"}, status_code=503, headers={"Cache-Control": "no-store"})
-        return JSONResponse({"status": "ok"}, headers={"Cache-Control": "no-store"})
+            return JSONResponse({"status": "unavailable"}, status_code=503, headers=_NO_STORE)
+        return JSONResponse({"status": "ok"}, headers=_NO_STORE)
 
     return endpoint
 

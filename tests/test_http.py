@@ -129,6 +129,9 @@ def test_a_foreign_host_header_is_refused_on_a_loopback_bind(tasks: Running) -> 
     assert httpx.post(tasks.url, json=LIST, headers={**headers, "host": "evil.example.com"}).status_code == 421
     origin = {**headers, "origin": "http://evil.example.com"}
     assert httpx.post(tasks.url, json=LIST, headers=origin).status_code == 403
+    # Without a token too: the host and origin are checked before the gate asks for one.
+    assert httpx.post(tasks.url, json=LIST, headers={**ACCEPT, "host": "evil.example.com"}).status_code == 421
+    assert httpx.post(tasks.url, json=LIST, headers={**ACCEPT, "origin": "http://evil.example.com"}).status_code == 403
 
 
 def test_allowed_hosts_are_accepted_and_others_still_refused(tmp_path: Path) -> None:

@@ -58,8 +58,9 @@ async def test_health_needs_no_token_and_says_nothing_else() -> None:
     assert response.json() == {"status": "ok"}
 
 
-async def test_a_foreign_host_or_origin_is_refused() -> None:
-    headers = {**HEADERS, "authorization": f"Bearer {TOKEN}"}
+@pytest.mark.parametrize("authorization", [{}, {"authorization": f"Bearer {TOKEN}"}], ids=["no token", "token"])
+async def test_a_foreign_host_or_origin_is_refused_before_the_token_is_checked(authorization: dict[str, str]) -> None:
+    headers = {**HEADERS, **authorization}
     async with serving() as client:
         host = await client.post("/mcp", json=LIST, headers={**headers, "host": "evil.example.com"})
         origin = await client.post("/mcp", json=LIST, headers={**headers, "origin": "http://evil.example.com"})

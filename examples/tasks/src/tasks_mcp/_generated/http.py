@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken, TokenVerifier
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.types import INTERNAL_ERROR
 from starlette.applications import Starlette
 from starlette.authentication import AuthCredentials
@@ -153,17 +153,28 @@ def _access(token: str, subject: str, scopes: list[str], expires_at: int | None)
 
 
 class BearerGate:
-    """Lets a request reach the MCP endpoint only with a bearer token the verifier accepts."""
+    """Lets a request reach the MCP endpoint only with a bearer token the verifier accepts.
 
-    def __init__(self, app: ASGIApp, verifier: TokenVerifier, path: str, realm: str) -> None:
+    A foreign Host or Origin is refused first (421 / 403), as without auth: a DNS-rebinding page learns
+    nothing from the gate, not even that it asks for a token.
+    """
+
+    def __init__(
+        self, app: ASGIApp, verifier: TokenVerifier, path: str, realm: str, security: TransportSecuritySettings
+    ) -> None:
         self.app = app
         self.verifier = verifier
         self.path = path.rstrip("/") or "/"
         self.realm = realm
+        self.security = TransportSecurityMiddleware(security)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or (scope["path"].rstrip("/") or "/") != self.path:
             await self.app(scope, receive, send)
+            return
+        foreign = await self.security.validate_request(Request(scope))
+        if foreign is not None:
+            await foreign(scope, receive, send)
             return
         token = _bearer(scope)
         if token is None:
@@ -257,14 +268,15 @@ def health(server: FailwellServer) -> Callable[[Request], Awaitable[Response]]:
 def http_app(server: FailwellServer, options: HttpOptions, verifier: TokenVerifier | None = None) -> Starlette:
     """The ASGI app: the MCP endpoint (behind the bearer gate when there is a verifier) and /healthz."""
     server.custom_route(HEALTH_PATH, methods=["GET"])(health(server))
+    security = transport_security(options)
     app = server.streamable_http_app(
         streamable_http_path=options.path,
         stateless_http=not options.stateful,
         host=options.host,
-        transport_security=transport_security(options),
+        transport_security=security,
     )
     if verifier is not None:
-        app.add_middleware(BearerGate, verifier=verifier, path=options.path, realm=server.name)
+        app.add_middleware(BearerGate, verifier=verifier, path=options.path, realm=server.name, security=security)
     return app
 
 

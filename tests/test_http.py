@@ -44,16 +44,17 @@ def text(result: CallToolResult) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
-INVALID = 'Bearer realm="tasks", error="invalid_token", error_description='
+CHALLENGE = 'Bearer realm="tasks", resource_metadata="http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"'
+INVALID = CHALLENGE + ', error="invalid_token", error_description='
 
 
 @pytest.mark.parametrize(
     ("authorization", "challenge"),
     [
-        (None, 'Bearer realm="tasks"'),
+        (None, CHALLENGE),
         ("Bearer not-a-known-token-0000", INVALID + '"the bearer token is not valid"'),
         (f"Bearer {EXPIRED}", INVALID + '"the bearer token has expired"'),
-        (f"Basic {READER}", 'Bearer realm="tasks"'),
+        (f"Basic {READER}", CHALLENGE),
     ],
 )
 def test_a_missing_unknown_or_expired_token_is_401_with_a_json_rpc_body(
@@ -62,7 +63,7 @@ def test_a_missing_unknown_or_expired_token_is_401_with_a_json_rpc_body(
     headers = {**ACCEPT, **({"authorization": authorization} if authorization else {})}
     response = httpx.post(tasks.url, json=LIST, headers=headers)
     assert response.status_code == 401
-    assert response.headers["www-authenticate"] == challenge
+    assert response.headers["www-authenticate"] == challenge.format(port=tasks.port)
     body = response.json()
     assert body["jsonrpc"] == "2.0" and body["id"] == 41
     assert body["error"]["code"] == -31001, "an application code, outside the reserved -32768..-32000"
@@ -192,18 +193,26 @@ def test_http_without_usable_tokens_does_not_start(tmp_path: Path, value: str | 
 
 
 CUSTOM_AUTH = '''\
-"""A verifier of the person's own: one fixed token, for the test."""
+"""A verifier of the person's own, as for tokens from an authorization server: each names its audience."""
+
+import os
 
 from ._generated.http import AccessToken, TokenVerifier
+
+AUDIENCES = {
+    "custom-verifier-token-01": os.environ["MCP_RESOURCE_URL"],
+    "other-audience-token-01": "https://other.example.com/mcp",
+}
 
 
 class Fixed:
     async def verify_token(self, token: str) -> AccessToken | None:
         if token == "identity-provider-down-01":
             raise ConnectionError("idp.internal:8443 refused the connection")
-        if token != "custom-verifier-token-01":
+        if token not in AUDIENCES:
             return None
-        return AccessToken(token=token, client_id="custom", subject="custom", scopes=["tasks:read"])
+        resource = AUDIENCES[token]
+        return AccessToken(token=token, client_id="custom", subject="custom", scopes=["tasks:read"], resource=resource)
 
 
 def verifier() -> TokenVerifier:
@@ -216,14 +225,86 @@ async def test_the_persons_own_verifier_decides(tmp_path: Path) -> None:
     project = copy_project(EXAMPLES / "tasks", tmp_path / "tasks")
     (project / "src" / "tasks_mcp" / "auth.py").write_text(CUSTOM_AUTH)
     shutil.rmtree(project / ".failwell", ignore_errors=True)
-    env = {"FAILWELL_SQLITE_PATH": str(tmp_path / "tasks.sqlite3")}
-    with http_server("tasks_mcp", project / "src", tmp_path / "stderr.log", env) as running:
+    port = free_port()
+    # The URL clients use, as behind a proxy: tokens must be issued for it, not for the bind address.
+    resource = "https://tasks.example.com/mcp"
+    env = {"FAILWELL_SQLITE_PATH": str(tmp_path / "tasks.sqlite3"), "MCP_RESOURCE_URL": resource}
+    with http_server("tasks_mcp", project / "src", tmp_path / "stderr.log", env, port=port) as running:
         async with client(running.url, "custom-verifier-token-01") as session:
             assert not (await session.call_tool("tasks_get", {"ref": "T-1"})).is_error
         refused = httpx.post(running.url, json=LIST, headers={**ACCEPT, "authorization": f"Bearer {READER}"})
         assert refused.status_code == 401
+        other = httpx.post(
+            running.url, json=LIST, headers={**ACCEPT, "authorization": "Bearer other-audience-token-01"}
+        )
+        assert other.status_code == 401, "a token issued for another server is refused"
+        assert (
+            'error_description="the bearer token was not issued for this server"' in other.headers["www-authenticate"]
+        )
+        assert (
+            'resource_metadata="https://tasks.example.com/.well-known/oauth-protected-resource/mcp"'
+            in (other.headers["www-authenticate"])
+        )
+        metadata = httpx.get(f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp")
+        assert metadata.json()["resource"] == resource
         broken = {**ACCEPT, "authorization": "Bearer identity-provider-down-01"}
         down = httpx.post(running.url, json=LIST, headers=broken)
         assert down.status_code == 503, "a verifier that fails is not a refused token: the client may retry"
         assert down.json()["error"] == {"code": -32603, "message": "The credentials could not be checked; retry."}
         assert "idp.internal" in running.logged(), "the cause is in the log, not in the answer"
+
+
+def test_the_protected_resource_metadata_says_who_issues_tokens(tasks: Running) -> None:
+    response = httpx.get(f"http://127.0.0.1:{tasks.port}/.well-known/oauth-protected-resource/mcp")
+    assert response.status_code == 200
+    assert response.json() == {
+        "resource": f"http://127.0.0.1:{tasks.port}/mcp",
+        "authorization_servers": ["https://auth.example.com"],
+        "scopes_supported": ["tasks:read", "tasks:write"],
+        "bearer_methods_supported": ["header"],
+        "resource_name": "tasks",
+    }
+    preflight = httpx.options(
+        response.url,
+        headers={
+            "origin": "https://app.example.com",
+            "access-control-request-method": "GET",
+            "access-control-request-headers": "mcp-protocol-version",
+        },
+    )
+    assert preflight.status_code == 200 and preflight.headers["access-control-allow-origin"] in (
+        "*",
+        "https://app.example.com",
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "complaint"),
+    [
+        ("tasks.example.com/mcp", "is not an absolute http(s) URL"),
+        ("https://tasks.example.com/mcp#x", "without query or fragment"),
+    ],
+)
+def test_a_bad_resource_url_stops_the_server(tmp_path: Path, value: str, complaint: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(SRC), "TASKS_TOKENS": json.dumps(TOKENS), "MCP_RESOURCE_URL": value}
+    finished = subprocess.run(
+        [sys.executable, "-m", "tasks_mcp", "--http", "--port", str(free_port())],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert finished.returncode == 2
+    assert complaint in json.loads(finished.stderr.strip().splitlines()[-1])["reason"]
+
+
+def test_off_loopback_the_resource_url_must_be_given() -> None:
+    # Checked without binding anything: the URL clients use cannot be guessed from a public bind address.
+    from tasks_mcp._generated.http import resource_url
+    from tasks_mcp._generated.runtime import ConfigurationError
+
+    assert resource_url("", "127.0.0.1", 8000, "/mcp") == "http://127.0.0.1:8000/mcp"
+    assert resource_url("", "::1", 8000, "/mcp") == "http://[::1]:8000/mcp"
+    with pytest.raises(ConfigurationError, match="pass --resource-url or set MCP_RESOURCE_URL"):
+        resource_url("", "0.0.0.0", 8000, "/mcp")

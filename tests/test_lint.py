@@ -97,7 +97,25 @@ CASES = [
     ("FW135", replace("{type: integer, minimum: 1, maximum: 50, default: 10}", "{type: integer, enum: [1, two]}"), 12),
     ("FW136", replace("    deadline_s: 10\n", "    deadline_s: 10\n    scopes: [orders:read]\n"), 10),
     ("FW110", replace("  client_timeout_s: 60\n", "  client_timeout_s: 60\n  auth: {scope_message: '{id}'}\n"), 5),
+    *(
+        (
+            "FW137",
+            replace(
+                "  client_timeout_s: 60\n", f"  client_timeout_s: 60\n  auth:\n    authorization_servers: [{url}]\n"
+            ),
+            6,
+        )
+        for url in ("auth.example.com", "http://auth.example.com", "https://auth.example.com/?tenant=1", "ftp://x")
+    ),
 ]
+
+
+@pytest.mark.parametrize(
+    "url", ["https://auth.example.com", "https://login.example.com/tenant-1", "http://127.0.0.1:9000"]
+)
+def test_issuer_urls_that_are_accepted(url: str) -> None:
+    text = replace("  client_timeout_s: 60\n", f"  client_timeout_s: 60\n  auth:\n    authorization_servers: [{url}]\n")
+    assert codes(text) == []
 
 
 @pytest.mark.parametrize(("code", "text", "line"), CASES, ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(CASES)])

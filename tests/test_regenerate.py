@@ -48,6 +48,20 @@ def test_an_unchanged_project_is_not_rendered_again(tmp_path: Path) -> None:
     assert "nothing changed" not in changed.stderr
 
 
+def test_a_deleted_seed_file_is_created_again_even_when_nothing_else_changed(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    assert failwell("new", project).returncode == 0
+    handler = project / "src" / "notes_mcp" / "handlers" / "notes_get.py"
+    first = handler.read_bytes()
+    handler.unlink()
+    (project / "README.md").unlink()
+    again = failwell("generate", project)
+    assert again.returncode == 0, again.stderr
+    assert "created: README.md" in again.stdout
+    assert handler.read_bytes() == first
+    assert "nothing changed since the last generate" in failwell("generate", project).stderr
+
+
 def test_a_handler_that_reads_a_dropped_field_is_named(tmp_path: Path) -> None:
     project = copy_project(TASKS, tmp_path / "tasks")
     spec = project / "failwell.yaml"

@@ -6,6 +6,7 @@ import difflib
 import re
 import string
 from typing import Any
+from urllib.parse import urlsplit
 
 from . import fields as f
 from .errors import Diagnostic
@@ -57,6 +58,15 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
     scope_message = auth.get("scope_message") if isinstance(auth, dict) else None
     if isinstance(scope_message, str) and not doc.is_broken(("server", "auth", "scope_message")):
         _placeholders(doc, out, ("server", "auth", "scope_message"), scope_message, list(SCOPE_PLACEHOLDERS))
+    issuers = auth.get("authorization_servers") if isinstance(auth, dict) else None
+    for index, issuer in enumerate(issuers if isinstance(issuers, list) else ()):
+        path = ("server", "auth", "authorization_servers", index)
+        problem = issuer_problem(issuer) if isinstance(issuer, str) else None
+        if problem and not doc.is_broken(path):
+            message = (
+                f"authorization server {issuer!r} {problem}; write its issuer URL, such as https://auth.example.com"
+            )
+            out.append(doc.diagnostic(path, "FW137", message))
     upstreams = data.get("upstreams") if isinstance(data.get("upstreams"), dict) else {}
     assert isinstance(upstreams, dict)
     for name in upstreams:
@@ -105,6 +115,19 @@ def _uses(
                 f"lower its timeout_s below {deadline:g} so an attempt can fail in time to answer"
             )
             out.append(doc.diagnostic((*path, "upstreams", index), "FW123", message))
+
+
+def issuer_problem(url: str) -> str | None:
+    """What is wrong with an OAuth issuer URL (RFC 8414: https, a host, no query or fragment), or None.
+    Plain http is allowed on loopback hosts, for an authorization server run locally while developing."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        return "is not an absolute https URL"
+    if parts.scheme == "http" and parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        return "uses plain http, which only a loopback host may"
+    if parts.query or parts.fragment:
+        return "has a query or fragment, which an issuer URL may not"
+    return None
 
 
 SCOPE_PLACEHOLDERS = ("tool", "scope", "granted", "reference")

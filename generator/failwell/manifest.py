@@ -32,7 +32,8 @@ def template_digest() -> str:
 
 
 def text(files: Mapping[str, bytes], package: str, spec_text: str) -> str:
-    """The manifest of a project's files (project-relative POSIX path -> content): its owned files' hashes."""
+    """The manifest of a project's files (project-relative POSIX path -> content): its owned files' hashes,
+    and the names of the files it seeds (created once, then the person's), so a deleted one is noticed."""
     owned = {
         relative: digest(content)
         for relative, content in files.items()
@@ -44,13 +45,14 @@ def text(files: Mapping[str, bytes], package: str, spec_text: str) -> str:
         "spec_sha256": digest(spec_text.encode()),
         "template_sha256": template_digest(),
         "files": owned,
+        "seeds": sorted(relative for relative in files if not is_owned(relative, package)),
     }
     return json.dumps(recorded, indent=2, sort_keys=True) + "\n"
 
 
 def write(root: Path, package: str, spec_text: str) -> None:
     """Write the manifest of the files under `root` into `root`."""
-    on_disk = {relative: path.read_bytes() for relative, path in files(root).items() if is_owned(relative, package)}
+    on_disk = {relative: path.read_bytes() for relative, path in files(root).items()}
     (root / MANIFEST).write_text(text(on_disk, package, spec_text), encoding="utf-8")
 
 
@@ -74,13 +76,17 @@ def hand_edited(project: Path, manifest: dict[str, Any]) -> list[str]:
 
 
 def unchanged(project: Path, manifest: dict[str, Any], spec_text: str) -> bool:
-    """True when a render would write exactly what is on disk: same spec, failwell and template, no edits."""
+    """True when a render would write exactly what is on disk: same spec, failwell and template, no edits,
+    and every seeded file still there (a render would create a deleted one again)."""
     package = str(manifest.get("package", ""))
     if (
         manifest.get("failwell") != VERSION
         or manifest.get("spec_sha256") != digest(spec_text.encode())
         or manifest.get("template_sha256") != template_digest()
     ):
+        return False
+    seeds = manifest.get("seeds")
+    if not isinstance(seeds, list) or not all((project / str(relative)).is_file() for relative in seeds):
         return False
     on_disk = {relative for relative in files(project) if is_owned(relative, package) and relative != MANIFEST}
     return on_disk == set(manifest["files"]) and not hand_edited(project, manifest)

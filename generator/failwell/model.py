@@ -165,6 +165,8 @@ class Project:
     tokens_env_literal: str
     scopes_line: str
     scope_message_literal: str
+    authorization_servers_line: str
+    """`AUTHORIZATION_SERVERS = [...]` when the spec names OAuth authorization servers, else empty."""
 
     def context(self) -> dict[str, Any]:
         """The model as JSON data, keys sorted: what copier.yml's `project` answer holds (Jinja's `tojson`)."""
@@ -194,6 +196,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     envs = {n: u["base_url_env"] for n, u in (data.get("upstreams") or {}).items()}
     auth_spec = auth or {}
     scope_message = scope_template(auth_spec)
+    issuers = list(auth_spec.get("authorization_servers", ()))
     tools = tuple(_tool(tool_name, spec, timeout, defaults, envs, scope_message) for tool_name, spec in tool_specs)
     return Project(
         spec_text=spec_text,
@@ -224,6 +227,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
             "SCOPES: list[str] = ", sorted({s for _, t in tool_specs for s in t.get("scopes", ())}), "", 0
         ),
         scope_message_literal=string(scope_message) if "scope_message" in auth_spec else "",
+        authorization_servers_line=fitted("AUTHORIZATION_SERVERS: list[str] = ", issuers, "", 0) if issuers else "",
     )
 
 
@@ -245,6 +249,14 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
     if auth is not None:
         tokens = auth.get("tokens_env", DEFAULT_TOKENS_ENV)
         found.append(Variable(tokens, "with `--http`: the bearer tokens the default verifier accepts (`auth.py`)"))
+        if auth.get("authorization_servers"):
+            found.append(
+                Variable(
+                    "MCP_RESOURCE_URL",
+                    "with `--http`: this server's public URL, such as https://mcp.example.com/mcp (the resource "
+                    "its tokens are issued for; derived from the bind on loopback)",
+                )
+            )
     found += [
         Variable("LOG_LEVEL", "INFO by default; logs are JSON lines on stderr"),
         Variable("MCP_HOST, MCP_PORT, MCP_PATH", "with `--http`: where to listen (127.0.0.1, 8000, /mcp)"),

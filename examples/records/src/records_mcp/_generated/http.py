@@ -7,6 +7,9 @@ A missing, unknown or expired token is the one refusal that is not a tool result
 JSON-RPC error body and a `WWW-Authenticate` header, because that status is what makes a client sign
 in again. A token without a scope a tool needs is a tool result (`permission_denied`, in the runtime).
 Tokens are never logged and never sent on to an upstream.
+
+With OAuth authorization servers in the spec, the server publishes its protected resource metadata
+(RFC 9728), every 401 points to it, and a token must have been issued for this server (RFC 8707).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -26,8 +30,10 @@ from mcp.server.transport_security import TransportSecurityMiddleware, Transport
 from mcp.types import INTERNAL_ERROR
 from starlette.applications import Starlette
 from starlette.authentication import AuthCredentials
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, request_response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .runtime import ConfigurationError, FailwellServer
@@ -38,6 +44,7 @@ logger = logging.getLogger("failwell.http")
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 HEALTH_PATH = "/healthz"
+METADATA_PATH = "/.well-known/oauth-protected-resource"
 UNAUTHORIZED = -31001
 """The JSON-RPC code of a 401 body: an application code, outside the block JSON-RPC and MCP reserve."""
 MIN_TOKEN_LENGTH = 16
@@ -57,6 +64,52 @@ class HttpOptions:
     allowed_origins: tuple[str, ...] = ()
     stateful: bool = False
     """Keep sessions (Mcp-Session-Id) in this process: for one replica only, since no other can serve them."""
+    authorization_servers: tuple[str, ...] = ()
+    """The OAuth issuers of this server's tokens (the spec's `server.auth.authorization_servers`)."""
+    resource_url: str = ""
+    """This server's public URL, the resource its tokens are issued for: set with `authorization_servers`."""
+
+
+def resource_url(given: str, host: str, port: int, path: str) -> str:
+    """The server's public URL: `given` (--resource-url, MCP_RESOURCE_URL), else derived from a loopback bind.
+
+    Elsewhere only the person knows the URL clients use (a load balancer's, a proxy's), so it must be given.
+    """
+    if not given:
+        if host not in LOOPBACK_HOSTS:
+            raise ConfigurationError(
+                "with authorization servers in the spec, the server needs its public URL: pass --resource-url "
+                "or set MCP_RESOURCE_URL to the URL clients use, such as https://mcp.example.com/mcp"
+            )
+        return f"http://{f'[{host}]' if ':' in host else host}:{port}{path}"
+    parts = urlsplit(given)
+    if parts.scheme not in ("https", "http") or not parts.hostname or parts.query or parts.fragment:
+        raise ConfigurationError(
+            f"the resource URL {given!r} is not an absolute http(s) URL without query or fragment; "
+            "use the URL clients use, such as https://mcp.example.com/mcp"
+        )
+    return given
+
+
+def metadata_url(resource: str) -> str:
+    """Where RFC 9728 puts a resource's metadata: the well-known path inserted before the resource's path."""
+    parts = urlsplit(resource)
+    return f"{parts.scheme}://{parts.netloc}{METADATA_PATH}{parts.path.rstrip('/')}"
+
+
+def same_resource(one: str, other: str) -> bool:
+    """Two spellings of one URL: scheme and host in any case, a default port or a trailing slash aside."""
+
+    def canonical(url: str) -> tuple[str, str, int | None, str]:
+        parts = urlsplit(url)
+        try:
+            port = parts.port
+        except ValueError:
+            return (url, "", None, "")
+        port = None if port == {"https": 443, "http": 80}.get(parts.scheme.lower()) else port
+        return (parts.scheme.lower(), (parts.hostname or "").lower(), port, parts.path.rstrip("/"))
+
+    return canonical(one) == canonical(other)
 
 
 def transport_security(options: HttpOptions) -> TransportSecuritySettings:
@@ -156,17 +209,26 @@ class BearerGate:
     """Lets a request reach the MCP endpoint only with a bearer token the verifier accepts.
 
     A foreign Host or Origin is refused first (421 / 403), as without auth: a DNS-rebinding page learns
-    nothing from the gate, not even that it asks for a token.
+    nothing from the gate, not even that it asks for a token. With a `resource` (OAuth), a token must
+    name it as its audience (`AccessToken.resource`); the embedded StaticTokens are this server's own.
     """
 
     def __init__(
-        self, app: ASGIApp, verifier: TokenVerifier, path: str, realm: str, security: TransportSecuritySettings
+        self,
+        app: ASGIApp,
+        verifier: TokenVerifier,
+        path: str,
+        realm: str,
+        security: TransportSecuritySettings,
+        resource: str = "",
     ) -> None:
         self.app = app
         self.verifier = verifier
         self.path = path.rstrip("/") or "/"
         self.realm = realm
         self.security = TransportSecurityMiddleware(security)
+        self.resource = resource
+        self.audience_checked = bool(resource) and not isinstance(verifier, StaticTokens)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or (scope["path"].rstrip("/") or "/") != self.path:
@@ -193,6 +255,11 @@ class BearerGate:
         if access.expires_at is not None and access.expires_at < time.time():
             await self._refuse(scope, receive, send, "expired", "the bearer token has expired")
             return
+        if self.audience_checked and not same_resource(access.resource or "", self.resource):
+            await self._refuse(
+                scope, receive, send, "other resource", "the bearer token was not issued for this server"
+            )
+            return
         user = AuthenticatedUser(access)
         scope["user"] = user
         scope["auth"] = AuthCredentials(access.scopes)
@@ -205,6 +272,8 @@ class BearerGate:
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, why: str, reason: str) -> None:
         """401. RFC 6750: a request without a token gets a bare challenge; a bad token, `invalid_token`."""
         challenge = f'Bearer realm="{self.realm}"'
+        if self.resource:
+            challenge += f', resource_metadata="{metadata_url(self.resource)}"'
         if why != "missing":
             challenge += f', error="invalid_token", error_description="{reason}"'
         logger.info("request refused", extra={"status": 401, "token": why})
@@ -265,8 +334,29 @@ def health(server: FailwellServer) -> Callable[[Request], Awaitable[Response]]:
     return endpoint
 
 
+def resource_metadata(server: FailwellServer, options: HttpOptions) -> ASGIApp:
+    """RFC 9728 metadata: where clients get tokens for this server, and the scopes its tools need.
+    Public and readable from any origin, as OAuth discovery needs."""
+    scopes = sorted({scope for tool in server.definitions.values() for scope in tool.scopes})
+    document = {
+        "resource": options.resource_url,
+        "authorization_servers": list(options.authorization_servers),
+        "scopes_supported": scopes,
+        "bearer_methods_supported": ["header"],
+        "resource_name": server.name,
+    }
+
+    async def endpoint(request: Request) -> Response:
+        return JSONResponse(document, headers={"Cache-Control": "public, max-age=3600"})
+
+    return CORSMiddleware(
+        request_response(endpoint), allow_origins=["*"], allow_methods=["GET", "OPTIONS"], allow_headers=["*"]
+    )
+
+
 def http_app(server: FailwellServer, options: HttpOptions, verifier: TokenVerifier | None = None) -> Starlette:
-    """The ASGI app: the MCP endpoint (behind the bearer gate when there is a verifier) and /healthz."""
+    """The ASGI app: the MCP endpoint (behind the bearer gate when there is a verifier), /healthz, and with
+    OAuth authorization servers the protected resource metadata."""
     server.custom_route(HEALTH_PATH, methods=["GET"])(health(server))
     security = transport_security(options)
     app = server.streamable_http_app(
@@ -276,7 +366,13 @@ def http_app(server: FailwellServer, options: HttpOptions, verifier: TokenVerifi
         transport_security=security,
     )
     if verifier is not None:
-        app.add_middleware(BearerGate, verifier=verifier, path=options.path, realm=server.name, security=security)
+        resource = options.resource_url if options.authorization_servers else ""
+        if resource:
+            path = urlsplit(metadata_url(resource)).path
+            app.router.routes.append(Route(path, resource_metadata(server, options), methods=["GET", "OPTIONS"]))
+        app.add_middleware(
+            BearerGate, verifier=verifier, path=options.path, realm=server.name, security=security, resource=resource
+        )
     return app
 
 

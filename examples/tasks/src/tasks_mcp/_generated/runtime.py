@@ -883,8 +883,10 @@ def serve(
     argv: Sequence[str] | None = None,
     *,
     verifier: Callable[[], TokenVerifier] | None = None,
+    authorization_servers: Sequence[str] = (),
 ) -> None:
-    """Serve over stdio, or streamable HTTP with `--http` (behind bearer tokens when there is a `verifier`)."""
+    """Serve over stdio, or streamable HTTP with `--http` (behind bearer tokens when there is a `verifier`,
+    for which `authorization_servers`, the OAuth issuers, may issue them)."""
     env = os.environ.get
     parser = argparse.ArgumentParser(description="Serve this MCP server over stdio (default) or streamable HTTP.")
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
@@ -908,17 +910,19 @@ def serve(
         default=env("MCP_STATEFUL", "") == "1",
         help="keep sessions in this process (MCP_STATEFUL=1); only for a single replica: stateless is the default",
     )
+    if authorization_servers:
+        parser.add_argument(
+            "--resource-url",
+            default=env("MCP_RESOURCE_URL", ""),
+            help="this server's public URL, which its OAuth tokens are issued for (MCP_RESOURCE_URL); "
+            "derived from the bind address on loopback",
+        )
     args = parser.parse_args(argv)
     configure_logging(env("LOG_LEVEL", "INFO"))
     try:
         server = build_server()
-        token_verifier = verifier() if args.http and verifier is not None else None
-    except ConfigurationError as exc:
-        logger.error("cannot start", extra={"reason": str(exc)})
-        raise SystemExit(2) from None
-    try:
         if args.http:
-            from .http import HttpOptions, serve_http
+            from .http import HttpOptions, resource_url, serve_http
 
             options = HttpOptions(
                 host=args.host,
@@ -927,7 +931,17 @@ def serve(
                 allowed_hosts=_listed(args.allowed_hosts),
                 allowed_origins=_listed(args.allowed_origins),
                 stateful=args.stateful,
+                authorization_servers=tuple(authorization_servers),
+                resource_url=resource_url(args.resource_url, args.host, args.port, args.path)
+                if authorization_servers
+                else "",
             )
+            token_verifier = verifier() if verifier is not None else None
+    except ConfigurationError as exc:
+        logger.error("cannot start", extra={"reason": str(exc)})
+        raise SystemExit(2) from None
+    try:
+        if args.http:
             anyio.run(serve_http, server, options, token_verifier)
         else:
             anyio.run(_serve_stdio, server)

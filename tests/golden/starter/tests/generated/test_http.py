@@ -22,12 +22,13 @@ HEADERS = {
 }
 LIST = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
 TOOL_NAMES = ["notes_add", "notes_get"]
+OPTIONS = HttpOptions()
 
 
 @asynccontextmanager
 async def serving() -> AsyncIterator[httpx2.AsyncClient]:
     """The HTTP app on an in-process transport, its lifespan running."""
-    app = http_app(build_server(store=MemoryStore()), HttpOptions())
+    app = http_app(build_server(store=MemoryStore()), OPTIONS)
     transport = httpx2.ASGITransport(app=app)
     async with (
         app.router.lifespan_context(app),

@@ -4,6 +4,10 @@
 token's caller as an `AccessToken` (subject, scopes, expires_at), or None to refuse the request with
 HTTP 401. The default accepts the tokens in the TASKS_TOKENS environment variable (see the README);
 replace it to check tokens with your identity provider. Keep it fast, and never log a token.
+
+Tokens from the authorization servers in the spec must be issued for this server: set the AccessToken's
+`resource` to the token's audience (its `aud` claim), and the server refuses any other with HTTP 401.
+The server's own URL is MCP_RESOURCE_URL (or --resource-url). The default's static tokens are exempt.
 """
 
 from ._generated.http import StaticTokens, TokenVerifier

@@ -29,6 +29,8 @@ MESSAGES: dict[FailureClass, str] = {
 """The spec's server-wide messages for failures the runtime detects itself (internal, timeout)."""
 SCOPES: list[str] = ["tasks:read", "tasks:write"]
 """Every scope a tool needs; the default verifier's single token grants them all."""
+AUTHORIZATION_SERVERS: list[str] = ["https://auth.example.com"]
+"""Who issues tokens for this server: published in its OAuth protected resource metadata (RFC 9728)."""
 
 
 def build_server(
@@ -64,4 +66,4 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Serve over stdio, or streamable HTTP with `--http`, where `auth.py` checks every bearer token."""
     from ..auth import verifier  # imported here: auth.py reads SCOPES from this module
 
-    serve(build_server, argv, verifier=verifier)
+    serve(build_server, argv, verifier=verifier, authorization_servers=AUTHORIZATION_SERVERS)

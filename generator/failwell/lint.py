@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from . import fields as f
 from .errors import Diagnostic
 from .load import Document
-from .naming import RESERVED_FAILURE_NAMES, RESERVED_FIELD_NAMES, pascal, problem_with_name
+from .naming import DEFAULT_TOKENS_ENV, RESERVED_FAILURE_NAMES, RESERVED_FIELD_NAMES, pascal, problem_with_name
 
 _TYPE_ONLY = {
     "pattern": "string", "minLength": "string", "maxLength": "string",
@@ -81,7 +81,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
                 if tool.get("scopes") and not isinstance(auth, dict):
                     message = (
                         "scopes are checked against the caller's bearer token, and the server has no `auth`; "
-                        "add `auth: {}` under `server:` (tokens from MCP_TOKENS), or remove `scopes`"
+                        f"add `auth: {{}}` under `server:` (tokens from {DEFAULT_TOKENS_ENV}), or remove `scopes`"
                     )
                     out.append(doc.diagnostic(("tools", name, "scopes"), "FW136", message, key=True))
     return out

@@ -11,12 +11,10 @@ from typing import Any
 from . import fields as f
 from . import messages
 from .lint import default_deadline, placeholders
-from .naming import pascal
+from .naming import DEFAULT_TOKENS_ENV, pascal
 from .pyliteral import assignment, docstring, fitted, inline, literal, string
 
 SPEC_FILE = "failwell.yaml"
-DEFAULT_TOKENS_ENV = "MCP_TOKENS"
-"""Where the default verifier finds bearer tokens when `server.auth.tokens_env` does not say."""
 _FIELD_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 _PARAM_EXAMPLES: dict[str, Any] = {"int": 3, "float": 2.5, "bool": True}
 """Example values for a failure's typed keyword arguments; a string reads `<name>`."""

@@ -13,6 +13,9 @@ RESERVED_FIELD_NAMES = frozenset(
 )
 """Input and output field names the generated models or handlers already use."""
 
+DEFAULT_TOKENS_ENV = "MCP_TOKENS"
+"""Where the default verifier finds bearer tokens when `server.auth.tokens_env` does not say."""
+
 RESERVED_FAILURE_NAMES = frozenset({"input", "output", "handler", "tool_context", "tool_failure", "definition"})
 """Failure names whose class names would collide with the per-tool module's own names."""
 

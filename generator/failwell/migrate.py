@@ -56,7 +56,10 @@ def migrate(spec: Path) -> list[str]:
 
 
 def _is_format_0(text: str, file: str) -> bool:
-    """Whether the spec says `spec_version` and not `failwell` (read the fast way, without rewriting)."""
+    """Whether the spec says `spec_version` and not `failwell` (read the fast way, without rewriting).
+    A spec without the words `spec_version` is not read at all: `generate` reads it next anyway."""
+    if "spec_version" not in text:
+        return False
     try:
         data = load_text(text, file).data
     except FailwellError:

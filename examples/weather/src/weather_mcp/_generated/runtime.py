@@ -23,7 +23,7 @@ import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 import anyio
 import pydantic_core
@@ -67,6 +67,9 @@ from .messages import (
     scrub,
     seconds,
 )
+
+if TYPE_CHECKING:
+    from .http import HttpOptions  # imported for real only with --http
 
 ENVELOPE_KEY = "dev.failwell/error"
 """The `_meta` key of the machine-readable envelope on every error result."""
@@ -921,37 +924,41 @@ def serve(
     configure_logging(env("LOG_LEVEL", "INFO"))
     try:
         server = build_server()
-        if args.http:
-            from .http import HttpOptions, resource_url, serve_http
-
-            options = HttpOptions(
-                host=args.host,
-                port=args.port,
-                path=args.path,
-                allowed_hosts=_listed(args.allowed_hosts),
-                allowed_origins=_listed(args.allowed_origins),
-                stateful=args.stateful,
-                authorization_servers=tuple(authorization_servers),
-                resource_url=resource_url(args.resource_url, args.host, args.port, args.path)
-                if authorization_servers
-                else "",
-            )
-            token_verifier = verifier() if verifier is not None else None
+        options = _http_options(args, authorization_servers) if args.http else None
+        token_verifier = verifier() if options is not None and verifier is not None else None
     except ConfigurationError as exc:
         logger.error("cannot start", extra={"reason": str(exc)})
         raise SystemExit(2) from None
     try:
-        if args.http:
+        if options is not None:
+            from .http import serve_http
+
             anyio.run(serve_http, server, options, token_verifier)
         else:
             anyio.run(_serve_stdio, server)
     except KeyboardInterrupt:
         pass
     finally:
-        if not args.http:
+        if options is None:
             # The session is over and fd 1 is the real stdout again: send anything printed later to stderr.
             os.dup2(2, 1)
             sys.stdout.flush()
+
+
+def _http_options(args: argparse.Namespace, authorization_servers: Sequence[str]) -> HttpOptions:
+    """Where and how to serve HTTP, from the flags; a ConfigurationError for a resource URL that cannot be used."""
+    from .http import HttpOptions, resource_url
+
+    return HttpOptions(
+        host=args.host,
+        port=args.port,
+        path=args.path,
+        allowed_hosts=_listed(args.allowed_hosts),
+        allowed_origins=_listed(args.allowed_origins),
+        stateful=args.stateful,
+        authorization_servers=tuple(authorization_servers),
+        resource_url=resource_url(args.resource_url, args.host, args.port, args.path) if authorization_servers else "",
+    )
 
 
 def _listed(value: str) -> tuple[str, ...]:

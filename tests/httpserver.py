@@ -1,4 +1,5 @@
-"""A generated server over streamable HTTP in a real subprocess on 127.0.0.1, and a real MCP client for it."""
+"""A generated server over streamable HTTP in a real subprocess on 127.0.0.1, a real MCP client for it, and
+the thread that runs the tests' own loopback HTTP servers (the ledger API, the authorization server)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import IO
 
@@ -24,6 +27,19 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+@contextmanager
+def in_thread(server: ThreadingHTTPServer) -> Iterator[None]:
+    """Serve `server` from a thread until the block ends; then shut it down and close its socket."""
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
 
 
 @dataclass
@@ -89,6 +105,6 @@ async def client(url: str, token: str | None = None, mode: str = "auto") -> Asyn
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=30) as http,
-        Client(streamable_http_client(url, http_client=http), mode=mode) as session,  # type: ignore[arg-type]
+        Client(streamable_http_client(url, http_client=http), mode=mode) as session,
     ):
         yield session

@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from httpserver import free_port
+from httpserver import free_port, in_thread
 
 SPEC = """\
 failwell: 1
@@ -150,14 +150,8 @@ class Ledger:
 
     @contextmanager
     def running(self) -> Iterator[Ledger]:
-        thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        thread.start()
-        try:
+        with in_thread(self.server):
             yield self
-        finally:
-            self.server.shutdown()
-            self.server.server_close()
-            thread.join(timeout=5)
 
 
 @contextmanager

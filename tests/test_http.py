@@ -177,6 +177,14 @@ async def test_no_token_reaches_the_log(tasks: Running) -> None:
 def test_http_without_usable_tokens_does_not_start(tmp_path: Path, value: str | None, complaint: str) -> None:
     env = {key: val for key, val in os.environ.items() if key != "TASKS_TOKENS"}
     env.update({"PYTHONPATH": str(SRC), **({"TASKS_TOKENS": value} if value is not None else {})})
+    reason, stderr = refused_start(tmp_path, env)
+    assert complaint in reason
+    if value:
+        assert value not in stderr, "the bad value itself is not echoed"
+
+
+def refused_start(tmp_path: Path, env: dict[str, str]) -> tuple[str, str]:
+    """Start the tasks server over HTTP with exactly `env`; it must exit 2. Its logged reason, and all its stderr."""
     finished = subprocess.run(
         [sys.executable, "-m", "tasks_mcp", "--http", "--port", str(free_port())],
         cwd=tmp_path,
@@ -186,10 +194,7 @@ def test_http_without_usable_tokens_does_not_start(tmp_path: Path, value: str | 
         timeout=60,
     )
     assert finished.returncode == 2
-    reason = json.loads(finished.stderr.strip().splitlines()[-1])["reason"]
-    assert complaint in reason
-    if value:
-        assert value not in finished.stderr, "the bad value itself is not echoed"
+    return json.loads(finished.stderr.strip().splitlines()[-1])["reason"], finished.stderr
 
 
 CUSTOM_AUTH = '''\
@@ -287,16 +292,8 @@ def test_the_protected_resource_metadata_says_who_issues_tokens(tasks: Running) 
 )
 def test_a_bad_resource_url_stops_the_server(tmp_path: Path, value: str, complaint: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(SRC), "TASKS_TOKENS": json.dumps(TOKENS), "MCP_RESOURCE_URL": value}
-    finished = subprocess.run(
-        [sys.executable, "-m", "tasks_mcp", "--http", "--port", str(free_port())],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert finished.returncode == 2
-    assert complaint in json.loads(finished.stderr.strip().splitlines()[-1])["reason"]
+    reason, _ = refused_start(tmp_path, env)
+    assert complaint in reason
 
 
 def test_off_loopback_the_resource_url_must_be_given() -> None:

@@ -11,7 +11,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -21,7 +21,7 @@ from urllib.parse import parse_qs
 import httpx
 import httpx2
 import pytest
-from httpserver import ACCEPT, Running, http_server
+from httpserver import ACCEPT, Running, http_server, in_thread
 from mcp import Client
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.client.streamable_http import streamable_http_client
@@ -125,14 +125,8 @@ class AuthorizationServer:
 
     @contextmanager
     def running(self) -> Iterator[AuthorizationServer]:
-        thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        thread.start()
-        try:
+        with in_thread(self.server):
             yield self
-        finally:
-            self.server.shutdown()
-            self.server.server_close()
-            thread.join(timeout=5)
 
 
 INTROSPECTING_AUTH = '''\
@@ -207,7 +201,7 @@ def oauth(tmp_path: Path) -> Iterator[tuple[Running, AuthorizationServer]]:
 
 
 @asynccontextmanager
-async def signed_in(url: str, issuer: str, client_id: str) -> Any:
+async def signed_in(url: str, issuer: str, client_id: str) -> AsyncIterator[Client]:
     """The real MCP client with the SDK's client_credentials provider: it discovers everything from the 401."""
     secret = CLIENTS[client_id][0]
     provider = ClientCredentialsOAuthProvider(
@@ -215,7 +209,7 @@ async def signed_in(url: str, issuer: str, client_id: str) -> Any:
     )
     async with (
         httpx2.AsyncClient(auth=provider, timeout=30) as http,
-        Client(streamable_http_client(url, http_client=http)) as session,  # type: ignore[arg-type]
+        Client(streamable_http_client(url, http_client=http)) as session,
     ):
         yield session
 

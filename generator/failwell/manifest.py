@@ -52,7 +52,10 @@ def text(files: Mapping[str, bytes], package: str, spec_text: str) -> str:
 
 def write(root: Path, package: str, spec_text: str) -> None:
     """Write the manifest of the files under `root` into `root`."""
-    on_disk = {relative: path.read_bytes() for relative, path in files(root).items()}
+    # Only owned files are hashed; the others are listed by name, so their bytes are not read.
+    on_disk = {
+        relative: path.read_bytes() if is_owned(relative, package) else b"" for relative, path in files(root).items()
+    }
     (root / MANIFEST).write_text(text(on_disk, package, spec_text), encoding="utf-8")
 
 

@@ -47,11 +47,11 @@ async def measure(store: Any, calls: int) -> tuple[float, float]:
         return ledger_add.Output(entry=1)
 
     keyed_server = build_server({"ledger_add": add}, store=store)
-    keyed_server.rate_limit = None
-    from ledger_mcp._generated.store import MemoryStore
+    keyed_server.services.rate_limit = None
+    from ledger_mcp._generated.runtime.store_memory import MemoryStore
 
     plain = build_server({"ledger_add": add}, store=MemoryStore())
-    plain.rate_limit = None
+    plain.services.rate_limit = None
     plain.store = None  # no store: the key is ignored, so this is the tool without deduplication
     base = await p50(plain, "ledger_add", calls, keyed=True)
     keyed = await p50(keyed_server, "ledger_add", calls, keyed=True)
@@ -67,8 +67,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         src = make_project(Path(tmp), "redis")
         sys.path.insert(0, str(src))
-        from ledger_mcp._generated.store import MemoryStore, SQLiteStore
-        from ledger_mcp._generated.store_redis import RedisStore
+        from ledger_mcp._generated.runtime.store_memory import MemoryStore
+        from ledger_mcp._generated.runtime.store_redis import RedisStore
+        from ledger_mcp._generated.runtime.store_sqlite import SQLiteStore
 
         with redis_server() as url:
             stores = {

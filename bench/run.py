@@ -125,7 +125,7 @@ async def in_process(calls: int) -> None:
     from mcp import Client
 
     from tasks_mcp._generated.server import build_server
-    from tasks_mcp._generated.store import MemoryStore
+    from tasks_mcp._generated.runtime.store_memory import MemoryStore
     from tasks_mcp._generated.tools import tasks_get
 
     generated = build_server(store=MemoryStore())
@@ -135,7 +135,7 @@ async def in_process(calls: int) -> None:
 
     failing = build_server({"tasks_get": missing}, store=MemoryStore())
     for server in (generated, failing):
-        server.rate_limit = None  # the example allows 120 calls a minute; the baseline has no limit
+        server.services.rate_limit = None  # the example allows 120 calls a minute; the baseline has no limit
 
     async def measure(server: Any) -> list[float]:
         samples = []
@@ -193,11 +193,11 @@ class StdioServer:
 GENERATED = [
     sys.executable,
     "-c",
-    "from tasks_mcp._generated.runtime import serve\n"
+    "from tasks_mcp._generated.runtime.cli import serve\n"
     "from tasks_mcp._generated.server import build_server\n"
     "def build():\n"
     "    server = build_server()\n"
-    "    server.rate_limit = None  # the baseline has no rate limit\n"
+    "    server.services.rate_limit = None  # the baseline has no rate limit\n"
     "    return server\n"
     "serve(build, [])\n",
 ]

@@ -46,7 +46,10 @@ def test_copier_copy_equals_failwell_new(tmp_path: Path, spec: str | None) -> No
     assert copied == rendered
     assert executable(tmp_path / "copier") == executable(tmp_path / "failwell")
     if spec == "redis_refunds":
-        assert {"src/refunds_mcp/_generated/store_redis.py", "src/refunds_mcp/_generated/upstream.py"} <= set(copied)
+        assert {
+            "src/refunds_mcp/_generated/runtime/store_redis.py",
+            "src/refunds_mcp/_generated/runtime/upstream.py",
+        } <= set(copied)
 
 
 def test_a_copier_project_regenerates_with_failwell(tmp_path: Path) -> None:

@@ -28,8 +28,8 @@ from failwell.fields import example_arguments  # noqa: E402
 from failwell.load import load  # noqa: E402
 from failwell.model import with_idempotency_key  # noqa: E402
 from leakcheck import TOOLS, handler_for, scenario  # noqa: E402
+from tasks_mcp._generated.runtime.store_memory import MemoryStore  # noqa: E402
 from tasks_mcp._generated.server import build_server  # noqa: E402
-from tasks_mcp._generated.store import MemoryStore  # noqa: E402
 
 SPEC = load(EXAMPLES / "tasks" / "failwell.yaml").data
 ARGUMENTS = {tool: example_arguments(with_idempotency_key(SPEC["tools"][tool])) for tool in TOOLS}
@@ -45,7 +45,7 @@ async def _dispatch(params: Any, ctx: Any) -> Any:
 
 
 SERVER = build_server({tool: _dispatch for tool in TOOLS}, store=MemoryStore())
-SERVER.rate_limit = None  # 10,000 calls from one caller would hit the example's limit of 120 a minute
+SERVER.services.rate_limit = None  # 10,000 calls from one caller would hit the example's limit of 120 a minute
 
 
 def arguments_for(tool: str, number: int) -> dict[str, Any]:
@@ -98,9 +98,9 @@ DRIVER = textwrap.dedent(
     import json, sys
     sys.path[:0] = [{tests!r}, {source!r}]
     from leakcheck import TOOLS, handler_for
-    from tasks_mcp._generated.runtime import serve
+    from tasks_mcp._generated.runtime.cli import serve
     from tasks_mcp._generated.server import build_server
-    from tasks_mcp._generated.store import MemoryStore
+    from tasks_mcp._generated.runtime.store_memory import MemoryStore
 
     plans = iter(json.load(open(sys.argv[1])))
 
@@ -109,7 +109,7 @@ DRIVER = textwrap.dedent(
 
     def build():
         server = build_server({{tool: dispatch for tool in TOOLS}}, store=MemoryStore())
-        server.rate_limit = None
+        server.services.rate_limit = None
         return server
 
     serve(build, [])

@@ -38,7 +38,7 @@ def test_every_composed_message_says_whether_to_retry_and_what_changed(failure_c
     values = {"retry_after_s": "30", "reference": "ERR-00000000", "permission": "tasks:close", "role": "viewer"}
     text = messages.compose("Order O-1 was not found. Call orders_search.", failure_class, effect, values)
     changed = messages.default_changed(failure_class, effect)
-    assert messages.runtime().CHANGED_SENTENCES[changed] in text
+    assert messages.runtime("classes").CHANGED_SENTENCES[changed] in text
     assert re.search(r"(?i)retry|call it again", text), text
     assert "{" not in text
     if failure_class == "rate_limited":
@@ -97,7 +97,7 @@ def test_scrub_removes_internals(value: str, secrets: list[str]) -> None:
 
 
 def test_logs_keep_paths_but_not_credentials() -> None:
-    line = messages.runtime().redact_secrets(
+    line = messages.runtime("scrub").redact_secrets(
         "open /var/lib/app.db as postgres://u:hunter2@10.0.0.5/x with Bearer tok123"
     )
     assert "/var/lib/app.db" in line and "10.0.0.5" in line

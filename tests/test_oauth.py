@@ -136,7 +136,7 @@ import os
 
 import httpx2
 
-from ._generated.http import AccessToken, TokenVerifier
+from ._generated.runtime.tokens import AccessToken, TokenVerifier
 
 
 class Introspection:

@@ -38,8 +38,9 @@ def redis_url() -> Iterator[str]:
 
 @pytest.fixture(params=STORES)
 async def store(request: pytest.FixtureRequest, ledger_src: Path, tmp_path: Path) -> AsyncIterator[Any]:
-    from ledger_mcp._generated.store import MemoryStore, SQLiteStore
-    from ledger_mcp._generated.store_redis import RedisStore
+    from ledger_mcp._generated.runtime.store_memory import MemoryStore
+    from ledger_mcp._generated.runtime.store_redis import RedisStore
+    from ledger_mcp._generated.runtime.store_sqlite import SQLiteStore
 
     if request.param == "memory":
         opened: Any = MemoryStore()
@@ -58,8 +59,8 @@ async def test_a_reachable_store_answers_ping(store: Any) -> None:
 
 
 async def test_an_unreachable_store_fails_ping(ledger_src: Path, tmp_path: Path) -> None:
-    from ledger_mcp._generated.store import SQLiteStore
-    from ledger_mcp._generated.store_redis import RedisStore
+    from ledger_mcp._generated.runtime.store_redis import RedisStore
+    from ledger_mcp._generated.runtime.store_sqlite import SQLiteStore
 
     (tmp_path / "file").write_text("")
     for store in (SQLiteStore(tmp_path / "file" / "state.sqlite3"), RedisStore(f"redis://127.0.0.1:{free_port()}/0")):
@@ -129,7 +130,7 @@ async def test_rate_limit_buckets_say_how_long_to_wait(store: Any) -> None:
 
 
 async def test_32_concurrent_duplicates_for_each_of_50_keys_run_once(store: Any, ledger_src: Path) -> None:
-    from ledger_mcp._generated.runtime import ToolContext
+    from ledger_mcp._generated.runtime.contracts import ToolContext
     from ledger_mcp._generated.server import build_server
     from ledger_mcp._generated.tools import ledger_add
 

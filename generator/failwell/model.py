@@ -302,7 +302,8 @@ def _output_schema(spec: dict[str, Any], outputs: dict[str, Any] | None) -> dict
 
 
 def _rate_limit(spec: dict[str, Any] | None) -> str:
-    return f"RateLimit(calls={int(spec['calls'])}, per_s={float(spec['per_s'])!r})" if spec else "None"
+    """The `RateLimit(...)` expression of a limit, or empty when there is none."""
+    return f"RateLimit(calls={int(spec['calls'])}, per_s={float(spec['per_s'])!r})" if spec else ""
 
 
 def _store_expression(kind: str, server: dict[str, Any], name: str) -> str:
@@ -485,19 +486,20 @@ def _batch_expectation(
     items = arguments.get(batch["items"]) or []
     field = batch["items"]
     if batch["policy"] == "all_or_nothing":
-        body = f"{template} {messages.runtime().all_or_nothing_text(field, len(items), None)}"
+        wording = messages.runtime("wording")
+        body = f"{template} {wording.all_or_nothing_text(field, len(items), None)}"
         return messages.compose(body, spec["class"], effect, values, "none", keyed), {**envelope, "changed": "none"}
     reasons = []
     for item in items:
         item_values = (
             {**values, **{k: messages.display(v) for k, v in item.items()}} if isinstance(item, dict) else values
         )
-        reasons.append(template.format_map(messages.runtime().Values(item_values)))
+        reasons.append(template.format_map(messages.runtime("wording").Values(item_values)))
     failed = [
         {"index": index, "class": spec["class"], "failure": name, "message": reason}
         for index, reason in enumerate(reasons)
     ]
-    text = messages.runtime().batch_text(field, len(items), list(enumerate(reasons)))
+    text = messages.runtime("wording").batch_text(field, len(items), list(enumerate(reasons)))
     batch_envelope = {
         "class": spec["class"],
         "failure": "batch_failed",

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from refunds_mcp._generated.runtime.store_memory import MemoryStore
 from refunds_mcp._generated.server import build_server
-from refunds_mcp._generated.store import MemoryStore
 from refunds_mcp._generated.testing import call_tool
 
 if TYPE_CHECKING:

@@ -9,9 +9,9 @@ from typing import Any
 import httpx2
 import pytest
 
-from records_mcp._generated.http import HttpOptions, http_app
+from records_mcp._generated.runtime.http import HttpOptions, http_app
+from records_mcp._generated.runtime.store_memory import MemoryStore
 from records_mcp._generated.server import build_server
-from records_mcp._generated.store import MemoryStore
 
 pytestmark = pytest.mark.anyio
 

@@ -12,7 +12,8 @@ from typing import Any, NoReturn
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from weather_mcp._generated.runtime import JsonLines
+from weather_mcp._generated.runtime.breaker import CircuitBreaker
+from weather_mcp._generated.runtime.logs import JsonLines
 from weather_mcp._generated.server import UPSTREAMS, build_server
 from weather_mcp._generated.testing import (
     FakeUpstream,
@@ -25,7 +26,6 @@ from weather_mcp._generated.testing import (
     slow,
 )
 from weather_mcp._generated.tools import weather_forecast as tool
-from weather_mcp._generated.upstream import CircuitBreaker
 
 pytestmark = pytest.mark.anyio
 
@@ -201,9 +201,9 @@ async def test_circuit_breaker_opens_then_closes(monkeypatch: pytest.MonkeyPatch
     clock = ManualClock()
     statuses: list[int] = []
     server = build_server({tool.NAME: probe(statuses)})
-    assert server.upstreams is not None
+    assert server.services.upstreams is not None
     breaker = CircuitBreaker(config.breaker_failures, config.breaker_reset_s, clock)
-    server.upstreams.breakers[UPSTREAM] = breaker  # type: ignore[attr-defined]
+    server.services.upstreams.breakers[UPSTREAM] = breaker  # type: ignore[attr-defined]
     with FakeUpstream(default=Reply(503)) as fake:
         monkeypatch.setenv(UPSTREAM_ENV, fake.url)
         for _ in range(config.breaker_failures):

@@ -7,9 +7,11 @@ from collections.abc import Mapping, Sequence
 from ..handlers import records_accounts as records_accounts_handler
 from ..handlers import records_import as records_import_handler
 from ..handlers import records_transfer as records_transfer_handler
-from .messages import FailureClass
-from .runtime import FailwellServer, Handler, Store, serve
-from .store import SQLiteStore
+from .runtime.classes import FailureClass
+from .runtime.cli import serve
+from .runtime.contracts import Handler, Store
+from .runtime.server import FailwellServer
+from .runtime.store_sqlite import SQLiteStore
 from .tools import (
     records_accounts,
     records_import,

@@ -17,9 +17,12 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
-from .runtime import ENVELOPE_KEY, FailwellServer, Handler, ToolContext, serve
+from .runtime.cli import serve
+from .runtime.contracts import Handler, ToolContext
+from .runtime.results import ENVELOPE_KEY
+from .runtime.server import FailwellServer
+from .runtime.store_memory import MemoryStore
 from .server import build_server
-from .store import MemoryStore
 
 EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {
     "records_accounts": {},

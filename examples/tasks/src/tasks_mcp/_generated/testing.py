@@ -16,15 +16,17 @@ from typing import Any, NoReturn
 
 import anyio
 from mcp import Client
-from mcp.server.auth.middleware.auth_context import auth_context_var
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
-from .runtime import ENVELOPE_KEY, FailwellServer, Handler, ToolContext, serve
+from .runtime.cli import serve
+from .runtime.contracts import Handler, ToolContext
+from .runtime.results import ENVELOPE_KEY
+from .runtime.sdk import signed_in
+from .runtime.server import FailwellServer
+from .runtime.store_memory import MemoryStore
 from .server import build_server
-from .store import MemoryStore
 
 EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {
     "tasks_close": {
@@ -100,12 +102,8 @@ async def call_tool(
 @contextmanager
 def holding_token(subject: str, scopes: Sequence[str]) -> Iterator[None]:
     """Calls made inside come from an HTTP caller whose bearer token has this subject and these scopes."""
-    access = AccessToken(token="test-token", client_id=subject, subject=subject, scopes=list(scopes))
-    reset = auth_context_var.set(AuthenticatedUser(access))
-    try:
+    with signed_in(AccessToken(token="test-token", client_id=subject, subject=subject, scopes=list(scopes))):
         yield
-    finally:
-        auth_context_var.reset(reset)
 
 
 async def crash(params: Any, ctx: ToolContext[Any]) -> NoReturn:

@@ -5,13 +5,15 @@ from collections.abc import Mapping, Sequence
 
 from ..handlers import weather_forecast as weather_forecast_handler
 from ..handlers import weather_places as weather_places_handler
-from .messages import FailureClass
-from .runtime import FailwellServer, Handler, serve
+from .runtime.classes import FailureClass
+from .runtime.cli import serve
+from .runtime.contracts import Handler
+from .runtime.server import FailwellServer
+from .runtime.upstream import UpstreamConfig, UpstreamPool
 from .tools import (
     weather_forecast,
     weather_places,
 )
-from .upstream import UpstreamConfig, UpstreamPool
 
 NAME = "weather"
 VERSION = "0.1.0"

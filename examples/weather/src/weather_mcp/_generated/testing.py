@@ -21,7 +21,10 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
-from .runtime import ENVELOPE_KEY, FailwellServer, Handler, ToolContext, serve
+from .runtime.cli import serve
+from .runtime.contracts import Handler, ToolContext
+from .runtime.results import ENVELOPE_KEY
+from .runtime.server import FailwellServer
 from .server import build_server
 
 EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {

@@ -1,7 +1,7 @@
 """`weather_forecast`: The daily forecast for a place, for one to seven days from today."""
 
+from .._generated.runtime.upstream import UpstreamError
 from .._generated.tools.weather_forecast import Context, Input, Output, OutputDaysItem, PlaceUnknown
-from .._generated.upstream import UpstreamError
 
 
 async def handle(params: Input, ctx: Context) -> Output:

@@ -12,9 +12,10 @@ from typing import Any, NoReturn
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from refunds_mcp._generated.runtime import JsonLines
+from refunds_mcp._generated.runtime.breaker import CircuitBreaker
+from refunds_mcp._generated.runtime.logs import JsonLines
+from refunds_mcp._generated.runtime.store_memory import MemoryStore
 from refunds_mcp._generated.server import UPSTREAMS, build_server
-from refunds_mcp._generated.store import MemoryStore
 from refunds_mcp._generated.testing import (
     FakeUpstream,
     ManualClock,
@@ -26,7 +27,6 @@ from refunds_mcp._generated.testing import (
     slow,
 )
 from refunds_mcp._generated.tools import refund_order as tool
-from refunds_mcp._generated.upstream import CircuitBreaker
 
 pytestmark = pytest.mark.anyio
 
@@ -226,9 +226,9 @@ async def test_circuit_breaker_opens_then_closes(monkeypatch: pytest.MonkeyPatch
     clock = ManualClock()
     statuses: list[int] = []
     server = build_server({tool.NAME: probe(statuses)}, store=MemoryStore())
-    assert server.upstreams is not None
+    assert server.services.upstreams is not None
     breaker = CircuitBreaker(config.breaker_failures, config.breaker_reset_s, clock)
-    server.upstreams.breakers[UPSTREAM] = breaker  # type: ignore[attr-defined]
+    server.services.upstreams.breakers[UPSTREAM] = breaker  # type: ignore[attr-defined]
     with FakeUpstream(default=Reply(503)) as fake:
         monkeypatch.setenv(UPSTREAM_ENV, fake.url)
         for _ in range(config.breaker_failures):

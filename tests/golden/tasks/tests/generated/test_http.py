@@ -9,9 +9,10 @@ from typing import Any
 import httpx2
 import pytest
 
-from tasks_mcp._generated.http import AccessToken, HttpOptions, StaticTokens, TokenVerifier, http_app
+from tasks_mcp._generated.runtime.http import HttpOptions, http_app
+from tasks_mcp._generated.runtime.store_memory import MemoryStore
+from tasks_mcp._generated.runtime.tokens import AccessToken, StaticTokens, TokenVerifier
 from tasks_mcp._generated.server import AUTHORIZATION_SERVERS, SCOPES, build_server
-from tasks_mcp._generated.store import MemoryStore
 
 pytestmark = pytest.mark.anyio
 

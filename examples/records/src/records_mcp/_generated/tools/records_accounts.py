@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ..runtime import ToolContext, ToolDefinition
+from ..runtime.contracts import ToolContext, ToolDefinition
 
 NAME = "records_accounts"
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..runtime import Batch, ToolContext, ToolDefinition, ToolFailure
+from ..runtime.contracts import Batch, ToolContext, ToolDefinition, ToolFailure
 
 NAME = "records_transfer"
 

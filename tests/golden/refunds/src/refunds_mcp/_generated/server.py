@@ -6,14 +6,16 @@ from collections.abc import Mapping, Sequence
 
 from ..handlers import refund_order as refund_order_handler
 from ..handlers import refund_status as refund_status_handler
-from .messages import FailureClass
-from .runtime import FailwellServer, Handler, Store, serve
-from .store import SQLiteStore
+from .runtime.classes import FailureClass
+from .runtime.cli import serve
+from .runtime.contracts import Handler, Store
+from .runtime.server import FailwellServer
+from .runtime.store_sqlite import SQLiteStore
+from .runtime.upstream import UpstreamConfig, UpstreamPool
 from .tools import (
     refund_order,
     refund_status,
 )
-from .upstream import UpstreamConfig, UpstreamPool
 
 NAME = "refunds"
 VERSION = "0.1.0"

@@ -6,9 +6,11 @@ from collections.abc import Mapping, Sequence
 
 from ..handlers import notes_add as notes_add_handler
 from ..handlers import notes_get as notes_get_handler
-from .messages import FailureClass
-from .runtime import FailwellServer, Handler, Store, serve
-from .store import SQLiteStore
+from .runtime.classes import FailureClass
+from .runtime.cli import serve
+from .runtime.contracts import Handler, Store
+from .runtime.server import FailwellServer
+from .runtime.store_sqlite import SQLiteStore
 from .tools import (
     notes_add,
     notes_get,

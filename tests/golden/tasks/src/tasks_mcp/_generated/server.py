@@ -8,9 +8,11 @@ from ..handlers import tasks_close as tasks_close_handler
 from ..handlers import tasks_create as tasks_create_handler
 from ..handlers import tasks_get as tasks_get_handler
 from ..handlers import tasks_search as tasks_search_handler
-from .messages import FailureClass
-from .runtime import FailwellServer, Handler, RateLimit, Store, serve
-from .store import SQLiteStore
+from .runtime.classes import FailureClass
+from .runtime.cli import serve
+from .runtime.contracts import Handler, RateLimit, Store
+from .runtime.server import FailwellServer
+from .runtime.store_sqlite import SQLiteStore
 from .tools import (
     tasks_close,
     tasks_create,

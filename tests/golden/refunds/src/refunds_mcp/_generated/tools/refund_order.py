@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..runtime import ToolContext, ToolDefinition, ToolFailure
-from ..upstream import Upstream
+from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.upstream import Upstream
 
 NAME = "refund_order"
 

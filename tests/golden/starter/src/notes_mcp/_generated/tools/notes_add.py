@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..runtime import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
 
 NAME = "notes_add"
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO, failwell, tree
+
+pytestmark = pytest.mark.slow
 
 TASKS_SPEC = REPO / "examples" / "tasks" / "failwell.yaml"
 

@@ -17,6 +17,8 @@ from httpserver import Running, http_server
 
 from conftest import EXAMPLES, REPO
 
+pytestmark = pytest.mark.slow
+
 NODE_TOOLS = REPO / "tests" / "node"
 CONFORMANCE = NODE_TOOLS / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 INSPECTOR = NODE_TOOLS / "node_modules" / "@modelcontextprotocol" / "inspector-cli" / "build" / "index.js"

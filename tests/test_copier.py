@@ -13,6 +13,8 @@ import pytest
 
 from conftest import BIN, EXAMPLES, REPO, failwell, tree
 
+pytestmark = pytest.mark.slow
+
 REDIS_REFUNDS = (
     (EXAMPLES / "refunds" / "failwell.yaml")
     .read_text(encoding="utf-8")

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO, failwell, tree
+
+pytestmark = pytest.mark.slow
 
 SPEC = REPO / "examples" / "tasks" / "failwell.yaml"
 

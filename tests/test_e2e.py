@@ -23,7 +23,7 @@ from mcp.types import CallToolResult, TextContent
 
 from conftest import EXAMPLES, REPO
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.slow
 
 
 def run(*args: str | Path, cwd: Path | None = None) -> str:

@@ -11,7 +11,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from ledger import Ledger, make_project, receive, redis_server, send, stdio_server
+
+pytestmark = pytest.mark.slow
 
 WRITES = 300
 

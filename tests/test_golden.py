@@ -58,12 +58,14 @@ def test_generated_code_is_ruff_clean_and_formatted(project: Path) -> None:
     assert formatted.returncode == 0, formatted.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("project", QUALITY_TARGETS, ids=lambda p: p.relative_to(REPO).as_posix())
 def test_generated_code_passes_mypy_strict(project: Path) -> None:
     result = _run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull], project)
     assert result.returncode == 0, result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("project", QUALITY_TARGETS, ids=lambda p: p.relative_to(REPO).as_posix())
 def test_generated_tests_pass(project: Path) -> None:
     result = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], project)

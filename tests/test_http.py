@@ -19,6 +19,8 @@ from mcp.types import CallToolResult, TextContent
 
 from conftest import EXAMPLES, copy_project
 
+pytestmark = pytest.mark.slow
+
 SRC = EXAMPLES / "tasks" / "src"
 READER = "reader-token-7f3a9c2e5b"
 WRITER = "writer-token-1d8e6b4a90"

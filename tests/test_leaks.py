@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,13 +26,15 @@ SOURCE = GOLDEN / "tasks" / "src"
 sys.path.insert(0, str(SOURCE))
 
 from failwell.fields import example_arguments  # noqa: E402
-from failwell.load import load  # noqa: E402
+from failwell.load import load_text  # noqa: E402
 from failwell.model import with_idempotency_key  # noqa: E402
 from leakcheck import TOOLS, handler_for, scenario  # noqa: E402
 from tasks_mcp._generated.runtime.store_memory import MemoryStore  # noqa: E402
 from tasks_mcp._generated.server import build_server  # noqa: E402
 
-SPEC = load(EXAMPLES / "tasks" / "failwell.yaml").data
+pytestmark = pytest.mark.slow
+
+SPEC = load_text((EXAMPLES / "tasks" / "failwell.yaml").read_text(encoding="utf-8"), "failwell.yaml").data
 ARGUMENTS = {tool: example_arguments(with_idempotency_key(SPEC["tools"][tool])) for tool in TOOLS}
 IN_PROCESS_CALLS = 10_000
 STDIO_CALLS = 2_000

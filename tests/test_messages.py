@@ -164,6 +164,7 @@ def test_server_messages_may_only_use_builtin_placeholders() -> None:
     assert ("FW110", 4) in [(d.code, d.line) for d in diagnose(text, "spec.yaml")]
 
 
+@pytest.mark.slow
 def test_strict_validate_fails_on_wording(tmp_path: pytest.TempPathFactory) -> None:
     spec = REPO / "tests" / "invalid" / "vague.yaml.tmp"
     spec.write_text(BASE.replace("No order {order_id}. Ids look like O-1. Call orders_search to find one.", "Error."))
@@ -176,6 +177,7 @@ def test_strict_validate_fails_on_wording(tmp_path: pytest.TempPathFactory) -> N
         spec.unlink()
 
 
+@pytest.mark.slow
 def test_messages_command_shows_every_message_in_three_formats() -> None:
     spec = REPO / "examples" / "tasks" / "failwell.yaml"
     table = failwell("messages", spec)
@@ -198,6 +200,7 @@ def test_messages_command_shows_every_message_in_three_formats() -> None:
     ), "the scope refusal is shown in the spec's words (server.auth.scope_message)"
 
 
+@pytest.mark.slow
 def test_messages_strict_exits_1_when_a_part_is_missing(tmp_path: pytest.TempPathFactory) -> None:
     spec = REPO / "tests" / "invalid" / "vague2.yaml.tmp"
     spec.write_text(

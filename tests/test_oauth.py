@@ -29,6 +29,8 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from conftest import EXAMPLES, copy_project, failwell
 
+pytestmark = pytest.mark.slow
+
 CLIENTS = {
     "nightly-report": ("client-secret-9d2f7a41c6", {"tasks:read", "tasks:write"}),
     "dashboard": ("client-secret-4b7e1c9a30", {"tasks:read"}),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO
 
 RUNTIME = REPO / "template" / "src" / "{{ package }}" / "_generated" / "runtime"
@@ -24,6 +26,7 @@ def test_ruff_format() -> None:
     assert result.returncode == 0, result.stdout
 
 
+@pytest.mark.slow
 def test_mypy_strict() -> None:
     result = run("mypy", "--no-incremental")
     assert result.returncode == 0, result.stdout

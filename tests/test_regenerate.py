@@ -10,7 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO, copy_project, failwell, tree
+
+pytestmark = pytest.mark.slow
 
 TASKS = REPO / "examples" / "tasks"
 
@@ -150,3 +154,22 @@ def test_a_format_0_spec_is_migrated_keeping_comments_and_order(tmp_path: Path) 
     assert "    effect: write\n    idempotency: optional  # added by the format 1 migration" in text
     assert failwell("validate", spec).returncode == 0
     assert failwell("generate", "--check", project).returncode == 0
+
+
+def test_an_import_from_where_the_runtime_used_to_be_is_named_with_its_new_home(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    assert failwell("new", project).returncode == 0
+    handler = project / "src" / "notes_mcp" / "handlers" / "notes_get.py"
+    handler.write_text("from .._generated.runtime import ToolContext\n" + handler.read_text())
+    (project / "tests" / "test_store.py").write_text("from notes_mcp._generated.store import MemoryStore, other\n")
+    spec = project / "failwell.yaml"
+    spec.write_text(spec.read_text().replace("Ids look like N-1.", "Ids look like N-1 or N-22."))
+    result = failwell("generate", project)
+    assert result.returncode == 0, result.stderr
+    assert (
+        "src/notes_mcp/handlers/notes_get.py:1: `ToolContext` moved from `_generated.runtime` to "
+        "`_generated.runtime.contracts`; import it from there"
+    ) in result.stderr
+    moved = "tests/test_store.py:1: `MemoryStore` moved from `_generated.store` to `_generated.runtime.store_memory`"
+    assert moved in result.stderr
+    assert "`other`" not in result.stderr, "only names the runtime had are named"

@@ -25,6 +25,8 @@ import pytest
 from httpserver import Running, http_server
 from ledger import Ledger, make_project, redis_server
 
+pytestmark = pytest.mark.slow
+
 CALLS = 1_000
 TOKEN = "replica-token-8c1e4a7f3b"
 HEADERS = {

@@ -16,7 +16,7 @@ import pytest
 from httpserver import free_port
 from ledger import make_project, redis_server
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 STORES = ["memory", "sqlite", "redis"]
 
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import Diagnostic, FailwellError, spec_error
+from .errors import Diagnostic, spec_error
 
 try:
     from . import quickyaml
@@ -95,17 +94,6 @@ def _load_with_ruamel(text: str, file: str) -> Document:
     doc = Document(file=file, data={}, text=text)
     doc.data = _plain(root, (), doc)
     return doc
-
-
-def load(path: Path) -> Document:
-    """Read and parse a spec file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FailwellError(f"{path}: no such file; pass the path of a failwell.yaml") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FailwellError(f"{path}: cannot read the spec ({exc.__class__.__name__})") from None
-    return load_text(text, str(path))
 
 
 def _plain(node: Any, path: Path_, doc: Document) -> Any:

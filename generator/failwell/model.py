@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -51,7 +50,6 @@ class Failure:
     class_name: str
     failure_class: str
     class_literal: str
-    template: str
     template_line: str
     template_doc: str
     changed_literal: str | None
@@ -59,7 +57,6 @@ class Failure:
     super_kwargs: str
     example_kwargs: str
     test_arguments: str
-    expected_text: str
     expected_line: str
     expected_envelope: str
 
@@ -131,6 +128,8 @@ class Tool:
     batch_policy: str | None
     item_annotation: str
     output_example: str
+    broken_changed_literal: str
+    """The envelope's `changed` when the tool breaks mid-way (a crash, a missed deadline, a failing upstream)."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +137,6 @@ class Project:
     """The whole generated project."""
 
     spec_text: str
-    spec_sha256: str
     name: str
     name_literal: str
     package: str
@@ -148,7 +146,6 @@ class Project:
     description_literal: str
     description_line: str
     instructions_line: str
-    client_timeout_s: float
     tools: tuple[Tool, ...]
     stdio_calls: str
     messages_literal: str
@@ -160,6 +157,7 @@ class Project:
     environment: tuple[Variable, ...]
     tool_names_line: str
     auth: bool
+    tokens_env: str
     tokens_env_literal: str
     scopes_line: str
     scope_message_literal: str
@@ -198,7 +196,6 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     tools = tuple(_tool(tool_name, spec, timeout, defaults, envs, scope_message) for tool_name, spec in tool_specs)
     return Project(
         spec_text=spec_text,
-        spec_sha256=hashlib.sha256(spec_text.encode()).hexdigest(),
         name=name,
         name_literal=string(name),
         package=server.get("package") or f"{name.replace('-', '_')}_mcp",
@@ -208,7 +205,6 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         description_literal=string(description),
         description_line=docstring(description or f"The {name} MCP server."),
         instructions_line=assignment("INSTRUCTIONS", string(description), 0),
-        client_timeout_s=timeout,
         tools=tools,
         stdio_calls=literal({n: f.example_arguments(with_idempotency_key(s)) for n, s in tool_specs}),
         messages_literal=literal(overrides),
@@ -220,6 +216,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         environment=_environment(data, store if needs_store else "", name),
         tool_names_line=fitted("TOOL_NAMES = ", [name for name, _ in tool_specs], "", 0),
         auth=auth is not None,
+        tokens_env=auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV),
         tokens_env_literal=string(auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV)),
         scopes_line=fitted(
             "SCOPES: list[str] = ", sorted({s for _, t in tool_specs for s in t.get("scopes", ())}), "", 0
@@ -434,6 +431,7 @@ def _tool(
         scope_envelope=literal(_scope_envelope(first_scope), 4),
         upstream_env=string(upstream_envs.get((spec.get("upstreams") or [""])[0], "")),
         output_example=literal(f.example_arguments(outputs), 8) if outputs is not None else "None",
+        broken_changed_literal=string(messages.default_changed("internal", spec["effect"])),
     )
 
 
@@ -568,7 +566,6 @@ def _failure(
         class_name=pascal(name),
         failure_class=spec["class"],
         class_literal=string(spec["class"]),
-        template=template,
         template_line=assignment("template", string(template), 4),
         template_doc=docstring(template),
         changed_literal=string(changed) if changed else None,
@@ -576,7 +573,6 @@ def _failure(
         super_kwargs=super_kwargs,
         example_kwargs=", ".join(f"{k}={literal(v)}" for k, v in kwargs.items()),
         test_arguments=literal(arguments, 4),
-        expected_text=string(expected),
         expected_line=assignment("expected", string(expected), 4),
         expected_envelope=literal(envelope, 4),
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jinja2 import Environment, FileSystemLoader
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Undefined
 
 from . import manifest
 from .expand import tool_files
@@ -44,6 +44,10 @@ def render(spec: Path | None) -> Rendered:
     return Rendered(project, dict(sorted(files.items())))
 
 
+_UNDEFINED: dict[str, type[Undefined]] = {"jinja2.StrictUndefined": StrictUndefined, "jinja2.Undefined": Undefined}
+"""The two `_envops.undefined` values Copier accepts, by name."""
+
+
 @cache
 def _settings() -> dict[str, Any]:
     """copier.yml, read with PyYAML as Copier reads it."""
@@ -57,10 +61,11 @@ def _template_files(project: Project, spec: str) -> dict[str, bytes]:
     settings = _settings()
     root = template_root()
     folder, suffix = settings["_subdirectory"], settings["_templates_suffix"]
+    envops = {**settings["_envops"], "undefined": _UNDEFINED[settings["_envops"]["undefined"]]}
     env = Environment(
         loader=FileSystemLoader(root),
         extensions=settings["_jinja_extensions"],
-        **{"keep_trailing_newline": True, **settings["_envops"]},
+        **{"keep_trailing_newline": True, **envops},
     )
     answers = {"spec": spec, "failwell_inprocess": True, "project": project.context(), "package": project.package}
     files = {}

@@ -3,10 +3,10 @@
 only safe calls are retried, a circuit breaker stops hammering a service that is down, and the
 final outcome becomes a failure of the right class whose words carry nothing the service said.
 
-Retries (AIP-194, AWS and gRPC guidance): only when the tool is a read or the request carries an
-idempotency key; only after a connect error or HTTP 408/429/500/502/503/504; at most `retries`
-more attempts, with full-jitter exponential backoff, never sooner than Retry-After, never past the
-deadline.
+Retries (as Google's public AIP-194 and the AWS and gRPC retry guidance say): only when the tool is
+a read or the request carries an idempotency key; only after a connect error or HTTP
+408/429/500/502/503/504; at most `retries` more attempts, with full-jitter exponential backoff, never
+sooner than Retry-After, never past the deadline.
 """
 
 from __future__ import annotations

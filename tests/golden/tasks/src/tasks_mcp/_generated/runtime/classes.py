@@ -24,7 +24,7 @@ Changed = Literal["none", "possible", "partial"]
 
 @dataclass(frozen=True)
 class ClassPolicy:
-    """What a failure class means for retries, logs and circuit breakers (AIP-194 for retries)."""
+    """What a failure class means for retries, logs and circuit breakers (retries as Google's public AIP-194 says)."""
 
     retryable: Literal["yes", "no", "read"]
     log_level: int

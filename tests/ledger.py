@@ -34,6 +34,7 @@ tools:
     description: Add an amount to the ledger, once per idempotency key.
     effect: write
     idempotency: required
+    rerun_safe: true
     deadline_s: 5
     upstreams: [ledger_api]
     input:

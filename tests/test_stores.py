@@ -92,14 +92,37 @@ async def test_a_duplicate_while_the_first_runs_is_told_when_to_retry(store: Any
     assert 25 < busy.retry_after_s <= 30
 
 
-async def test_an_expired_lease_is_taken_over_and_the_old_owner_is_fenced_out(store: Any) -> None:
+async def test_an_expired_lease_leaves_the_outcome_unknown_and_is_never_run_again(store: Any) -> None:
     old = await store.begin("c\x1ft\x1fk4", "fp", 0.2, 60)
     await asyncio.sleep(0.3)
-    new = await store.begin("c\x1ft\x1fk4", "fp", 30, 60)
-    assert new.outcome == "started" and new.takeover
-    assert not await store.complete("c\x1ft\x1fk4", old.owner, '{"old": true}', 60)
-    assert await store.complete("c\x1ft\x1fk4", new.owner, '{"new": true}', 60)
-    assert (await store.begin("c\x1ft\x1fk4", "fp", 30, 60)).result == '{"new": true}'
+    for _ in range(2):
+        assert (await store.begin("c\x1ft\x1fk4", "fp", 30, 60)).outcome == "unknown"
+    assert not await store.complete("c\x1ft\x1fk4", old.owner, '{"old": true}', 60), "the old run is fenced out"
+    assert (await store.begin("c\x1ft\x1fk4", "fp", 30, 60)).outcome == "unknown"
+    assert (await store.begin("c\x1ft\x1fk4", "other", 30, 60)).outcome == "mismatch"
+
+
+async def test_an_unknown_outcome_is_taken_over_to_reconcile_or_rerun_and_the_old_owner_fenced_out(store: Any) -> None:
+    for after, outcome in (("reconcile", "reconcile"), ("rerun", "started")):
+        scope = f"c\x1ft\x1f{after}"
+        old = await store.begin(scope, "fp", 0.2, 60, after)
+        await asyncio.sleep(0.3)
+        new = await store.begin(scope, "fp", 30, 60, after)
+        assert (new.outcome, new.takeover) == (outcome, True)
+        assert (await store.begin(scope, "fp", 30, 60, after)).outcome == "in_progress", "one claim at a time"
+        assert not await store.complete(scope, old.owner, '{"old": true}', 60)
+        assert await store.complete(scope, new.owner, '{"new": true}', 60)
+        assert (await store.begin(scope, "fp", 30, 60, after)).result == '{"new": true}'
+
+
+async def test_an_abandoned_run_is_unknown_and_only_its_owner_can_abandon_it(store: Any) -> None:
+    first = await store.begin("c\x1ft\x1fk7", "fp", 30, 60)
+    await store.abandon("c\x1ft\x1fk7", "someone-else")
+    assert (await store.begin("c\x1ft\x1fk7", "fp", 30, 60)).outcome == "in_progress"
+    await store.abandon("c\x1ft\x1fk7", first.owner)
+    assert (await store.begin("c\x1ft\x1fk7", "fp", 30, 60)).outcome == "unknown"
+    await store.release("c\x1ft\x1fk7", first.owner)
+    assert (await store.begin("c\x1ft\x1fk7", "fp", 30, 60)).outcome == "unknown", "an unknown outcome stays"
 
 
 async def test_a_released_key_can_run_again(store: Any) -> None:

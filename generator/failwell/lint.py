@@ -77,6 +77,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
             _name(doc, out, ("tools", name), name, "tool", frozenset(), key=True)
             if isinstance(tool, dict):
                 _tool(doc, out, ("tools", name), tool, timeout, defaults)
+                _check_with(doc, out, ("tools", name), tool, tools)
                 _uses(doc, out, ("tools", name), tool, timeout, upstreams)
                 if tool.get("scopes") and not isinstance(auth, dict):
                     message = (
@@ -196,6 +197,14 @@ def _tool(
     if effect == "read" and mode in ("required", "optional"):
         message = "`idempotency` applies to write and destructive tools; a read changes nothing, so remove it"
         out.append(doc.diagnostic((*path, "idempotency"), "FW128", message))
+    keyed = effect in ("write", "destructive") and mode in ("required", "optional")
+    for option in ("rerun_safe", "check_with"):
+        if option in tool and not keyed:
+            message = (
+                f"`{option}` applies to a write with an idempotency key (`idempotency: required` or `optional`); "
+                "add the key or remove it"
+            )
+            out.append(doc.diagnostic((*path, option), "FW138", message))
     inputs = tool.get("input") if isinstance(tool.get("input"), dict) else {}
     assert isinstance(inputs, dict)
     for section in ("input", "output"):
@@ -229,6 +238,21 @@ def _tool(
             and not doc.is_broken((*fpath, "fields"))
         ):
             _failure(doc, out, fpath, failure, {**inputs, **{key: {} for key in item_fields}}, defaults)
+
+
+def _check_with(
+    doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict[str, Any], tools: dict[str, Any]
+) -> None:
+    """`check_with` names a read tool of this spec: the model is told to call it."""
+    name = tool.get("check_with")
+    if not isinstance(name, str) or doc.is_broken((*path, "check_with")):
+        return
+    target = tools.get(name)
+    if not isinstance(target, dict) or target.get("effect") != "read":
+        reads = sorted(n for n, t in tools.items() if isinstance(t, dict) and t.get("effect") == "read")
+        known = ", ".join(reads) or "none"
+        message = f"check_with `{name}` is not a read tool of this spec; the read tools are: {known}"
+        out.append(doc.diagnostic((*path, "check_with"), "FW139", message))
 
 
 def _nested_names(prefix: str, fields: dict[str, Any]) -> set[str]:

@@ -78,10 +78,35 @@ def scope_message() -> str:
 
 
 def compose(
-    body: str, failure_class: str, effect: str, values: dict[str, str], changed: str | None = None, keyed: bool = False
+    body: str,
+    failure_class: str,
+    effect: str,
+    values: dict[str, str],
+    changed: str | None = None,
+    keyed: bool = False,
+    rerun_safe: bool = False,
 ) -> str:
     """The whole message, exactly as the generated runtime builds it."""
-    return str(runtime("wording").compose(body, failure_class, effect, values, changed=changed, keyed=keyed))
+    wording = runtime("wording")
+    return str(
+        wording.compose(body, failure_class, effect, values, changed=changed, keyed=keyed, rerun_safe=rerun_safe)
+    )
+
+
+def outcome_unknown_text(tool: str, effect: str, template: str, check_with: str | None, reference: str) -> str:
+    """What a keyed write answers after a run whose outcome is unknown, as the runtime builds it."""
+    classes = runtime("classes")
+    check = classes.CHECK_SENTENCE if check_with else classes.CHECK_SENTENCE_NO_TOOL
+    values = {"tool": tool, "reference": reference, "check_with": check_with or ""}
+    text = runtime("wording").compose(
+        f"{template} {check}", "conflict", effect, values, changed="possible", retry=classes.SAME_KEY_SENTENCE
+    )
+    return str(text)
+
+
+def outcome_unknown_message() -> str:
+    """The runtime's words for a keyed write whose earlier run's outcome is unknown."""
+    return str(runtime("classes").OUTCOME_UNKNOWN_MESSAGE)
 
 
 def default_changed(failure_class: str, effect: str) -> str:

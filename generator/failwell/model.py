@@ -128,6 +128,10 @@ class Tool:
     batch_policy: str | None
     item_annotation: str
     output_example: str
+    reconcilable: bool
+    """A keyed write that is not a batch: its handler module may define `reconcile`."""
+    rerun_safe: bool
+    check_with_literal: str
     broken_changed_literal: str
     """The envelope's `changed` when the tool breaks mid-way (a crash, a missed deadline, a failing upstream)."""
 
@@ -149,6 +153,8 @@ class Project:
     tools: tuple[Tool, ...]
     stdio_calls: str
     messages_literal: str
+    outcome_unknown_literal: str
+    """The spec's `messages.outcome_unknown`, or empty for the runtime's words."""
     upstreams: tuple[Upstream, ...]
     store: str
     store_expression: str
@@ -187,7 +193,9 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     needs_store = bool(server.get("rate_limit")) or any(
         s.get("rate_limit") or "idempotency_key" in with_idempotency_key(s) for _, s in tool_specs
     )
-    overrides = {cls: " ".join(text.split()) for cls, text in (data.get("messages") or {}).items()}
+    worded = {key: " ".join(text.split()) for key, text in (data.get("messages") or {}).items()}
+    outcome_unknown = worded.pop("outcome_unknown", "")
+    overrides = worded
     defaults = {**messages.default_messages(), **overrides}
     envs = {n: u["base_url_env"] for n, u in (data.get("upstreams") or {}).items()}
     auth_spec = auth or {}
@@ -208,6 +216,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         tools=tools,
         stdio_calls=literal({n: f.example_arguments(with_idempotency_key(s)) for n, s in tool_specs}),
         messages_literal=literal(overrides),
+        outcome_unknown_literal=string(outcome_unknown) if outcome_unknown else "",
         upstreams=tuple(_upstream(n, u) for n, u in sorted((data.get("upstreams") or {}).items())),
         store=store if needs_store else "",
         store_expression=_store_expression(store, server, name) if needs_store else "None",
@@ -432,6 +441,9 @@ def _tool(
         upstream_env=string(upstream_envs.get((spec.get("upstreams") or [""])[0], "")),
         output_example=literal(f.example_arguments(outputs), 8) if outputs is not None else "None",
         broken_changed_literal=string(messages.default_changed("internal", spec["effect"])),
+        reconcilable="idempotency_key" in inputs and not batch,
+        rerun_safe=bool(spec.get("rerun_safe")),
+        check_with_literal=string(spec["check_with"]) if spec.get("check_with") else "",
     )
 
 
@@ -543,7 +555,9 @@ def _failure(
     params = failure_params(spec["class"], spec.get("fields") or [])
     arguments, kwargs, values = example_values(template, params, tool, inputs, example)
     changed = spec.get("changed")
-    expected = messages.compose(template, spec["class"], effect, values, changed, keyed)
+    expected = messages.compose(
+        template, spec["class"], effect, values, changed, keyed, bool(tool_spec.get("rerun_safe"))
+    )
     envelope: dict[str, Any] = {
         "class": spec["class"],
         "failure": name,

@@ -82,7 +82,8 @@ def rows(data: dict[str, Any]) -> list[Row]:
             source: tuple[str | int, ...] = (
                 ("tools", tool, "failures", name, "message") if "message" in failure else ("messages", failure["class"])
             )
-            text = messages.compose(template, failure["class"], effect, values, failure.get("changed"), keyed)
+            rerun = bool(spec.get("rerun_safe"))
+            text = messages.compose(template, failure["class"], effect, values, failure.get("changed"), keyed, rerun)
             changed = failure.get("changed") or messages.default_changed(failure["class"], effect)
             batch_items = (inputs.get((spec.get("batch") or {}).get("items", "")) or {}).get("items") or {}
             known = set(inputs) | set(batch_items.get("properties") or {}) | {q.name for q in params}
@@ -92,9 +93,19 @@ def rows(data: dict[str, Any]) -> list[Row]:
             out.append(Row(tool, name, failure["class"], text, retryable, changed, missing, problems, source))
         deadline = float(spec.get("deadline_s", default_deadline(float(data["server"].get("client_timeout_s", 60)))))
         out.extend(_runtime_rows(tool, effect, inputs, defaults, deadline, keyed))
+        if keyed and not spec.get("rerun_safe"):
+            out.append(_outcome_unknown_row(tool, effect, spec.get("check_with"), overrides.get("outcome_unknown")))
         if spec.get("scopes"):
             out.append(_scope_row(tool, effect, spec["scopes"][0], data["server"].get("auth") or {}))
     return out
+
+
+def _outcome_unknown_row(tool: str, effect: str, check_with: str | None, template: str | None) -> Row:
+    """What a keyed write answers when an earlier run with the same key ended with its outcome unknown."""
+    worded = " ".join((template or messages.outcome_unknown_message()).split())
+    text = messages.outcome_unknown_text(tool, effect, worded, check_with, EXAMPLE_REFERENCE)
+    source = ("messages", "outcome_unknown") if template else ("tools", tool, "idempotency")
+    return Row(tool, "idempotency_key_outcome_unknown", "conflict", text, False, "possible", (), (), source)
 
 
 def _scope_row(tool: str, effect: str, scope: str, auth: dict[str, Any]) -> Row:

@@ -111,7 +111,7 @@ async def test_declared_failure_search_too_slow() -> None:
     arguments: dict[str, Any] = {
         "query": "release notes",
     }
-    expected = 'Searching 3 tasks for "release notes" took too long and was stopped. Add words to the query or lower the limit to narrow it. Nothing was changed. Retrying may succeed; a narrower request finishes sooner.'
+    expected = 'Searching 3 tasks for "release notes" took too long and was stopped. Add words to the query or lower the limit to narrow it. Nothing was changed. It was stopped; retrying may succeed, and a narrower request finishes sooner.'
     outcome = await call_tool(tool.NAME, arguments, fail)
     assert outcome.is_error
     reference = outcome.envelope["reference"]

@@ -55,7 +55,10 @@ def build_server(
         store=store or SQLiteStore(os.environ.get("FAILWELL_SQLITE_PATH", ".failwell/refunds.sqlite3")),
         idempotency_ttl_s=86400.0,
         tools=[
-            refund_order.definition(chosen.get("refund_order", refund_order_handler.handle)),
+            refund_order.definition(
+                chosen.get("refund_order", refund_order_handler.handle),
+                getattr(refund_order_handler, "reconcile", None),
+            ),
             refund_status.definition(chosen.get("refund_status", refund_status_handler.handle)),
         ],
     )

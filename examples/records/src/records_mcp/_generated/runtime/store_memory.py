@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from .contracts import Begin
-from .records import Record, decide, new_owner, refill
+from .contracts import AfterUnknown, Begin
+from .records import Record, claimed, decide, new_owner, refill
 
 
 class MemoryStore:
@@ -16,16 +16,19 @@ class MemoryStore:
         self.records: dict[str, Record] = {}
         self.buckets: dict[str, tuple[float, float]] = {}
 
-    async def begin(self, scope: str, fingerprint: str, lease_s: float, ttl_s: float) -> Begin:
+    async def begin(
+        self, scope: str, fingerprint: str, lease_s: float, ttl_s: float, after_unknown: AfterUnknown = "refuse"
+    ) -> Begin:
         now = time.time()
         record = self.records.get(scope)
-        decided = decide(record, fingerprint, now)
+        decided = decide(record, fingerprint, now, after_unknown)
         if decided is not None:
+            if decided.outcome == "unknown" and record is not None:
+                record.state = "unknown"
             return decided
         owner = new_owner()
-        takeover = record is not None and record.expires_at > now
         self.records[scope] = Record(fingerprint, "running", owner, now + lease_s, now + ttl_s)
-        return Begin("started", owner=owner, takeover=takeover)
+        return claimed(record, now, after_unknown, owner)
 
     async def complete(self, scope: str, owner: str, result: str, ttl_s: float) -> bool:
         record = self.records.get(scope)
@@ -38,6 +41,11 @@ class MemoryStore:
         record = self.records.get(scope)
         if record is not None and record.owner == owner and record.state == "running":
             del self.records[scope]
+
+    async def abandon(self, scope: str, owner: str) -> None:
+        record = self.records.get(scope)
+        if record is not None and record.owner == owner and record.state == "running":
+            record.state = "unknown"
 
     async def take(self, bucket: str, capacity: int, per_s: float) -> float:
         now = time.time()

@@ -193,5 +193,6 @@ def definition(handler: Handler) -> ToolDefinition:
         accepts=ACCEPTS,
         handler=handler,
         keyed=True,
+        check_with="records_accounts",
         batch=Batch(items="transfers", policy="all_or_nothing"),
     )

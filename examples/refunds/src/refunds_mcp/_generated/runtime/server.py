@@ -3,19 +3,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, EmptyResult, SetLevelRequestParams, Tool
 
-from .call import run_tool
-from .classes import DEFAULT_MESSAGES, SCOPE_MESSAGE, FailureClass
+from .call import is_cancellation, run_tool
+from .classes import DEFAULT_MESSAGES, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
 from .contracts import RateLimit, Services, Store, ToolDefinition, UpstreamBinder
+from .idempotency import GRACE_S
+from .results import internal_error
 from .sdk import BaseServer
 
 
@@ -36,6 +40,7 @@ class FailwellServer(BaseServer):
         rate_limit: RateLimit | None = None,
         idempotency_ttl_s: float = 86_400,
         scope_message: str = SCOPE_MESSAGE,
+        outcome_unknown: str = OUTCOME_UNKNOWN_MESSAGE,
     ) -> None:
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan)
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_level)
@@ -50,10 +55,19 @@ class FailwellServer(BaseServer):
             upstreams=upstreams,
             rate_limit=rate_limit,
             idempotency_ttl_s=idempotency_ttl_s,
+            outcome_unknown=outcome_unknown,
         )
 
     async def aclose(self) -> None:
-        """Close the upstreams' and the store's connections."""
+        """Let keyed writes past their deadline finish their grace period, then close upstreams and the store."""
+        pending = list(self.services.pending)
+        if pending:
+            with anyio.move_on_after(GRACE_S + 1):
+                await asyncio.wait(pending)
+            for task in pending:
+                task.cancel()
+            with anyio.move_on_after(1):
+                await asyncio.wait(pending)
         if self.services.upstreams is not None:
             await self.services.upstreams.aclose()
         if self.services.store is not None:
@@ -77,7 +91,13 @@ class FailwellServer(BaseServer):
                 message=f"Unknown tool: {name}. Available tools: {', '.join(available)}.",
                 data={"tool": name, "available": available},
             )
-        return await run_tool(tool, arguments, context, self.services)
+        try:
+            return await run_tool(tool, arguments, context, self.services)
+        except BaseException as exc:
+            if is_cancellation(exc):
+                raise
+            # The last guard: nothing any code path raises may reach the SDK, which would send its text.
+            return internal_error(tool, exc, self.services.messages["internal"])
 
 
 async def _set_level(context: Any, params: SetLevelRequestParams) -> EmptyResult:

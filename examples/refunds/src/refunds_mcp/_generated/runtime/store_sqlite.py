@@ -13,8 +13,8 @@ from pathlib import Path
 
 import anyio.to_thread
 
-from .contracts import Begin
-from .records import Record, decide, new_owner, refill
+from .contracts import AfterUnknown, Begin
+from .records import Record, claimed, decide, new_owner, refill
 
 
 def owner_is_dead(owner: str) -> bool:
@@ -43,8 +43,10 @@ class SQLiteStore:
         CREATE TABLE IF NOT EXISTS buckets (bucket TEXT PRIMARY KEY, tokens REAL NOT NULL, updated REAL NOT NULL);
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, busy_timeout_s: float = 10.0) -> None:
         self.path = Path(path)
+        self.busy_timeout_s = busy_timeout_s
+        """How long a call waits for another connection's lock before the store counts as unavailable."""
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._calls = 0
@@ -52,7 +54,7 @@ class SQLiteStore:
     def _connect(self) -> sqlite3.Connection:
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+            db = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(self.SCHEMA)
@@ -74,7 +76,9 @@ class SQLiteStore:
             db.execute("COMMIT")
             return result
 
-    def _begin(self, db: sqlite3.Connection, scope: str, fingerprint: str, lease_s: float, ttl_s: float) -> Begin:
+    def _begin(
+        self, db: sqlite3.Connection, scope: str, fingerprint: str, lease_s: float, ttl_s: float, after: AfterUnknown
+    ) -> Begin:
         now = time.time()
         self._calls += 1
         if self._calls % 1000 == 0:
@@ -84,9 +88,11 @@ class SQLiteStore:
             (scope,),
         ).fetchone()
         record = Record(*row) if row else None
-        decided = decide(record, fingerprint, now)
-        crashed = bool(decided and decided.outcome == "in_progress" and record and owner_is_dead(record.owner))
-        if decided is not None and not crashed:
+        dead = record is not None and record.state == "running" and owner_is_dead(record.owner)
+        decided = decide(record, fingerprint, now, after, dead)
+        if decided is not None:
+            if decided.outcome == "unknown":
+                db.execute("UPDATE idempotency SET state = 'unknown' WHERE scope = ? AND state = 'running'", (scope,))
             return decided
         owner = new_owner()
         db.execute(
@@ -94,7 +100,7 @@ class SQLiteStore:
             "VALUES (?, ?, 'running', ?, ?, ?)",
             (scope, fingerprint, owner, now + lease_s, now + ttl_s),
         )
-        return Begin("started", owner=owner, takeover=record is not None and (crashed or record.expires_at > now))
+        return claimed(record, now, after, owner)
 
     def _complete(self, db: sqlite3.Connection, scope: str, owner: str, result: str, ttl_s: float) -> bool:
         cursor = db.execute(
@@ -107,6 +113,12 @@ class SQLiteStore:
     def _release(self, db: sqlite3.Connection, scope: str, owner: str) -> None:
         db.execute("DELETE FROM idempotency WHERE scope = ? AND owner = ? AND state = 'running'", (scope, owner))
 
+    def _abandon(self, db: sqlite3.Connection, scope: str, owner: str) -> None:
+        db.execute(
+            "UPDATE idempotency SET state = 'unknown' WHERE scope = ? AND owner = ? AND state = 'running'",
+            (scope, owner),
+        )
+
     def _take(self, db: sqlite3.Connection, bucket: str, capacity: int, per_s: float) -> float:
         now = time.time()
         row = db.execute("SELECT tokens, updated FROM buckets WHERE bucket = ?", (bucket,)).fetchone()
@@ -115,8 +127,10 @@ class SQLiteStore:
         db.execute("INSERT OR REPLACE INTO buckets (bucket, tokens, updated) VALUES (?, ?, ?)", (bucket, tokens, now))
         return wait
 
-    async def begin(self, scope: str, fingerprint: str, lease_s: float, ttl_s: float) -> Begin:
-        decided = await self._run("begin", scope, fingerprint, lease_s, ttl_s)
+    async def begin(
+        self, scope: str, fingerprint: str, lease_s: float, ttl_s: float, after_unknown: AfterUnknown = "refuse"
+    ) -> Begin:
+        decided = await self._run("begin", scope, fingerprint, lease_s, ttl_s, after_unknown)
         assert isinstance(decided, Begin)
         return decided
 
@@ -125,6 +139,9 @@ class SQLiteStore:
 
     async def release(self, scope: str, owner: str) -> None:
         await self._run("release", scope, owner)
+
+    async def abandon(self, scope: str, owner: str) -> None:
+        await self._run("abandon", scope, owner)
 
     async def take(self, bucket: str, capacity: int, per_s: float) -> float:
         wait = await self._run("take", bucket, capacity, per_s)

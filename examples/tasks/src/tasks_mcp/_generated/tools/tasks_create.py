@@ -83,6 +83,14 @@ Context = ToolContext[None]
 Handler = Callable[[Input, Context], Awaitable[Output]]
 """The signature `handlers/tasks_create.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`."""
 
+Reconcile = Callable[[Input, Context], Awaitable[Output | None]]
+"""An optional `async def reconcile(params: Input, ctx: Context) -> Output | None` in `handlers/tasks_create.py`.
+
+After a run whose outcome is unknown (its process died, its deadline passed), a retry with the same key
+calls it instead of refusing: return the output if the change is there (it is recorded and replayed), or
+None if it is not (the handler then runs).
+"""
+
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -154,8 +162,8 @@ ACCEPTS: dict[str, str] = {
 """What each argument accepts, by path, for messages about invalid arguments."""
 
 
-def definition(handler: Handler) -> ToolDefinition:
-    """`tasks_create` bound to `handler`."""
+def definition(handler: Handler, reconcile: Reconcile | None = None) -> ToolDefinition:
+    """`tasks_create` bound to `handler` (and `reconcile`, when the handler module has one)."""
     return ToolDefinition(
         name=NAME,
         title=None,
@@ -175,5 +183,7 @@ def definition(handler: Handler) -> ToolDefinition:
         accepts=ACCEPTS,
         handler=handler,
         keyed=True,
+        check_with="tasks_search",
+        reconcile=reconcile,
         scopes=["tasks:write"],
     )

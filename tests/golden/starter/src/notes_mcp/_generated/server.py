@@ -42,7 +42,10 @@ def build_server(
         store=store or SQLiteStore(os.environ.get("FAILWELL_SQLITE_PATH", ".failwell/notes.sqlite3")),
         idempotency_ttl_s=86400.0,
         tools=[
-            notes_add.definition(chosen.get("notes_add", notes_add_handler.handle)),
+            notes_add.definition(
+                chosen.get("notes_add", notes_add_handler.handle),
+                getattr(notes_add_handler, "reconcile", None),
+            ),
             notes_get.definition(chosen.get("notes_get", notes_get_handler.handle)),
         ],
     )

@@ -57,7 +57,10 @@ def build_server(
         scope_message="{tool} needs the {scope} scope, which this assistant's token does not grant (it grants: {granted}). Tell your person that a board admin can issue a token with {scope}.",
         tools=[
             tasks_close.definition(chosen.get("tasks_close", tasks_close_handler.handle)),
-            tasks_create.definition(chosen.get("tasks_create", tasks_create_handler.handle)),
+            tasks_create.definition(
+                chosen.get("tasks_create", tasks_create_handler.handle),
+                getattr(tasks_create_handler, "reconcile", None),
+            ),
             tasks_get.definition(chosen.get("tasks_get", tasks_get_handler.handle)),
             tasks_search.definition(chosen.get("tasks_search", tasks_search_handler.handle)),
         ],

@@ -16,8 +16,10 @@ import re
 from .classes import (
     CHANGED_SENTENCES,
     CLASSES,
-    KEYED_RETRY_SENTENCE,
+    KEYED_TIMEOUT_SENTENCE,
+    KEYED_UNKNOWN_SENTENCE,
     PERMISSION_SENTENCE,
+    RERUN_SENTENCE,
     RETRY_AFTER_SENTENCE,
     WRITE_TIMEOUT_SENTENCE,
     Changed,
@@ -53,10 +55,12 @@ def compose(
     changed: Changed | None = None,
     keyed: bool = False,
     retry: str | None = None,
+    rerun_safe: bool = False,
 ) -> str:
     """The whole message: the author's words, then whether anything changed and whether to retry.
 
-    `keyed` says the call carried an idempotency key, so a write whose outcome is unknown can be retried;
+    `keyed` says the call carried an idempotency key, so what a retry with it does is said exactly;
+    `rerun_safe` that the tool's changes are deduplicated downstream, so such a retry runs it again;
     `retry` replaces the class's retry sentence when the runtime knows better (a duplicate still running).
     """
     changed = changed or default_changed(failure_class, effect)
@@ -66,8 +70,10 @@ def compose(
     sentences.append(CHANGED_SENTENCES[changed])
     if retry is not None:
         sentences.append(retry)
-    elif keyed and changed == "possible" and failure_class in ("timeout", "upstream_unavailable"):
-        sentences.append(KEYED_RETRY_SENTENCE)
+    elif keyed and changed == "possible" and failure_class == "timeout":
+        sentences.append(KEYED_TIMEOUT_SENTENCE)
+    elif keyed and changed == "possible" and failure_class == "upstream_unavailable":
+        sentences.append(RERUN_SENTENCE if rerun_safe else KEYED_UNKNOWN_SENTENCE)
     elif failure_class == "timeout" and effect != "read":
         sentences.append(WRITE_TIMEOUT_SENTENCE)
     elif failure_class == "upstream_unavailable" and "retry_after_s" in values:

@@ -71,6 +71,14 @@ def _upstreams(bind: Callable[[str], Upstream]) -> Upstreams:
 Handler = Callable[[Input, Context], Awaitable[Output]]
 """The signature `handlers/refund_order.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`."""
 
+Reconcile = Callable[[Input, Context], Awaitable[Output | None]]
+"""An optional `async def reconcile(params: Input, ctx: Context) -> Output | None` in `handlers/refund_order.py`.
+
+After a run whose outcome is unknown (its process died, its deadline passed), a retry with the same key
+calls it instead of refusing: return the output if the change is there (it is recorded and replayed), or
+None if it is not (the handler then runs).
+"""
+
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -144,8 +152,8 @@ ACCEPTS: dict[str, str] = {
 """What each argument accepts, by path, for messages about invalid arguments."""
 
 
-def definition(handler: Handler) -> ToolDefinition:
-    """`refund_order` bound to `handler`."""
+def definition(handler: Handler, reconcile: Reconcile | None = None) -> ToolDefinition:
+    """`refund_order` bound to `handler` (and `reconcile`, when the handler module has one)."""
     return ToolDefinition(
         name=NAME,
         title=None,
@@ -166,4 +174,7 @@ def definition(handler: Handler) -> ToolDefinition:
         handler=handler,
         upstreams=_upstreams,
         keyed=True,
+        rerun_safe=True,
+        check_with="refund_status",
+        reconcile=reconcile,
     )

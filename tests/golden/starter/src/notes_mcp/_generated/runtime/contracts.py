@@ -4,6 +4,7 @@ context and declared failures, and the store and upstream contracts."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
@@ -43,35 +44,51 @@ class ToolFailure(Exception):
 U = TypeVar("U")
 
 
+AfterUnknown = Literal["refuse", "reconcile", "rerun"]
+"""What a call does with a key whose earlier run ended with its outcome unknown (its process died, its lease ran
+out, it was cancelled, or recording its result failed): refuse to run it again, claim it to reconcile first, or
+run it again (only where every side effect is deduplicated downstream by the derived key)."""
+
+
 @dataclass(frozen=True)
 class Begin:
     """What `Store.begin` decided for one call."""
 
-    outcome: Literal["started", "replay", "in_progress", "mismatch"]
+    outcome: Literal["started", "replay", "in_progress", "mismatch", "unknown", "reconcile"]
     owner: str = ""
     result: str = ""
     retry_after_s: float = 0.0
     takeover: bool = False
-    """True when the call takes over a run whose lease ran out (a crash or a cancellation)."""
+    """True when the call takes over a key whose earlier run ended with its outcome unknown."""
 
 
 class Store(Protocol):
-    """Where idempotency records and rate-limit buckets live (`store.py`); one test suite covers every store."""
+    """Where idempotency records and rate-limit buckets live; one test suite covers every store.
 
-    async def begin(self, scope: str, fingerprint: str, lease_s: float, ttl_s: float) -> Begin:
-        """Claim `scope` for a run, unless its result is stored, another run holds it, or the arguments differ."""
+    A record is `running` (a call holds its lease), `done` (its result is kept for replay) or `unknown` (a run
+    ended without a known outcome). A running record whose lease ran out, or whose process died, is unknown.
+    """
+
+    async def begin(
+        self, scope: str, fingerprint: str, lease_s: float, ttl_s: float, after_unknown: AfterUnknown = "refuse"
+    ) -> Begin:
+        """Claim `scope` for a run, unless its result is stored, another run holds it, the arguments differ, or
+        an earlier run's outcome is unknown (then `after_unknown` decides)."""
 
     async def complete(self, scope: str, owner: str, result: str, ttl_s: float) -> bool:
         """Store the final result, if `owner` still holds the lease; False when it lost it."""
 
     async def release(self, scope: str, owner: str) -> None:
-        """Forget a running claim that ended without a result worth keeping."""
+        """Forget a running claim whose run changed nothing, so the key may run again."""
+
+    async def abandon(self, scope: str, owner: str) -> None:
+        """Mark a running claim's outcome unknown (a deadline, a cancellation): the key is not run again."""
 
     async def take(self, bucket: str, capacity: int, per_s: float) -> float:
         """Take one token from a bucket refilled at `capacity` per `per_s`; 0, or seconds until one is free."""
 
     async def ping(self) -> None:
-        """Raise when the store cannot be reached (the health endpoint asks)."""
+        """Raise when the store cannot be reached (the health endpoint and the start-up check ask)."""
 
     async def aclose(self) -> None:
         """Close connections."""
@@ -95,6 +112,9 @@ class ToolContext(Generic[U]):
     upstreams: U
     deadline_at: float
     request_id: str | None = None
+    idempotency_key: str | None = None
+    """For a keyed write, the key derived from the caller's (the same on every retry, never the caller's own):
+    send it to whatever deduplicates the change downstream, as the upstreams' Idempotency-Key header is."""
     _context: Context[Any, Any] | None = field(default=None, repr=False)
 
     def remaining_s(self) -> float:
@@ -131,6 +151,13 @@ class ToolDefinition:
     upstreams: UpstreamsFactory | None = None
     keyed: bool = False
     """Whether the tool takes an `idempotency_key` argument."""
+    rerun_safe: bool = False
+    """A keyed write whose every side effect is deduplicated downstream by the derived key, so a run whose outcome
+    is unknown may simply run again (the spec's `rerun_safe`)."""
+    check_with: str | None = None
+    """The read tool that shows whether this write took effect, named when its outcome is unknown."""
+    reconcile: Handler | None = None
+    """The handler module's `reconcile`: the output when an earlier run's change is there, else None."""
     rate_limit: RateLimit | None = None
     batch: Batch | None = None
     scopes: Sequence[str] = ()
@@ -177,3 +204,7 @@ class Services:
     rate_limit: RateLimit | None = None
     """The server-wide limit, per caller."""
     idempotency_ttl_s: float = 86_400
+    outcome_unknown: str = ""
+    """The words for a keyed write whose earlier run's outcome is unknown (the spec's `messages.outcome_unknown`)."""
+    pending: set[asyncio.Task[Any]] = field(default_factory=set)
+    """Keyed writes still finishing after their deadline, so their real result is recorded for the retry."""

@@ -16,7 +16,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
-from .contracts import Begin
+from .contracts import AfterUnknown, Begin
 
 
 def new_owner() -> str:
@@ -27,24 +27,36 @@ def new_owner() -> str:
 @dataclass
 class Record:
     fingerprint: str
-    state: Literal["running", "done"]
+    state: Literal["running", "done", "unknown"]
     owner: str
     lease_until: float
     expires_at: float
     result: str = ""
 
 
-def decide(record: Record | None, fingerprint: str, now: float) -> Begin | None:
-    """The shared rules; None means: claim the record (new, or taken over after its lease ran out)."""
+def decide(
+    record: Record | None, fingerprint: str, now: float, after_unknown: AfterUnknown, dead: bool = False
+) -> Begin | None:
+    """The shared rules; None means: claim the record (new, or an unknown outcome to reconcile or run again).
+
+    `dead` says the process holding a running record is gone (a store on one machine can tell).
+    """
     if record is None or record.expires_at <= now:
         return None
     if record.fingerprint != fingerprint:
         return Begin("mismatch")
     if record.state == "done":
         return Begin("replay", result=record.result)
-    if record.lease_until > now:
+    if record.state == "running" and record.lease_until > now and not dead:
         return Begin("in_progress", retry_after_s=record.lease_until - now)
-    return None
+    return Begin("unknown") if after_unknown == "refuse" else None
+
+
+def claimed(record: Record | None, now: float, after_unknown: AfterUnknown, owner: str) -> Begin:
+    """What a claim `decide` allowed is: a fresh start, or a key with an unknown outcome taken over."""
+    if record is None or record.expires_at <= now:
+        return Begin("started", owner=owner)
+    return Begin("reconcile" if after_unknown == "reconcile" else "started", owner=owner, takeover=True)
 
 
 def refill(tokens: float, updated: float, capacity: int, per_s: float, now: float) -> tuple[float, float]:

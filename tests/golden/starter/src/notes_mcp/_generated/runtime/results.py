@@ -19,7 +19,7 @@ import pydantic_core
 from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
-from .classes import CLASSES, Changed, FailureClass, default_changed, is_retryable
+from .classes import CLASSES, STORE_MESSAGE, Changed, FailureClass, default_changed, is_retryable
 from .contracts import ToolDefinition, ToolFailure
 from .scrub import scrub
 from .wording import argument_problem, compose, display, invalid_arguments_text, seconds
@@ -67,7 +67,14 @@ def error_result(tool: ToolDefinition, reply: ErrorReply) -> CallToolResult:
     else:
         values = {**reply.values, "tool": tool.name, "reference": reference}
         text = compose(
-            reply.body, reply.failure_class, tool.effect, values, changed=changed, keyed=tool.keyed, retry=reply.retry
+            reply.body,
+            reply.failure_class,
+            tool.effect,
+            values,
+            changed=changed,
+            keyed=tool.keyed,
+            retry=reply.retry,
+            rerun_safe=tool.rerun_safe,
         )
     retryable = reply.retryable
     if retryable is None:
@@ -170,6 +177,13 @@ def deadline_missed(tool: ToolDefinition, template: str) -> CallToolResult:
 def internal_error(tool: ToolDefinition, exc: BaseException, template: str) -> CallToolResult:
     """An unexpected exception: a reference id for the model; the traceback, secrets masked, for the log."""
     return error_result(tool, ErrorReply("internal", "internal", template, log=exception_fields(exc)))
+
+
+def store_unavailable(tool: ToolDefinition, exc: BaseException) -> CallToolResult:
+    """The server's own store could not be reached before the handler ran: nothing changed, and a retry may work.
+    The cause goes to the log (credentials masked), never to the model."""
+    reply = ErrorReply("upstream_unavailable", "store", STORE_MESSAGE, changed="none", log=exception_fields(exc))
+    return error_result(tool, reply)
 
 
 def exception_fields(exc: BaseException) -> dict[str, str]:

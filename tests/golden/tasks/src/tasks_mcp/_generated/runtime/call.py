@@ -3,14 +3,21 @@
 the handler within its deadline, inside the error boundary that turns every outcome into a result.
 
 Two channels: a broken request (an unknown tool) is a JSON-RPC error, raised by the server before
-this runs. Everything the model could act on (bad arguments, a declared failure, a deadline, a crash)
-is a tool result with `isError: true`. Nothing from an unexpected exception reaches the client: it
-gets a reference id, and the same id goes to the stderr log with the traceback.
+this runs. Everything the model could act on (bad arguments, a declared failure, a deadline, a crash,
+a store that cannot be reached) is a tool result with `isError: true`. Nothing from an unexpected
+exception reaches the client: it gets a reference id, and the same id goes to the stderr log with the
+traceback. Whatever a handler raises, SystemExit and KeyboardInterrupt included, ends only its call;
+only the runtime's own cancellation (a deadline, a client's cancel) passes through.
+
+The server runs on asyncio (as `anyio.run` does by default): a keyed write runs in a task of its own.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context
@@ -22,7 +29,30 @@ from .callers import Caller, caller_of, scope_refused
 from .contracts import Services, ToolContext, ToolDefinition, ToolFailure
 from .idempotency import derived_key, run_once
 from .limits import rate_limited
-from .results import deadline_missed, declared_failure, internal_error, invalid_arguments, success
+from .results import (
+    deadline_missed,
+    declared_failure,
+    internal_error,
+    invalid_arguments,
+    store_unavailable,
+    success,
+)
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One validated call: the tool, its arguments as parsed and as sent, and who is calling."""
+
+    tool: ToolDefinition
+    params: BaseModel
+    arguments: dict[str, Any]
+    context: Context[Any, Any] | None
+    services: Services
+    caller: Caller
+    derived_key: str | None
+    """The key sent downstream, for a keyed call."""
 
 
 async def run_tool(
@@ -39,62 +69,86 @@ async def run_tool(
     caller = caller_of(context)
     store = services.store
     if store is not None:
-        limited = await rate_limited(store, tool, caller.name, services.rate_limit, services.messages["rate_limited"])
+        try:
+            limited = await rate_limited(
+                store, tool, caller.name, services.rate_limit, services.messages["rate_limited"]
+            )
+        except Exception as exc:
+            return store_unavailable(tool, exc)
         if limited is not None:
             return limited
     key = getattr(params, "idempotency_key", None) if tool.keyed else None
+    downstream = derived_key(caller.name, tool.name, key) if isinstance(key, str) else None
+    call = Call(tool, params, arguments, context, services, caller, downstream)
 
-    async def run() -> CallToolResult:
-        return await execute(tool, params, arguments, context, services, caller, key)
+    async def run(stop_after_s: float) -> CallToolResult:
+        return await execute(call, _handled, stop_after_s)
 
     if store is None or not isinstance(key, str):
-        return await run()
-    return await run_once(store, tool, params, caller.name, key, services.idempotency_ttl_s, run)
+        return await run(tool.deadline_s)
+    scope = f"{caller.name}\x1f{tool.name}\x1f{key}"
+
+    async def reconcile() -> CallToolResult | None:
+        return await execute(call, _reconciled, tool.deadline_s)
+
+    return await run_once(services, store, tool, params, scope, run, reconcile if tool.reconcile else None)
+
+
+async def _handled(call: Call, ctx: ToolContext[Any]) -> CallToolResult:
+    """The handler's outcome as a result: one item at a time for a partial batch, all at once otherwise."""
+    tool = call.tool
+    if tool.batch is None:
+        return success(tool, await tool.handler(call.params, ctx))
+    if tool.batch.policy == "partial":
+        return await partial_batch(tool, tool.batch, call.params, call.arguments, ctx)
+    return await all_or_nothing_batch(tool, tool.batch, call.params, call.arguments, ctx)
+
+
+async def _reconciled(call: Call, ctx: ToolContext[Any]) -> CallToolResult | None:
+    """The handler module's `reconcile`: the earlier run's result when its change is there, else None."""
+    assert call.tool.reconcile is not None
+    output = await call.tool.reconcile(call.params, ctx)
+    return None if output is None else success(call.tool, output)
 
 
 async def execute(
-    tool: ToolDefinition,
-    params: BaseModel,
-    arguments: dict[str, Any],
-    context: Context[Any, Any] | None,
-    services: Services,
-    caller: Caller,
-    key: str | None,
-) -> CallToolResult:
-    """Run the handler within the deadline and turn every outcome into a result: the error boundary."""
+    call: Call, body: Callable[[Call, ToolContext[Any]], Awaitable[R]], stop_after_s: float
+) -> R | CallToolResult:
+    """Run `body` within the deadline and turn every outcome into a result: the error boundary."""
+    tool, services = call.tool, call.services
     deadline_at = anyio.current_time() + tool.deadline_s
     try:
-        upstreams = _bound_upstreams(tool, services, deadline_at, caller, key)
-        ctx = ToolContext(tool.name, upstreams, deadline_at, caller.request_id, context)
-        result: CallToolResult | None = None
-        with anyio.move_on_after(tool.deadline_s) as scope:
-            if tool.batch is None:
-                result = success(tool, await tool.handler(params, ctx))
-            elif tool.batch.policy == "partial":
-                result = await partial_batch(tool, tool.batch, params, arguments, ctx)
-            else:
-                result = await all_or_nothing_batch(tool, tool.batch, params, arguments, ctx)
-        if scope.cancelled_caught or result is None:
-            return deadline_missed(tool, services.messages["timeout"])
-        return result
+        upstreams = _bound_upstreams(call, deadline_at)
+        ctx = ToolContext(tool.name, upstreams, deadline_at, call.caller.request_id, call.derived_key, call.context)
+        with anyio.move_on_after(stop_after_s):
+            return await body(call, ctx)
+        return deadline_missed(tool, services.messages["timeout"])
     except ToolFailure as failure:
-        return declared_failure(tool, failure, {**params.model_dump(mode="json"), **arguments})
+        return declared_failure(tool, failure, {**call.params.model_dump(mode="json"), **call.arguments})
     except Exception as exc:
+        return internal_error(tool, exc, services.messages["internal"])
+    except BaseException as exc:
+        if is_cancellation(exc):
+            raise
         return internal_error(tool, exc, services.messages["internal"])
 
 
-def _bound_upstreams(
-    tool: ToolDefinition, services: Services, deadline_at: float, caller: Caller, key: str | None
-) -> Any:
+def is_cancellation(exc: BaseException) -> bool:
+    """Whether `exc` is the runtime's own cancellation (a deadline, a client's cancel) and not one a handler raised."""
+    task = asyncio.current_task()
+    return isinstance(exc, anyio.get_cancelled_exc_class()) and task is not None and task.cancelling() > 0
+
+
+def _bound_upstreams(call: Call, deadline_at: float) -> Any:
     """The tool's `Upstreams`, each bound to this call's deadline, effect and derived idempotency key."""
+    tool = call.tool
     if tool.upstreams is None:
         return None
-    pool = services.upstreams
+    pool = call.services.upstreams
     if pool is None:
         raise RuntimeError(f"{tool.name} uses upstreams, but the server was built without them")
-    downstream_key = derived_key(caller.name, tool.name, key) if key is not None else None
     return tool.upstreams(
         lambda name: pool.bind(
-            name, tool=tool.name, effect=tool.effect, deadline_at=deadline_at, idempotency_key=downstream_key
+            name, tool=tool.name, effect=tool.effect, deadline_at=deadline_at, idempotency_key=call.derived_key
         )
     )

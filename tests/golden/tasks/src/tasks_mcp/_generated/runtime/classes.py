@@ -72,7 +72,7 @@ CLASSES: dict[FailureClass, ClassPolicy] = {
         "read",
         logging.WARNING,
         True,
-        "Retrying may succeed; a narrower request finishes sooner.",
+        "It was stopped; retrying may succeed, and a narrower request finishes sooner.",
         "it did not finish in time",
     ),
     "internal": ClassPolicy(
@@ -86,7 +86,7 @@ CLASSES: dict[FailureClass, ClassPolicy] = {
 
 DEFAULT_MESSAGES: dict[FailureClass, str] = {
     "internal": "{tool} failed because of a fault inside the server, not because of the arguments.",
-    "timeout": "{tool} did not finish within its {deadline_s} s deadline and was stopped.",
+    "timeout": "{tool} did not finish within its {deadline_s} s deadline.",
     "rate_limited": "{tool} was called more often than this server allows.",
 }
 """What the model reads for failures the runtime detects itself (a crash, a missed deadline, a rate limit);
@@ -99,8 +99,34 @@ SCOPE_MESSAGE = (
 """What the model reads when an HTTP caller's token lacks a scope the tool needs; `server.auth.scope_message`
 can reword it."""
 
-WRITE_TIMEOUT_SENTENCE = "Do not call it again blindly: first check whether the change took effect."
-KEYED_RETRY_SENTENCE = "Retry with the same idempotency_key to find out; the change is applied at most once."
+OUTCOME_UNKNOWN_MESSAGE = (
+    "An earlier call to {tool} with this idempotency_key stopped before its outcome was known, "
+    "so this call did not run it again."
+)
+"""What the model reads when a keyed write's earlier run ended with its outcome unknown (its process died, its
+deadline passed, it was cancelled, or its result could not be recorded); `messages.outcome_unknown` can reword it.
+The runtime adds what to check and what to do next."""
+CHECK_SENTENCE = "Check with {check_with} whether the change took effect; if it did not, call {tool} again with a new idempotency_key."
+CHECK_SENTENCE_NO_TOOL = (
+    "Check whether the change took effect; if it did not, call {tool} again with a new idempotency_key."
+)
+SAME_KEY_SENTENCE = "Calling again with the same idempotency_key gives this answer again."
+STORE_MESSAGE = "{tool} did not run: the server could not reach its own store of idempotency records and rate limits."
+"""What the model reads when the server's store cannot be reached before the handler ran."""
+
+WRITE_TIMEOUT_SENTENCE = "It was stopped. Do not call it again blindly: first check whether the change took effect."
+KEYED_TIMEOUT_SENTENCE = (
+    "It may still finish in the next few seconds: retry with the same idempotency_key to get its result; "
+    "this key's change is never applied twice."
+)
+"""A keyed write past its deadline goes on for a grace period, and its real result is recorded for the retry."""
+KEYED_UNKNOWN_SENTENCE = (
+    "A retry with the same idempotency_key will not run it again: first check whether the change took effect, "
+    "then use a new key if it did not."
+)
+RERUN_SENTENCE = (
+    "Retry with the same idempotency_key: the change is deduplicated downstream, so it is applied at most once."
+)
 RETRY_AFTER_SENTENCE = "Retry after {retry_after_s} s; it may succeed then."
 PERMISSION_SENTENCE = "It needs the {permission} permission, and the caller's role is {role}."
 

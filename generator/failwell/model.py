@@ -243,9 +243,10 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
         for upstream, spec in sorted((data.get("upstreams") or {}).items())
     ]
     if store == "sqlite":
-        path = server.get("sqlite_path", f".failwell/{name}.sqlite3")
+        path = server.get("sqlite_path", f"{name}.sqlite3")
+        where = path if path.startswith("/") else f"`failwell/{path}` in this user's data folder"
         found.append(
-            Variable("FAILWELL_SQLITE_PATH", f"the SQLite file for idempotency records and rate limits ({path})")
+            Variable("FAILWELL_SQLITE_PATH", f"the SQLite file for idempotency records and rate limits ({where})")
         )
     if store == "redis":
         found.append(Variable(server.get("redis_url_env", "REDIS_URL"), "the Redis URL every replica shares"))
@@ -317,9 +318,9 @@ def _store_expression(kind: str, server: dict[str, Any], name: str) -> str:
     if kind == "memory":
         return "MemoryStore()"
     if kind == "redis":
-        return f"RedisStore(required_env({string(server.get('redis_url_env', 'REDIS_URL'))}))"
-    path = string(server.get("sqlite_path", f".failwell/{name}.sqlite3"))
-    return f'SQLiteStore(os.environ.get("FAILWELL_SQLITE_PATH", {path}))'
+        env = string(server.get("redis_url_env", "REDIS_URL"))
+        return f'RedisStore(required_env({env}, "the Redis URL every replica shares, such as redis://127.0.0.1:6379/0"))'
+    return f"SQLiteStore(sqlite_path({string(server.get('sqlite_path', f'{name}.sqlite3'))}))"
 
 
 def _upstream(name: str, spec: dict[str, Any]) -> Upstream:

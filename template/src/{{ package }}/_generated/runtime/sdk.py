@@ -56,10 +56,10 @@ class BaseServer(MCPServer[None]):
 
 
 @asynccontextmanager
-async def stdio_streams(stdin: Any) -> AsyncIterator[tuple[Any, Any]]:
-    """The SDK's stdio transport over `stdin`, any async iterator of lines, and the process's stdout."""
+async def stdio_streams(stdin: Any, stdout: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's stdio transport over `stdin`, any async iterator of lines, and `stdout`, an anyio text file."""
     # stdio_server is public, but its `stdin` is typed as an anyio file: it only iterates it, line by line.
-    async with stdio_server(stdin=stdin) as streams:
+    async with stdio_server(stdin=stdin, stdout=stdout) as streams:
         yield streams
 
 
@@ -95,6 +95,27 @@ class ReadStreamProxy:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+class WriteStreamProxy:
+    """A transport's write stream, wrapped: subclasses see what the session sends."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def send(self, item: Any) -> None:
+        await self._inner.send(item)
+
+    def __getattr__(self, name: str) -> Any:
+        # The session may use more of the stream (closing it, its statistics); all of it is the inner stream's.
+        return getattr(self._inner, name)
+
+    async def __aenter__(self) -> WriteStreamProxy:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._inner.__aexit__(*exc)
 
 
 @contextmanager

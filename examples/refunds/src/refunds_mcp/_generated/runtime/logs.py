@@ -8,6 +8,7 @@ import logging
 import sys
 from typing import Any
 
+from .config import WHERE, ConfigurationError
 from .scrub import redact_secrets
 
 _STANDARD_ATTRS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
@@ -44,6 +45,9 @@ def configure_logging(level: str = "INFO") -> None:
     handler.setFormatter(JsonLines())
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level.upper())
+    levels = ("DEBUG", "INFO", "WARNING", "ERROR")
+    root.setLevel(level.upper() if level.upper() in levels else "INFO")
+    if level.upper() not in levels:
+        raise ConfigurationError(f"LOG_LEVEL must be one of {', '.join(levels)}, not {level!r}; {WHERE}")
     for noisy in ("mcp", "httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(max(root.level, logging.WARNING))

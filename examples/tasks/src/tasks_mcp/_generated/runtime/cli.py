@@ -6,14 +6,13 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import anyio
 from mcp.server.auth.provider import TokenVerifier
 
-from .config import ConfigurationError
+from .config import ConfigurationError, port_env
 from .logs import configure_logging
 from .server import FailwellServer
 
@@ -31,32 +30,32 @@ def serve(
     authorization_servers: Sequence[str] = (),
 ) -> None:
     """Serve over stdio, or streamable HTTP with `--http` (behind bearer tokens when there is a `verifier`,
-    for which `authorization_servers`, the OAuth issuers, may issue them)."""
-    args = parser(bool(authorization_servers)).parse_args(argv)
-    configure_logging(os.environ.get("LOG_LEVEL", "INFO"))
+    for which `authorization_servers`, the OAuth issuers, may issue them). Everything the server needs is
+    checked first: a missing or malformed setting stops it with one line on stderr and exit status 2."""
     try:
+        configure_logging(os.environ.get("LOG_LEVEL", "INFO"))
+        args = parser(bool(authorization_servers)).parse_args(argv)
         server = build_server()
         options = http_options(args, authorization_servers) if args.http else None
         token_verifier = verifier() if options is not None and verifier is not None else None
+        anyio.run(_serve, server, options, token_verifier)
     except ConfigurationError as exc:
         logger.error("cannot start", extra={"reason": str(exc)})
         raise SystemExit(2) from None
-    try:
-        if options is not None:
-            from .http import serve_http
-
-            anyio.run(serve_http, server, options, token_verifier)
-        else:
-            from .stdio import serve_stdio
-
-            anyio.run(serve_stdio, server)
     except KeyboardInterrupt:
         pass
-    finally:
-        if options is None:
-            # The session is over and fd 1 is the real stdout again: send anything printed later to stderr.
-            os.dup2(2, 1)
-            sys.stdout.flush()
+
+
+async def _serve(server: FailwellServer, options: HttpOptions | None, verifier: TokenVerifier | None) -> None:
+    await server.preflight()
+    if options is not None:
+        from .http import serve_http
+
+        await serve_http(server, options, verifier)
+    else:
+        from .stdio import serve_stdio
+
+        await serve_stdio(server, server.drain_s())
 
 
 def parser(oauth: bool) -> argparse.ArgumentParser:
@@ -65,7 +64,7 @@ def parser(oauth: bool) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Serve this MCP server over stdio (default) or streamable HTTP.")
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     parser.add_argument("--host", default=env("MCP_HOST", "127.0.0.1"), help="HTTP bind address (MCP_HOST)")
-    parser.add_argument("--port", type=int, default=int(env("MCP_PORT", "8000")), help="HTTP port (MCP_PORT)")
+    parser.add_argument("--port", type=int, default=port_env("MCP_PORT", 8000), help="HTTP port (MCP_PORT)")
     parser.add_argument("--path", default=env("MCP_PATH", "/mcp"), help="HTTP endpoint path (MCP_PATH)")
     parser.add_argument(
         "--allowed-hosts",

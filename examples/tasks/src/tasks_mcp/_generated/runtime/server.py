@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -17,10 +18,14 @@ from mcp.types import INVALID_PARAMS, CallToolResult, EmptyResult, SetLevelReque
 
 from .call import is_cancellation, run_tool
 from .classes import DEFAULT_MESSAGES, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
+from .config import ConfigurationError
 from .contracts import RateLimit, Services, Store, ToolDefinition, UpstreamBinder
 from .idempotency import GRACE_S
 from .results import internal_error
+from .scrub import redact_secrets
 from .sdk import BaseServer
+
+logger = logging.getLogger("failwell")
 
 
 class FailwellServer(BaseServer):
@@ -72,6 +77,26 @@ class FailwellServer(BaseServer):
             await self.services.upstreams.aclose()
         if self.services.store is not None:
             await self.services.store.aclose()
+
+    def drain_s(self) -> float:
+        """How long calls in flight may still take when the client goes away: the longest deadline and grace."""
+        return max((tool.deadline_s for tool in self.definitions.values()), default=0.0) + GRACE_S + 1
+
+    async def preflight(self) -> None:
+        """Check, before serving, that the upstreams are configured and the store can be used."""
+        if self.services.upstreams is not None:
+            self.services.upstreams.check()
+        store = self.services.store
+        if store is None:
+            return
+        try:
+            await store.ping()
+        except Exception as exc:
+            raise ConfigurationError(
+                f"the {type(store).__name__} cannot be used ({redact_secrets(str(exc)) or type(exc).__name__}); "
+                "fix its location or address, or point the server at another one"
+            ) from None
+        logger.info("store ready", extra={"store": type(store).__name__, "where": str(getattr(store, "path", ""))})
 
     async def list_tools(self) -> list[Tool]:
         return [tool.to_mcp() for tool in self.definitions.values()]

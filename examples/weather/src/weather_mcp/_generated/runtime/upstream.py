@@ -20,12 +20,14 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import httpx
 
 from .breaker import CircuitBreaker
 from .classes import CLASSES, Effect
+from .config import WHERE, ConfigurationError, required_env
 from .contracts import ToolFailure
 
 logger = logging.getLogger("failwell.upstream")
@@ -141,6 +143,15 @@ class UpstreamPool:
         return Upstream(
             self, config, tool=tool, effect=effect, deadline_at=deadline_at, idempotency_key=idempotency_key
         )
+
+    def check(self) -> None:
+        """Every upstream's base URL is set and is an absolute http(s) URL, or a ConfigurationError naming it."""
+        for config in self.configs.values():
+            meaning = f"the base URL of the `{config.name}` upstream, such as https://api.example.com"
+            url = required_env(config.base_url_env, meaning)
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ConfigurationError(f"{config.base_url_env} must hold {meaning}, not a value like that; {WHERE}")
 
     def client(self, config: UpstreamConfig) -> httpx.AsyncClient:
         if config.name not in self.clients:

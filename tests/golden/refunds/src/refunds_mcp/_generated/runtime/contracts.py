@@ -100,6 +100,9 @@ class UpstreamBinder(Protocol):
     def bind(self, name: str, *, tool: str, effect: Effect, deadline_at: float, idempotency_key: str | None) -> Any:
         """The upstream `name` as this call sees it."""
 
+    def check(self) -> None:
+        """Raise a ConfigurationError when an upstream's base URL is missing or malformed (checked at start)."""
+
     async def aclose(self) -> None:
         """Close every connection."""
 

@@ -100,17 +100,14 @@ SCOPE_MESSAGE = (
 can reword it."""
 
 OUTCOME_UNKNOWN_MESSAGE = (
-    "An earlier call to {tool} with this idempotency_key stopped before its outcome was known, "
-    "so this call did not run it again."
+    "An earlier {tool} call with this idempotency_key ended with its outcome unknown, so this one did not run."
 )
 """What the model reads when a keyed write's earlier run ended with its outcome unknown (its process died, its
 deadline passed, it was cancelled, or its result could not be recorded); `messages.outcome_unknown` can reword it.
 The runtime adds what to check and what to do next."""
-CHECK_SENTENCE = "Check with {check_with} whether the change took effect; if it did not, call {tool} again with a new idempotency_key."
-CHECK_SENTENCE_NO_TOOL = (
-    "Check whether the change took effect; if it did not, call {tool} again with a new idempotency_key."
-)
-SAME_KEY_SENTENCE = "Calling again with the same idempotency_key gives this answer again."
+CHECK_SENTENCE = "Check with {check_with} whether it took effect; if not, call {tool} with a new idempotency_key."
+CHECK_SENTENCE_NO_TOOL = "Check whether it took effect; if not, call {tool} with a new idempotency_key."
+SAME_KEY_SENTENCE = "The same idempotency_key gets this answer again."
 STORE_MESSAGE = "{tool} did not run: the server could not reach its own store of idempotency records and rate limits."
 """What the model reads when the server's store cannot be reached before the handler ran."""
 

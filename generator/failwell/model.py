@@ -99,6 +99,8 @@ class Tool:
     accepts: str
     failures: tuple[Failure, ...]
     uses_literal: bool
+    failures_with_params: bool
+    """Whether a declared failure has keyword arguments (its `__init__` then takes `changed` too)."""
     uses_annotated: bool
     example_arguments: str
     example_arguments_indented: str
@@ -415,6 +417,7 @@ def _tool(
             for failure, failure_spec in (spec.get("failures") or {}).items()
         ),
         uses_literal="Literal[" in annotations,
+        failures_with_params=any(failure_spec_has_params(f) for f in (spec.get("failures") or {}).values()),
         uses_annotated="Annotated[" in annotations,
         example_arguments=literal(example),
         example_arguments_indented=literal(example, 4),
@@ -469,6 +472,11 @@ def _scope_envelope(scope: str) -> dict[str, Any]:
 def failure_template(spec: dict[str, Any], defaults: dict[str, str]) -> str:
     """The failure's own message, else the server-wide one for its class."""
     return " ".join(str(spec.get("message") or defaults.get(spec["class"], "")).split())
+
+
+def failure_spec_has_params(spec: dict[str, Any]) -> bool:
+    """Whether a declared failure's class is raised with keyword arguments."""
+    return bool(failure_params(spec["class"], spec.get("fields") or []))
 
 
 def failure_params(failure_class: str, declared: list[str] | dict[str, str]) -> tuple[Param, ...]:
@@ -575,6 +583,7 @@ def _failure(
     forwarded = [p.name for p in params if p.name != "retry_after_s"]
     super_kwargs = ", ".join(
         (["retry_after_s=retry_after_s"] if any(p.name == "retry_after_s" for p in params) else [])
+        + ["changed=changed"]
         + [f"{field}={field}" for field in forwarded]
     )
     return Failure(

@@ -8,6 +8,7 @@ sleeps for a minute and logs `handler released` when it is cancelled. The genera
 """
 
 import logging
+import os
 import socket
 import sys
 import threading
@@ -25,7 +26,7 @@ from .runtime.cli import serve
 from .runtime.contracts import Handler, ToolContext
 from .runtime.results import ENVELOPE_KEY
 from .runtime.server import FailwellServer
-from .server import build_server
+from .server import UPSTREAMS, build_server
 
 EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {
     "weather_forecast": {
@@ -117,6 +118,8 @@ def serve_faulty(argv: list[str]) -> None:
     fault = slow if argv[:1] == ["slow"] else crash
     names = list(build_server().definitions)
     options = [arg for arg in argv if arg not in ("crash", "slow")]
+    for config in UPSTREAMS.values():  # no handler calls them, but the server checks they are configured
+        os.environ.setdefault(config.base_url_env, closed_port_url())
     serve(lambda: build_server({name: fault for name in names}), options)
 
 

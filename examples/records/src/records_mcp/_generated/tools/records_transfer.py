@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..runtime.classes import Changed
 from ..runtime.contracts import Batch, ToolContext, ToolDefinition, ToolFailure
 
 NAME = "records_transfer"
@@ -47,8 +48,8 @@ class InsufficientCredits(ToolFailure):
     failure_class = "conflict"
     template = "Account {account} holds only {balance} credits by then, less than a transfer from it needs. Lower the credits or reorder the transfers, then send them again."
 
-    def __init__(self, *, account: str, balance: int) -> None:
-        super().__init__(account=account, balance=balance)
+    def __init__(self, *, account: str, balance: int, changed: Changed | None = None) -> None:
+        super().__init__(changed=changed, account=account, balance=balance)
 
 
 class UnknownAccount(ToolFailure):
@@ -58,8 +59,8 @@ class UnknownAccount(ToolFailure):
     failure_class = "not_found"
     template = "No account {account}. Account ids look like acct-1; call records_accounts to list them."
 
-    def __init__(self, *, account: str) -> None:
-        super().__init__(account=account)
+    def __init__(self, *, account: str, changed: Changed | None = None) -> None:
+        super().__init__(changed=changed, account=account)
 
 
 Context = ToolContext[None]

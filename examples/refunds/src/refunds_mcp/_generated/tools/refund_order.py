@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..runtime.classes import Changed
 from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
 from ..runtime.upstream import Upstream
 
@@ -49,8 +50,8 @@ class OverRefund(ToolFailure):
     failure_class = "conflict"
     template = "Order {order_id} has only {refundable_cents} cents left to refund, so {amount_cents} cents cannot be refunded. Refund at most {refundable_cents} cents, or tell the user it was refunded already."
 
-    def __init__(self, *, refundable_cents: int) -> None:
-        super().__init__(refundable_cents=refundable_cents)
+    def __init__(self, *, refundable_cents: int, changed: Changed | None = None) -> None:
+        super().__init__(changed=changed, refundable_cents=refundable_cents)
 
 
 @dataclass(frozen=True)

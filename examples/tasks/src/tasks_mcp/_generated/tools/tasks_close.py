@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..runtime.classes import Changed
 from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
 
 NAME = "tasks_close"
@@ -46,8 +47,8 @@ class AlreadyClosed(ToolFailure):
     failure_class = "conflict"
     template = "{ref} was already closed by {closed_by}; there is nothing to do. Call tasks_get to read it."
 
-    def __init__(self, *, closed_by: str) -> None:
-        super().__init__(closed_by=closed_by)
+    def __init__(self, *, closed_by: str, changed: Changed | None = None) -> None:
+        super().__init__(changed=changed, closed_by=closed_by)
 
 
 class NotAllowed(ToolFailure):
@@ -57,8 +58,8 @@ class NotAllowed(ToolFailure):
     failure_class = "permission_denied"
     template = "Closing a task needs the {permission} permission, and your role on this board is {role}. Tell your person that you cannot close {ref}; a board admin can close it or change your role."
 
-    def __init__(self, *, permission: str, role: str) -> None:
-        super().__init__(permission=permission, role=role)
+    def __init__(self, *, permission: str, role: str, changed: Changed | None = None) -> None:
+        super().__init__(changed=changed, permission=permission, role=role)
 
 
 Context = ToolContext[None]

@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..runtime.classes import Changed
 from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
 
 NAME = "tasks_create"
@@ -39,8 +40,8 @@ class NotAllowed(ToolFailure):
     failure_class = "permission_denied"
     template = 'Creating a task needs the {permission} permission, and your role on this board is {role}. Tell your person that you cannot add "{title}"; a board admin can change your role.'
 
-    def __init__(self, *, permission: str, role: str) -> None:
-        super().__init__(permission=permission, role=role)
+    def __init__(self, *, permission: str, role: str, changed: Changed | None = None) -> None:
+        super().__init__(changed=changed, permission=permission, role=role)
 
 
 class UnknownAssignee(ToolFailure):
@@ -50,8 +51,8 @@ class UnknownAssignee(ToolFailure):
     failure_class = "invalid_input"
     template = "{assignee} is not a member of this board. Members are {members}. Pick one of them, or leave assignee out to create the task unassigned."
 
-    def __init__(self, *, members: str) -> None:
-        super().__init__(members=members)
+    def __init__(self, *, members: str, changed: Changed | None = None) -> None:
+        super().__init__(changed=changed, members=members)
 
 
 class BoardFull(ToolFailure):
@@ -61,8 +62,8 @@ class BoardFull(ToolFailure):
     failure_class = "conflict"
     template = 'The board holds {limit} open tasks at most, so "{title}" was not added. Close a finished task with tasks_close first, then call tasks_create again.'
 
-    def __init__(self, *, limit: int) -> None:
-        super().__init__(limit=limit)
+    def __init__(self, *, limit: int, changed: Changed | None = None) -> None:
+        super().__init__(changed=changed, limit=limit)
 
 
 class TooManyNewTasks(ToolFailure):
@@ -72,8 +73,8 @@ class TooManyNewTasks(ToolFailure):
     failure_class = "rate_limited"
     template = "The board allows 10 new tasks a minute from one assistant, and {tool} has reached that. Wait before adding more; tasks_search and tasks_get are not limited."
 
-    def __init__(self, *, retry_after_s: float) -> None:
-        super().__init__(retry_after_s=retry_after_s)
+    def __init__(self, *, retry_after_s: float, changed: Changed | None = None) -> None:
+        super().__init__(retry_after_s=retry_after_s, changed=changed)
 
 
 Context = ToolContext[None]

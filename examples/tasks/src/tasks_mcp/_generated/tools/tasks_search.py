@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..runtime.classes import Changed
 from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
 
 NAME = "tasks_search"
@@ -47,8 +48,8 @@ class NothingMatched(ToolFailure):
     failure_class = "not_found"
     template = 'No {status} task among {searched} has "{query}" in its title; every word must appear in it. Try fewer or different words, or search with status "any" to include closed tasks.'
 
-    def __init__(self, *, searched: int) -> None:
-        super().__init__(searched=searched)
+    def __init__(self, *, searched: int, changed: Changed | None = None) -> None:
+        super().__init__(changed=changed, searched=searched)
 
 
 class IndexUnavailable(ToolFailure):
@@ -58,8 +59,8 @@ class IndexUnavailable(ToolFailure):
     failure_class = "upstream_unavailable"
     template = "The search index is being rebuilt, so tasks_search cannot answer now. Read a task you know with tasks_get, such as T-1, in the meantime."
 
-    def __init__(self, *, retry_after_s: float | None = None) -> None:
-        super().__init__(retry_after_s=retry_after_s)
+    def __init__(self, *, retry_after_s: float | None = None, changed: Changed | None = None) -> None:
+        super().__init__(retry_after_s=retry_after_s, changed=changed)
 
 
 class SearchTooSlow(ToolFailure):
@@ -69,8 +70,8 @@ class SearchTooSlow(ToolFailure):
     failure_class = "timeout"
     template = 'Searching {searched} tasks for "{query}" took too long and was stopped. Add words to the query or lower the limit to narrow it.'
 
-    def __init__(self, *, searched: int) -> None:
-        super().__init__(searched=searched)
+    def __init__(self, *, searched: int, changed: Changed | None = None) -> None:
+        super().__init__(changed=changed, searched=searched)
 
 
 Context = ToolContext[None]

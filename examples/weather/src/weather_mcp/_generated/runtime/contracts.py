@@ -29,9 +29,11 @@ class ToolFailure(Exception):
     template: ClassVar[str]
     changed: ClassVar[Changed | None] = None
 
-    def __init__(self, *, retry_after_s: float | None = None, **values: object) -> None:
+    def __init__(self, *, retry_after_s: float | None = None, changed: Changed | None = None, **values: object) -> None:
         super().__init__(self.name)
         self.retry_after_s = retry_after_s
+        self.explicit_changed = changed
+        """What the raiser says changed; None: the spec's `changed`, else the class and the tool's effect decide."""
         self.values = values
         self.index: int | None = None
 
@@ -94,11 +96,21 @@ class Store(Protocol):
         """Close connections."""
 
 
+@dataclass
+class Sent:
+    """What one call has sent to its upstreams so far."""
+
+    changes: int = 0
+    """Requests that could change something: any method but GET, HEAD and OPTIONS."""
+
+
 class UpstreamBinder(Protocol):
     """Binds the server's upstreams to one tool call (`upstream.UpstreamPool`)."""
 
-    def bind(self, name: str, *, tool: str, effect: Effect, deadline_at: float, idempotency_key: str | None) -> Any:
-        """The upstream `name` as this call sees it."""
+    def bind(
+        self, name: str, *, tool: str, effect: Effect, deadline_at: float, idempotency_key: str | None, sent: Sent
+    ) -> Any:
+        """The upstream `name` as this call sees it; every upstream of one call shares its `sent`."""
 
     def check(self) -> None:
         """Raise a ConfigurationError when an upstream's base URL is missing or malformed (checked at start)."""

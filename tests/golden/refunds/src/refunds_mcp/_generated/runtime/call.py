@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from .batches import all_or_nothing_batch, partial_batch
 from .callers import Caller, caller_of, scope_refused
-from .contracts import Services, ToolContext, ToolDefinition, ToolFailure
+from .contracts import Sent, Services, ToolContext, ToolDefinition, ToolFailure
 from .idempotency import derived_key, run_once
 from .limits import rate_limited
 from .results import (
@@ -147,8 +147,14 @@ def _bound_upstreams(call: Call, deadline_at: float) -> Any:
     pool = call.services.upstreams
     if pool is None:
         raise RuntimeError(f"{tool.name} uses upstreams, but the server was built without them")
+    sent = Sent()
     return tool.upstreams(
         lambda name: pool.bind(
-            name, tool=tool.name, effect=tool.effect, deadline_at=deadline_at, idempotency_key=call.derived_key
+            name,
+            tool=tool.name,
+            effect=tool.effect,
+            deadline_at=deadline_at,
+            idempotency_key=call.derived_key,
+            sent=sent,
         )
     )

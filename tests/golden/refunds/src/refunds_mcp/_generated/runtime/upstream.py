@@ -26,9 +26,9 @@ import anyio
 import httpx
 
 from .breaker import CircuitBreaker
-from .classes import CLASSES, Effect
+from .classes import CLASSES, Changed, Effect
 from .config import WHERE, ConfigurationError, required_env
-from .contracts import ToolFailure
+from .contracts import Sent, ToolFailure
 
 logger = logging.getLogger("failwell.upstream")
 
@@ -36,6 +36,8 @@ RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 BACKOFF_BASE_S = 0.1
 BACKOFF_CAP_S = 5.0
 MAX_RETRY_AFTER_S = 60.0
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+"""Methods that change nothing (RFC 9110); a failure before any other request changed nothing."""
 MIN_ATTEMPT_S = 0.05
 """An attempt that would get less time than this is not started."""
 DEFAULT_RATE_LIMIT_WAIT_S = 10.0
@@ -56,10 +58,11 @@ class UpstreamError(ToolFailure):
         *,
         status: int | None = None,
         retry_after_s: float | None = None,
+        changed: Changed | None = None,
         response: httpx.Response | None = None,
         **values: object,
     ) -> None:
-        super().__init__(retry_after_s=retry_after_s, upstream=upstream, status=status or "", **values)
+        super().__init__(retry_after_s=retry_after_s, changed=changed, upstream=upstream, status=status or "", **values)
         self.upstream = upstream
         self.status = status
         self.response = response
@@ -134,14 +137,27 @@ class UpstreamPool:
     breakers: dict[str, CircuitBreaker] = field(default_factory=dict)
 
     def bind(
-        self, name: str, *, tool: str, effect: Effect, deadline_at: float, idempotency_key: str | None
+        self,
+        name: str,
+        *,
+        tool: str,
+        effect: Effect,
+        deadline_at: float,
+        idempotency_key: str | None,
+        sent: Sent | None = None,
     ) -> Upstream:
         """The upstream `name` as one tool call sees it."""
         config = self.configs[name]
         if name not in self.breakers:
             self.breakers[name] = CircuitBreaker(config.breaker_failures, config.breaker_reset_s)
         return Upstream(
-            self, config, tool=tool, effect=effect, deadline_at=deadline_at, idempotency_key=idempotency_key
+            self,
+            config,
+            tool=tool,
+            effect=effect,
+            deadline_at=deadline_at,
+            idempotency_key=idempotency_key,
+            sent=sent or Sent(),
         )
 
     def check(self) -> None:
@@ -177,6 +193,8 @@ class Upstream:
     effect: Effect
     deadline_at: float
     idempotency_key: str | None = None
+    sent: Sent = field(default_factory=Sent)
+    """What this call has sent to any of its upstreams: a failure before any change says nothing was changed."""
     attempts: int = 0
 
     async def get(self, path: str, **kwargs: Any) -> httpx.Response:
@@ -206,20 +224,26 @@ class Upstream:
         if key is not None:
             kwargs["headers"] = {**dict(kwargs.get("headers") or {}), "Idempotency-Key": key}
         safe_to_retry = self.effect == "read" or key is not None
+        if method.upper() not in SAFE_METHODS:
+            self.sent.changes += 1
         breaker = self.pool.breakers[self.config.name]
         client = self.pool.client(self.config)
         retry = 0
         while True:
             wait = breaker.wait_s()
             if wait is not None:
-                raise UpstreamUnavailable(
-                    self.config.name,
-                    detail="it failed several times in a row, so calls to it are paused",
-                    retry_after_s=float(math.ceil(wait)),
+                raise self._judged(
+                    UpstreamUnavailable(
+                        self.config.name,
+                        detail="it failed several times in a row, so calls to it are paused",
+                        retry_after_s=float(math.ceil(wait)),
+                    )
                 )
             budget = min(self.config.timeout_s, self.deadline_at - anyio.current_time())
             if budget < MIN_ATTEMPT_S:
-                raise UpstreamTimeout(self.config.name, detail="the tool's deadline left no time for another attempt")
+                raise self._judged(
+                    UpstreamTimeout(self.config.name, detail="the tool's deadline left no time for another attempt")
+                )
             self.attempts += 1
             failure, retry_after = await self._attempt(client, method, path, budget, kwargs, breaker)
             if isinstance(failure, httpx.Response):
@@ -228,18 +252,24 @@ class Upstream:
                 failure, UpstreamUnavailable | UpstreamRateLimited
             )
             if failure.status == 501 or not (safe_to_retry and retryable and retry < self.config.retries):
-                raise failure
+                raise self._judged(failure)
             delay = random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2**retry))
             if retry_after is not None:
                 delay = max(delay, min(retry_after, MAX_RETRY_AFTER_S))
             if anyio.current_time() + delay + MIN_ATTEMPT_S > self.deadline_at:
-                raise failure
+                raise self._judged(failure)
             logger.info(
                 "upstream retry",
                 extra={"tool": self.tool, "upstream": self.config.name, "status": failure.status, "delay_s": delay},
             )
             await anyio.sleep(delay)
             retry += 1
+
+    def _judged(self, failure: UpstreamError) -> UpstreamError:
+        """The failure, saying nothing was changed when this call has sent nothing that could change anything."""
+        if failure.explicit_changed is None and self.sent.changes == 0:
+            failure.explicit_changed = "none"
+        return failure
 
     async def _attempt(
         self,

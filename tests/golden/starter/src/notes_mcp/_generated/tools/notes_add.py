@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..runtime.classes import Changed
 from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
 
 NAME = "notes_add"
@@ -31,8 +32,8 @@ class NotebookFull(ToolFailure):
     failure_class = "conflict"
     template = 'The notebook holds {limit} notes at most. Delete one before adding "{text}".'
 
-    def __init__(self, *, limit: int) -> None:
-        super().__init__(limit=limit)
+    def __init__(self, *, limit: int, changed: Changed | None = None) -> None:
+        super().__init__(changed=changed, limit=limit)
 
 
 Context = ToolContext[None]

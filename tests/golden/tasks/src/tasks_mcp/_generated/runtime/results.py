@@ -155,7 +155,7 @@ def declared_failure(
         failure.name,
         body,
         values,
-        changed="none" if suffix else failure.changed,
+        changed="none" if suffix else failure.explicit_changed or failure.changed,
         retry_after_s=failure.retry_after_s,
         details=details if failure.failure_class == "permission_denied" else {},
     )

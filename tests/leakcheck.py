@@ -89,6 +89,8 @@ def scenario(rng: random.Random) -> dict[str, Any]:
         name = rng.choice(failures)
         kwargs: dict[str, Any] = {}
         for param in inspect.signature(getattr(module, name)).parameters.values():
+            if param.name == "changed":
+                continue  # what changed, said by the handler: none of the message's values
             if param.name == "retry_after_s":
                 kwargs[param.name] = round(rng.uniform(0.5, 120), 1)
             elif "str" in str(param.annotation):

@@ -80,6 +80,17 @@ async def handle(params: Input, ctx: Context) -> Output:
     await asyncio.sleep(random.uniform(0, 0.02))
     return Output(line=line.strip())
 """
+RECONCILE = """\
+
+
+async def reconcile(params: Input, ctx: Context) -> Output | None:
+    with open(os.environ["JOURNAL_FILE"], "a+") as journal:
+        journal.seek(0)
+        for line in journal.read().splitlines():
+            if line.startswith(f"{params.idempotency_key} "):
+                return Output(line=line)
+    return None
+"""
 COUNT = """\
 import os
 
@@ -93,8 +104,9 @@ async def handle(params: Input, ctx: Context) -> Output:
 """
 
 
-def make_journal(root: Path, store: str, *, rerun: bool) -> Path:
-    """The journal project on `store`; with `rerun`, `rerun_safe` and a handler that deduplicates by the derived key."""
+def make_journal(root: Path, store: str, *, rerun: bool, reconcile: bool = False) -> Path:
+    """The journal project on `store`; with `rerun`, `rerun_safe` and a handler that deduplicates by the derived key;
+    with `reconcile`, a handler module whose `reconcile` looks for the key's line."""
     from failwell import new
 
     spec = root / "journal.yaml"
@@ -102,15 +114,27 @@ def make_journal(root: Path, store: str, *, rerun: bool) -> Path:
     project = root / "journal"
     new(project, spec)
     handlers = project / "src" / "journal_mcp" / "handlers"
-    (handlers / "journal_add.py").write_text(ADD.format(dedup=rerun))
+    (handlers / "journal_add.py").write_text(ADD.format(dedup=rerun) + (RECONCILE if reconcile else ""))
     (handlers / "journal_count.py").write_text(COUNT)
     return project / "src"
 
 
 class Server:
-    """One generated server over stdio, initialized, that can be killed at any moment."""
+    """One generated server over stdio, initialized, that can be killed at any moment. A server that will not
+    start (its store is down: it exits 2) is started again, as a supervisor would, for up to 20 s."""
 
     def __init__(self, src: Path, env: dict[str, str]) -> None:
+        until = time.monotonic() + 20
+        while True:
+            try:
+                self._start(src, env)
+                return
+            except (EOFError, BrokenPipeError):
+                self.process.wait()
+                assert time.monotonic() < until, "the server would not start"
+                time.sleep(0.2)
+
+    def _start(self, src: Path, env: dict[str, str]) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "journal_mcp"],
             stdin=subprocess.PIPE,
@@ -275,28 +299,28 @@ def report(name: str, keys: list[str], tally: Tally, applied: Counter[str]) -> t
     return twice, lost
 
 
-@pytest.mark.parametrize("rerun", [False, True], ids=["refuse", "rerun_safe"])
-def test_sigkill_during_concurrent_keyed_writes_on_sqlite(tmp_path: Path, rerun: bool) -> None:
-    src = make_journal(tmp_path, "sqlite", rerun=rerun)
+@pytest.mark.parametrize("policy", ["refuse", "rerun_safe", "reconcile"])
+def test_sigkill_during_concurrent_keyed_writes_on_sqlite(tmp_path: Path, policy: str) -> None:
+    src = make_journal(tmp_path, "sqlite", rerun=policy == "rerun_safe", reconcile=policy == "reconcile")
     journal = tmp_path / "journal.txt"
     env = {"JOURNAL_FILE": str(journal), "FAILWELL_SQLITE_PATH": str(tmp_path / "state.sqlite3")}
-    keys = [f"sqlite-{number:05d}-{'rerun' if rerun else 'refuse'}" for number in range(200)]
+    keys = [f"sqlite-{number:05d}-{policy}" for number in range(200)]
     tally = Tally()
     servers = [Server(src, env)]
     try:
-        hammer(servers, lambda: Server(src, env), keys, random.Random(20261201 + rerun), tally)
+        hammer(servers, lambda: Server(src, env), keys, random.Random(f"20261201-{policy}"), tally)
     finally:
         for server in servers:
             server.stop()
     applied = applied_per_key(journal)
-    twice, lost = report(f"sqlite, SIGKILL, {'rerun_safe' if rerun else 'refuse'}", keys, tally, applied)
+    twice, lost = report(f"sqlite, SIGKILL, {policy}", keys, tally, applied)
     assert tally.kills > 20, "the harness must actually kill servers mid-call"
     assert twice == 0 and lost == []
     assert set(tally.answers) == set(keys), "every key was answered"
-    if rerun:
-        assert set(tally.answers.values()) == {"applied"} and all(applied[key] == 1 for key in keys), "none lost"
-    else:
+    if policy == "refuse":
         assert "unknown" in tally.answers.values(), "some kills landed after the write and before its record"
+    else:
+        assert set(tally.answers.values()) == {"applied"} and all(applied[key] == 1 for key in keys), "none lost"
 
 
 @pytest.mark.parametrize("rerun", [False, True], ids=["refuse", "rerun_safe"])

@@ -115,11 +115,13 @@ def test_health_needs_no_token_and_says_nothing_else(tasks: Running) -> None:
     assert response.headers["cache-control"] == "no-store"
 
 
-def test_health_is_503_when_the_store_cannot_be_reached(tmp_path: Path) -> None:
-    blocker = tmp_path / "not-a-directory"
-    blocker.write_text("")
-    env = {"TASKS_TOKENS": json.dumps(TOKENS), "FAILWELL_SQLITE_PATH": str(blocker / "tasks.sqlite3")}
+def test_health_is_503_when_the_store_cannot_be_used(tmp_path: Path) -> None:
+    store = tmp_path / "internal-db-host" / "tasks.sqlite3"
+    env = {"TASKS_TOKENS": json.dumps(TOKENS), "FAILWELL_SQLITE_PATH": str(store)}
     with http_server("tasks_mcp", SRC, tmp_path / "stderr.log", env) as running:
+        assert httpx.get(f"http://127.0.0.1:{running.port}/healthz").json() == {"status": "ok"}
+        shutil.rmtree(store.parent)  # the store's volume goes away while the server runs
+        store.parent.write_text("")
         response = httpx.get(f"http://127.0.0.1:{running.port}/healthz")
         assert response.status_code == 503
         assert response.json() == {"status": "unavailable"}

@@ -149,6 +149,9 @@ class SQLiteStore:
         return wait
 
     async def ping(self) -> None:
+        if self._db is not None and not self.path.is_file():
+            await self.aclose()  # the file was removed (its volume went away): the next call opens it again
+            raise FileNotFoundError("the store's file is gone")
         await self._run("ping")
 
     def _ping(self, db: sqlite3.Connection) -> None:

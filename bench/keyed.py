@@ -52,7 +52,7 @@ async def measure(store: Any, calls: int) -> tuple[float, float]:
 
     plain = build_server({"ledger_add": add}, store=MemoryStore())
     plain.services.rate_limit = None
-    plain.store = None  # no store: the key is ignored, so this is the tool without deduplication
+    plain.services.store = None  # no store: the key is ignored, so this is the tool without deduplication
     base = await p50(plain, "ledger_add", calls, keyed=True)
     keyed = await p50(keyed_server, "ledger_add", calls, keyed=True)
     await keyed_server.aclose()

@@ -140,23 +140,35 @@ async def _reconciled(claim: Claim, reconcile: Reconcile) -> CallToolResult | No
 
 
 async def _run_recorded(services: Services, tool: ToolDefinition, claim: Claim, run: Run) -> CallToolResult:
-    """Run the handler in a task of its own, answer by the deadline, and record the outcome when it is known."""
-    outcome: asyncio.Future[CallToolResult] = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(_finish(claim, run(tool.deadline_s + grace_s(tool)), outcome))
+    """Run the handler in a task of its own and answer by the deadline: with the result once it is recorded, with
+    the result unrecorded if recording is still being retried at the deadline, else with the timeout result."""
+    loop = asyncio.get_running_loop()
+    outcome: asyncio.Future[CallToolResult] = loop.create_future()
+    recorded: asyncio.Future[None] = loop.create_future()
+    task = asyncio.ensure_future(_finish(claim, run(tool.deadline_s + grace_s(tool)), outcome, recorded))
     services.pending.add(task)
     task.add_done_callback(services.pending.discard)
     try:
         with anyio.move_on_after(tool.deadline_s):
-            return await asyncio.shield(outcome)
+            result = await asyncio.shield(outcome)
+            await asyncio.shield(recorded)
+            return result
     except BaseException:
         task.cancel()
         raise
+    if outcome.done() and not outcome.cancelled():
+        return outcome.result()  # the change happened; recording it goes on after the answer
     logger.warning("deadline passed; the write may still finish", extra={"tool": tool.name, "grace_s": grace_s(tool)})
     return deadline_missed(tool, services.messages["timeout"])
 
 
-async def _finish(claim: Claim, running: Awaitable[CallToolResult], outcome: asyncio.Future[CallToolResult]) -> None:
-    """Await the run, hand its result to the caller at once, then record it; a cancelled run's outcome is unknown."""
+async def _finish(
+    claim: Claim,
+    running: Awaitable[CallToolResult],
+    outcome: asyncio.Future[CallToolResult],
+    recorded: asyncio.Future[None],
+) -> None:
+    """Await the run, hand its result over, then record it; a cancelled run's outcome is unknown."""
     try:
         result = await running
     except BaseException:
@@ -168,8 +180,11 @@ async def _finish(claim: Claim, running: Awaitable[CallToolResult], outcome: asy
     if not outcome.done():
         outcome.set_result(result)
     envelope = (result.meta or {}).get(ENVELOPE_KEY) or {}
-    with anyio.CancelScope(shield=True):
-        await claim.record(None if envelope.get("failure") == "deadline" else result)
+    try:
+        with anyio.CancelScope(shield=True):
+            await claim.record(None if envelope.get("failure") == "deadline" else result)
+    finally:
+        recorded.set_result(None)
 
 
 def grace_s(tool: ToolDefinition) -> float:

@@ -97,6 +97,13 @@ CASES = [
     ("FW135", replace("{type: integer, minimum: 1, maximum: 50, default: 10}", "{type: integer, enum: [1, two]}"), 12),
     ("FW136", replace("    deadline_s: 10\n", "    deadline_s: 10\n    scopes: [orders:read]\n"), 10),
     ("FW110", replace("  client_timeout_s: 60\n", "  client_timeout_s: 60\n  auth: {scope_message: '{id}'}\n"), 5),
+    ("FW138", replace("    deadline_s: 10\n", "    deadline_s: 10\n    rerun_safe: true\n"), 10),
+    ("FW138", replace("    deadline_s: 10\n", "    deadline_s: 10\n    check_with: orders_get\n"), 10),
+    (
+        "FW110",
+        replace("  client_timeout_s: 60\n", "  client_timeout_s: 60\nmessages: {outcome_unknown: '{order_id}'}\n"),
+        5,
+    ),
     *(
         (
             "FW137",
@@ -108,6 +115,22 @@ CASES = [
         for url in ("auth.example.com", "http://auth.example.com", "https://auth.example.com/?tenant=1", "ftp://x")
     ),
 ]
+
+
+WRITE = """\
+  orders_cancel:
+    description: Cancel an order.
+    effect: write
+    idempotency: required
+    check_with: {target}
+    input:
+      order_id: {{type: string, example: O-1}}
+"""
+
+
+@pytest.mark.parametrize(("target", "expected"), [("orders_get", []), ("orders_cancel", [("FW139", 25)])])
+def test_check_with_names_a_read_tool(target: str, expected: list[tuple[str, int]]) -> None:
+    assert codes(GOOD + WRITE.format(target=target)) == expected
 
 
 @pytest.mark.parametrize(

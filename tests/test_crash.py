@@ -314,7 +314,7 @@ def test_sigkill_during_concurrent_keyed_writes_on_sqlite(tmp_path: Path, policy
             server.stop()
     applied = applied_per_key(journal)
     twice, lost = report(f"sqlite, SIGKILL, {policy}", keys, tally, applied)
-    assert tally.kills > 20, "the harness must actually kill servers mid-call"
+    assert tally.kills > 10, "the harness must actually kill servers mid-call"
     assert twice == 0 and lost == []
     assert set(tally.answers) == set(keys), "every key was answered"
     if policy == "refuse":

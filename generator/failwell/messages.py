@@ -95,13 +95,7 @@ def compose(
 
 def outcome_unknown_text(tool: str, effect: str, template: str, check_with: str | None, reference: str) -> str:
     """What a keyed write answers after a run whose outcome is unknown, as the runtime builds it."""
-    classes = runtime("classes")
-    check = classes.CHECK_SENTENCE if check_with else classes.CHECK_SENTENCE_NO_TOOL
-    values = {"tool": tool, "reference": reference, "check_with": check_with or ""}
-    text = runtime("wording").compose(
-        f"{template} {check}", "conflict", effect, values, changed="possible", retry=classes.SAME_KEY_SENTENCE
-    )
-    return str(text)
+    return str(runtime("wording").outcome_unknown_text(tool, effect, template, check_with, reference))
 
 
 def outcome_unknown_message() -> str:

@@ -27,10 +27,18 @@ import anyio
 from mcp.types import CallToolResult
 from pydantic import BaseModel
 
-from .classes import CHECK_SENTENCE, CHECK_SENTENCE_NO_TOOL, SAME_KEY_SENTENCE, FailureClass
+from .classes import FailureClass
 from .contracts import AfterUnknown, Services, Store, ToolDefinition
-from .results import ENVELOPE_KEY, ErrorReply, deadline_missed, error_result, exception_fields, store_unavailable
-from .wording import seconds
+from .results import (
+    ENVELOPE_KEY,
+    ErrorReply,
+    deadline_missed,
+    error_result,
+    exception_fields,
+    new_reference,
+    store_unavailable,
+)
+from .wording import outcome_unknown_text, seconds
 
 logger = logging.getLogger("failwell")
 
@@ -200,14 +208,10 @@ def fingerprint(params: BaseModel) -> str:
 
 def outcome_unknown(tool: ToolDefinition, template: str) -> CallToolResult:
     """An earlier run with this key ended without a known outcome: say so, and what to check, instead of running."""
-    check = CHECK_SENTENCE if tool.check_with else CHECK_SENTENCE_NO_TOOL
+    reference = new_reference()
+    text = outcome_unknown_text(tool.name, tool.effect, template, tool.check_with, reference)
     reply = ErrorReply(
-        "conflict",
-        "idempotency_key_outcome_unknown",
-        f"{template} {check}",
-        {"check_with": tool.check_with or ""},
-        changed="possible",
-        retry=SAME_KEY_SENTENCE,
+        "conflict", "idempotency_key_outcome_unknown", text, composed=True, changed="possible", reference=reference
     )
     return error_result(tool, reply)
 

@@ -15,12 +15,15 @@ import re
 
 from .classes import (
     CHANGED_SENTENCES,
+    CHECK_SENTENCE,
+    CHECK_SENTENCE_NO_TOOL,
     CLASSES,
     KEYED_TIMEOUT_SENTENCE,
     KEYED_UNKNOWN_SENTENCE,
     PERMISSION_SENTENCE,
     RERUN_SENTENCE,
     RETRY_AFTER_SENTENCE,
+    SAME_KEY_SENTENCE,
     WRITE_TIMEOUT_SENTENCE,
     Changed,
     Effect,
@@ -81,6 +84,15 @@ def compose(
     else:
         sentences.append(CLASSES[failure_class].retry_sentence)
     return " ".join(sentences).format_map(Values(values))
+
+
+def outcome_unknown_text(tool: str, effect: Effect, template: str, check_with: str | None, reference: str) -> str:
+    """The whole message for a keyed write whose earlier run's outcome is unknown: the spec's words, what to
+    check (with `check_with`, the tool that shows it), that the change may have been applied, and that the
+    same key gets this answer again."""
+    check = CHECK_SENTENCE if check_with else CHECK_SENTENCE_NO_TOOL
+    values = {"tool": tool, "reference": reference, "check_with": check_with or ""}
+    return compose(f"{template} {check}", "conflict", effect, values, changed="possible", retry=SAME_KEY_SENTENCE)
 
 
 def argument_problem(tool: str, accepts: dict[str, str], path: str, kind: str, received: object) -> str:

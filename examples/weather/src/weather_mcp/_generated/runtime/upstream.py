@@ -144,7 +144,7 @@ class UpstreamPool:
         effect: Effect,
         deadline_at: float,
         idempotency_key: str | None,
-        sent: Sent | None = None,
+        sent: Sent,
     ) -> Upstream:
         """The upstream `name` as one tool call sees it."""
         config = self.configs[name]
@@ -157,7 +157,7 @@ class UpstreamPool:
             effect=effect,
             deadline_at=deadline_at,
             idempotency_key=idempotency_key,
-            sent=sent or Sent(),
+            sent=sent,
         )
 
     def check(self) -> None:

@@ -15,6 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -155,52 +156,95 @@ class Ledger:
             yield self
 
 
+@dataclass(frozen=True)
+class Redis:
+    """A redis-server the tests started."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+
 @contextmanager
-def redis_server() -> Iterator[str]:
-    """A real redis-server on 127.0.0.1, started for the tests and stopped after; yields its URL."""
+def running_redis(folder: Path | None = None, port: int | None = None) -> Iterator[Redis]:
+    """A real redis-server on 127.0.0.1, killed after. With `folder`, it keeps its data there in an append-only
+    file fsynced on every write (so a record survives its SIGKILL), and logs to `folder/redis.log`."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise RuntimeError("redis-server is not installed: .ci/run installs it (apt-get install redis-server)")
-    port = free_port()
+    port = port or free_port()
+    persistence = ["--dir", str(folder), "--appendonly", "yes", "--appendfsync", "always"] if folder else []
+    log = (folder / "redis.log").open("ab") if folder else subprocess.DEVNULL
     process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", *persistence],
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     try:
         deadline = time.monotonic() + 20
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
-                    conn.sendall(b"PING\r\n")
-                    if conn.recv(16).startswith(b"+PONG"):
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("redis-server did not start")
+        while not _pong(port):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("redis-server did not start" + (f": see {folder}/redis.log" if folder else ""))
             time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield Redis(process, port)
     finally:
-        process.terminate()
+        process.kill()
         process.wait(timeout=10)
 
 
-def stdio_server(src: Path, env: dict[str, str]) -> subprocess.Popen[str]:
-    """The generated ledger server over stdio, with the real handlers, initialized."""
+@contextmanager
+def redis_server() -> Iterator[str]:
+    """A real redis-server on 127.0.0.1, started for the tests and stopped after; yields its URL."""
+    with running_redis() as redis:
+        yield redis.url
+
+
+def _pong(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
+            conn.sendall(b"PING\r\n")
+            return conn.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def stdio_server(
+    src: Path, env: dict[str, str], package: str = "ledger_mcp", stderr: Any = subprocess.DEVNULL
+) -> subprocess.Popen[str]:
+    """A generated server (the ledger, by default) over stdio, with its real handlers, initialized."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "ledger_mcp"],
+        [sys.executable, "-m", package],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
         text=True,
         env={**os.environ, **env, "PYTHONPATH": str(src)},
     )
     hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "ledger-test", "version": "0"}}
-    send(process, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
-    receive(process)
-    send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    try:
+        send(process, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
+        receive(process)
+        send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    except BaseException:
+        process.kill()  # it would not start (it exits 2 when its store is down): nothing is left running
+        process.wait()
+        raise
     return process
+
+
+@contextmanager
+def importable(src: Path, package: str) -> Iterator[Path]:
+    """A generated project's `src` importable in this process while inside; its modules forgotten after."""
+    sys.path.insert(0, str(src))
+    try:
+        yield src
+    finally:
+        sys.path.remove(str(src))
+        for name in [module for module in sys.modules if module.split(".")[0] == package]:
+            del sys.modules[name]
 
 
 def send(process: subprocess.Popen[str], message: dict[str, Any]) -> None:

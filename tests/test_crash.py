@@ -13,22 +13,19 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 from httpserver import free_port
+from ledger import receive, running_redis, send, stdio_server
 
 pytestmark = pytest.mark.slow
 
@@ -124,42 +121,21 @@ class Server:
     start (its store is down: it exits 2) is started again, as a supervisor would, for up to 20 s."""
 
     def __init__(self, src: Path, env: dict[str, str]) -> None:
+        log = open(os.environ["CRASH_LOG"], "a") if "CRASH_LOG" in os.environ else subprocess.DEVNULL  # noqa: SIM115
         until = time.monotonic() + 20
         while True:
             try:
-                self._start(src, env)
+                self.process = stdio_server(src, env, "journal_mcp", log)
                 return
             except (EOFError, BrokenPipeError):
-                self.process.wait()
                 assert time.monotonic() < until, "the server would not start"
                 time.sleep(0.2)
 
-    def _start(self, src: Path, env: dict[str, str]) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "journal_mcp"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=open(os.environ["CRASH_LOG"], "a") if "CRASH_LOG" in os.environ else subprocess.DEVNULL,  # noqa: SIM115
-            text=True,
-            env={**os.environ, **env, "PYTHONPATH": str(src)},
-        )
-        hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "crash", "version": "0"}}
-        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
-        self.receive()
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
     def send(self, message: dict[str, Any]) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(message) + "\n")
-        self.process.stdin.flush()
+        send(self.process, message)
 
     def receive(self) -> dict[str, Any]:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line:
-            raise EOFError("the server's stdout closed")
-        answer: dict[str, Any] = json.loads(line)
-        return answer
+        return receive(self.process)
 
     def stop(self) -> None:
         self.process.kill()
@@ -244,50 +220,6 @@ def applied_per_key(journal: Path) -> Counter[str]:
     return Counter(line.split(" ")[0] for line in lines)
 
 
-@contextmanager
-def redis_with_aof(folder: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """A real redis-server on 127.0.0.1 that fsyncs every write to its append-only file."""
-    binary = shutil.which("redis-server")
-    assert binary, "redis-server is not installed: .ci/run installs it"
-    process = subprocess.Popen(
-        [
-            binary,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--dir",
-            str(folder),
-            "--save",
-            "",
-            "--appendonly",
-            "yes",
-            "--appendfsync",
-            "always",
-        ],
-        stdout=(folder / "redis.log").open("ab"),
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        until = time.monotonic() + 20
-        while not _pong(port):
-            assert process.poll() is None and time.monotonic() < until, (folder / "redis.log").read_text()[-2000:]
-            time.sleep(0.05)
-        yield process
-    finally:
-        process.kill()
-        process.wait()
-
-
-def _pong(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
-            conn.sendall(b"PING\r\n")
-            return conn.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
-
-
 def report(name: str, keys: list[str], tally: Tally, applied: Counter[str]) -> tuple[int, list[str]]:
     """Print the harness's figures; (keys applied twice or more, keys answered `applied` but not in the file)."""
     twice = sum(1 for key in keys if applied[key] > 1)
@@ -334,7 +266,7 @@ def test_two_replicas_and_redis_sigkilled_during_keyed_writes(tmp_path: Path, re
     rng = random.Random(20261202 + rerun)
     redis_kills = 0
     with ExitStack() as running:
-        redis = [running.enter_context(redis_with_aof(tmp_path, port))]
+        redis = [running.enter_context(running_redis(tmp_path, port)).process]
         servers = [Server(src, env), Server(src, env)]
         stop = threading.Event()
 
@@ -345,7 +277,7 @@ def test_two_replicas_and_redis_sigkilled_during_keyed_writes(tmp_path: Path, re
                 redis[-1].wait()
                 redis_kills += 1
                 time.sleep(0.3)
-                redis.append(running.enter_context(redis_with_aof(tmp_path, port)))
+                redis.append(running.enter_context(running_redis(tmp_path, port)).process)
 
         chaos = threading.Thread(target=kill_redis)
         chaos.start()

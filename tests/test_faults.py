@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from httpserver import free_port
+from ledger import importable
 from test_crash import make_journal
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -28,11 +29,8 @@ ARGUMENTS = {"amount": 3, "idempotency_key": KEY}
 @pytest.fixture(scope="module")
 def journal_src(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     src = make_journal(tmp_path_factory.mktemp("faults"), "redis", rerun=False)  # a redis project has all 3 stores
-    sys.path.insert(0, str(src))
-    yield src
-    sys.path.remove(str(src))
-    for name in [module for module in sys.modules if module.startswith("journal_mcp")]:
-        del sys.modules[name]
+    with importable(src, "journal_mcp"):
+        yield src
 
 
 class Effects:

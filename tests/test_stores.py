@@ -5,7 +5,6 @@ concurrent duplicates for each of 50 keys."""
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 from httpserver import free_port
-from ledger import make_project, redis_server
+from ledger import importable, make_project, redis_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 STORES = ["memory", "sqlite", "redis"]
@@ -23,11 +22,8 @@ STORES = ["memory", "sqlite", "redis"]
 @pytest.fixture(scope="module")
 def ledger_src(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     src = make_project(tmp_path_factory.mktemp("stores"), "redis")
-    sys.path.insert(0, str(src))
-    yield src
-    sys.path.remove(str(src))
-    for name in [module for module in sys.modules if module.startswith("ledger_mcp")]:
-        del sys.modules[name]
+    with importable(src, "ledger_mcp"):
+        yield src
 
 
 @pytest.fixture(scope="module")

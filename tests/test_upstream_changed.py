@@ -4,13 +4,12 @@ say exactly what changed with `changed=`. In-process, against a real HTTP server
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from ledger import make_project
+from ledger import importable, make_project
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -20,11 +19,8 @@ ARGUMENTS = {"account": "acct-1", "amount": 5, "idempotency_key": "changed-key-0
 @pytest.fixture(scope="module")
 def ledger_src(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     src = make_project(tmp_path_factory.mktemp("changed"), "sqlite")
-    sys.path.insert(0, str(src))
-    yield src
-    sys.path.remove(str(src))
-    for name in [module for module in sys.modules if module.startswith("ledger_mcp")]:
-        del sys.modules[name]
+    with importable(src, "ledger_mcp"):
+        yield src
 
 
 async def answer(handler: Any, monkeypatch: pytest.MonkeyPatch, status: int) -> dict[str, Any]:

@@ -133,6 +133,20 @@ def test_a_line_of_deeply_nested_brackets_is_answered_and_the_session_goes_on(ed
     assert code == 0
 
 
+def test_a_line_longer_than_the_limit_is_answered_with_its_id_and_the_session_goes_on(edges_src: Path) -> None:
+    huge = "x" * (17 * 1024 * 1024)
+    top_level_id = json.dumps({"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {"name": huge}})
+    nested_id_only = json.dumps({"jsonrpc": "2.0", "params": {"id": 3, "name": huge}, "method": "tools/call"})
+    just_under = json.dumps({"jsonrpc": "2.0", "id": 6, "method": "ping", "params": {"_meta": {"pad": "y" * 2**20}}})
+    answers, _, code = session(edges_src, [top_level_id, nested_id_only, just_under, call(5, "ok")])
+    errors = [answer for answer in answers if "error" in answer]
+    assert [(error["id"], error["error"]["code"]) for error in errors] == [(41, -32600), (None, -32600)], errors
+    assert "longer than 16 MiB" in errors[0]["error"]["message"]
+    assert by_id(answers)[6]["result"] == {}, "a large line under the limit is still a message"
+    assert by_id(answers)[5]["result"]["content"][0]["text"] == "done: ok"
+    assert code == 0
+
+
 def test_stdin_closed_with_calls_in_flight_answers_them_all_then_exits_0(edges_src: Path) -> None:
     answers, _, code = session(edges_src, [call(number, "slow") for number in range(1, 6)])
     answered = by_id(answers)

@@ -2,8 +2,9 @@
 """stdio: the SDK's transport, made to answer every line and to end cleanly.
 
 - A line that is not JSON gets -32700 and one that is not a JSON-RPC message -32600 (with its id when
-  it has one), however deep or large, instead of being dropped as the transport does, which would
-  leave a client waiting forever. The session goes on.
+  it has one), however deep, instead of being dropped as the transport does, which would leave a
+  client waiting forever. A line longer than MAX_LINE_CHARS is read past in pieces, never held
+  whole, and answered -32600 (with the id its opening names, if any). The session goes on.
 - When stdin closes, the calls in flight finish within their deadlines and are answered before the
   session ends, and the process exits 0.
 - Only JSON-RPC reaches the client's pipe, from start to exit: it is written through a private copy
@@ -17,6 +18,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from typing import Any
 
 import anyio
@@ -32,6 +34,11 @@ from mcp.types import (
 )
 
 from .sdk import BaseServer, ReadStreamProxy, WriteStreamProxy, stdio_streams
+
+MAX_LINE_CHARS = 16 * 1024 * 1024
+"""The longest line read as a message (16 MiB of text); a longer one is answered -32600 and skipped."""
+
+_TOP_LEVEL_ID = re.compile(r'"id"\s*:\s*(-?\d{1,15}(?![\d.eE])|"(?:[^"\\]|\\.){0,200}")')
 
 
 async def serve_stdio(server: BaseServer, drain_s: float) -> None:
@@ -58,18 +65,35 @@ class LineTap:
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
-        self._file = anyio.wrap_file(io.TextIOWrapper(os.fdopen(private, "rb"), encoding="utf-8", errors="replace"))
+        self._file = io.TextIOWrapper(os.fdopen(private, "rb"), encoding="utf-8", errors="replace")
         self.last = ""
+        self.oversized = False
 
     def __aiter__(self) -> LineTap:
         return self
 
     async def __anext__(self) -> str:
-        line = await self._file.readline()
+        line = await self._readline(MAX_LINE_CHARS + 1)
         if not line:
             raise StopAsyncIteration
+        self.oversized = len(line) > MAX_LINE_CHARS
+        if self.oversized:
+            self.last = line[:4096]
+            await self._skip_rest_of_line()
+            return "\n"  # not a message, so the transport reports it and the reader answers for it
         self.last = line
         return line
+
+    async def _readline(self, most: int) -> str:
+        """One line of at most `most` characters, read in a worker thread so the event loop never waits."""
+        return await anyio.to_thread.run_sync(self._file.readline, most, abandon_on_cancel=True)
+
+    async def _skip_rest_of_line(self) -> None:
+        """Read and drop the rest of an oversized line, a piece at a time."""
+        while True:
+            piece = await self._readline(1024 * 1024)
+            if not piece or piece.endswith("\n"):
+                return
 
 
 class InFlight:
@@ -130,13 +154,34 @@ class AnsweringReader(ReadStreamProxy):
             if not isinstance(item, Exception):
                 self._note(item.message)
                 return item
-            await self._write.send(SessionMessage(protocol_error(self._tap.last)))
+            error = oversized_error(self._tap.last) if self._tap.oversized else protocol_error(self._tap.last)
+            await self._write.send(SessionMessage(error))
 
     def _note(self, message: Any) -> None:
         if isinstance(message, JSONRPCRequest):
             self._in_flight.add(message.id)
         elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
             self._in_flight.discard((message.params or {}).get("requestId"))
+
+
+def oversized_error(opening: str) -> JSONRPCError:
+    """The -32600 for a line too long to read, with the id its opening gives before any nested value."""
+    message = f"Invalid Request: the line is longer than {MAX_LINE_CHARS // 2**20} MiB, the most one message may be"
+    return JSONRPCError(jsonrpc="2.0", id=opening_id(opening), error=ErrorData(code=INVALID_REQUEST, message=message))
+
+
+def opening_id(opening: str) -> str | int | None:
+    """The request id in the opening of a JSON object, looked for only before its first nested value."""
+    body = opening.lstrip()
+    if not body.startswith("{"):
+        return None
+    top_level = re.split(r"[{\[]", body[1:], maxsplit=1)[0]
+    found = _TOP_LEVEL_ID.search(top_level)
+    try:
+        request_id = json.loads(found.group(1)) if found else None
+    except ValueError:
+        return None
+    return request_id if isinstance(request_id, int | str) else None
 
 
 def protocol_error(line: str) -> JSONRPCError:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from httpserver import free_port
-from ledger import make_project
+from ledger import make_project, redis_server
 from test_faults import tmpfs
 
 pytestmark = pytest.mark.slow
@@ -80,6 +80,17 @@ def test_an_unreachable_redis_stops_the_server_without_its_password(projects: di
     ran = start(projects["redis"], env)
     assert refused(ran).startswith("the RedisStore cannot be used")
     assert "hunter2" not in ran.stderr
+
+
+def test_a_redis_that_could_forget_records_is_served_with_a_warning_naming_the_setting(
+    projects: dict[str, Path],
+) -> None:
+    with redis_server() as url:  # no append-only file
+        ran = start(projects["redis"], {"LEDGER_API_URL": "http://127.0.0.1:9", "REDIS_URL": url})
+    assert ran.returncode == 0, ran.stderr
+    logged = [json.loads(line) for line in ran.stderr.splitlines()]
+    [risk] = [line for line in logged if line["event"] == "store risk"]
+    assert risk["level"] == "warning" and "appendonly no" in risk["risk"], risk
 
 
 @pytest.mark.parametrize(

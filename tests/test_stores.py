@@ -65,6 +65,32 @@ async def test_an_unreachable_store_fails_ping(ledger_src: Path, tmp_path: Path)
         await store.aclose()
 
 
+async def test_each_store_names_what_could_make_a_key_run_twice(store: Any) -> None:
+    risks = await store.risks()
+    if type(store).__name__ == "SQLiteStore":
+        assert risks == [], "WAL with synchronous=FULL keeps a committed record through any crash"
+    elif type(store).__name__ == "MemoryStore":
+        assert len(risks) == 1 and "a restart forgets them" in risks[0]
+    else:  # the suite's redis-server runs without an append-only file
+        assert len(risks) == 1 and "appendonly no" in risks[0] and "set appendonly yes" in risks[0]
+
+
+async def test_redis_persistence_settings_decide_its_risks(ledger_src: Path, tmp_path: Path) -> None:
+    from ledger import running_redis
+    from ledger_mcp._generated.runtime.store_redis import RedisStore
+
+    with running_redis(tmp_path) as redis:  # appendonly yes, appendfsync always
+        store = RedisStore(redis.url)
+        assert await store.risks() == []
+        await store.client.config_set("appendfsync", "everysec")
+        [risk] = await store.risks()
+        assert "appendfsync everysec" in risk and "set appendfsync always" in risk
+        await store.client.execute_command("ACL", "SETUSER", "default", "-config")  # as managed services do
+        [risk] = await store.risks()
+        assert "CONFIG GET is refused" in risk
+        await store.aclose()
+
+
 async def test_a_completed_call_is_replayed(store: Any) -> None:
     first = await store.begin("c\x1ft\x1fk1", "fp", 30, 60)
     assert first.outcome == "started" and not first.takeover

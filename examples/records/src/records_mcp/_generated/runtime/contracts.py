@@ -92,6 +92,10 @@ class Store(Protocol):
     async def ping(self) -> None:
         """Raise when the store cannot be reached (the health endpoint and the start-up check ask)."""
 
+    async def risks(self) -> list[str]:
+        """How this store, as it is configured, could forget a record, so a key's write could run twice: one
+        sentence each, logged as a warning at start. Empty when records survive the crash of any process."""
+
     async def aclose(self) -> None:
         """Close connections."""
 

@@ -97,6 +97,8 @@ class FailwellServer(BaseServer):
                 "fix its location or address, or point the server at another one"
             ) from None
         logger.info("store ready", extra={"store": type(store).__name__, "where": str(getattr(store, "path", ""))})
+        for risk in await store.risks():
+            logger.warning("store risk", extra={"store": type(store).__name__, "risk": risk})
 
     async def list_tools(self) -> list[Tool]:
         return [tool.to_mcp() for tool in self.definitions.values()]

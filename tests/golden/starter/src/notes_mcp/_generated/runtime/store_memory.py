@@ -57,5 +57,11 @@ class MemoryStore:
     async def ping(self) -> None:
         pass
 
+    async def risks(self) -> list[str]:
+        return [
+            "idempotency records live in this process's memory: a restart forgets them, so a key retried after "
+            "a restart runs its write again; use `store: sqlite` or `store: redis` where that matters"
+        ]
+
     async def aclose(self) -> None:
         pass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+import typing
 
 import pytest
 
@@ -26,13 +27,13 @@ RETRYABLE = {
 }
 
 
-@pytest.mark.parametrize("failure_class", messages.FAILURE_CLASSES)
+@pytest.mark.parametrize("failure_class", messages.failure_classes())
 @pytest.mark.parametrize("effect", EFFECTS)
 def test_retryable_follows_aip_194(failure_class: str, effect: str) -> None:
     assert messages.is_retryable(failure_class, effect) == (effect in RETRYABLE[failure_class])
 
 
-@pytest.mark.parametrize("failure_class", messages.FAILURE_CLASSES)
+@pytest.mark.parametrize("failure_class", messages.failure_classes())
 @pytest.mark.parametrize("effect", EFFECTS)
 def test_every_composed_message_says_whether_to_retry_and_what_changed(failure_class: str, effect: str) -> None:
     values = {"retry_after_s": "30", "reference": "ERR-00000000", "permission": "tasks:close", "role": "viewer"}
@@ -188,7 +189,7 @@ def test_messages_command_shows_every_message_in_three_formats() -> None:
     assert markdown.startswith("| Tool | Failure | Class | Retryable | Changed | Missing | Message |")
     rows = json.loads(failwell("messages", spec, "--format", "json").stdout)
     classes = {row["class"] for row in rows}
-    assert classes == set(messages.FAILURE_CLASSES), "every class appears in the tasks example"
+    assert classes == set(messages.failure_classes()), "every class appears in the tasks example"
     for row in rows:
         assert row["missing"] == [] and row["problems"] == [], row
         assert len(row["text"]) <= 300 or row["failure"] == "invalid_arguments", row
@@ -212,3 +213,8 @@ def test_messages_strict_exits_1_when_a_part_is_missing(tmp_path: pytest.TempPat
         assert "missing parts: what failed, value, accepted, next step" in result.stdout
     finally:
         spec.unlink()
+
+
+def test_the_class_table_has_a_row_for_each_failure_class_in_order() -> None:
+    classes = messages.runtime("classes")
+    assert messages.failure_classes() == typing.get_args(classes.FailureClass)

@@ -13,18 +13,6 @@ from typing import Any
 
 from .templates import template_root
 
-FAILURE_CLASSES = (
-    "invalid_input",
-    "not_found",
-    "permission_denied",
-    "conflict",
-    "rate_limited",
-    "upstream_unavailable",
-    "timeout",
-    "internal",
-)
-
-
 _PACKAGE = "failwell._runtime"
 
 
@@ -39,6 +27,11 @@ def runtime(module: str) -> ModuleType:
         package.__path__ = [str(template_root() / "template" / "src" / "{{ package }}" / "_generated" / "runtime")]
         sys.modules[_PACKAGE] = package
     return importlib.import_module(f"{_PACKAGE}.{module}")
+
+
+def failure_classes() -> tuple[str, ...]:
+    """The eight failure classes, in the runtime's order (its `FailureClass`)."""
+    return tuple(runtime("classes").CLASSES)
 
 
 @dataclass(frozen=True)

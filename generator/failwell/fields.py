@@ -4,13 +4,14 @@ what sentence says what is accepted, and a value that fits."""
 from __future__ import annotations
 
 import json
-import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from re import _parser as sre  # type: ignore[attr-defined]
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError
 
+from . import patterns
 from .naming import pascal
 from .pyliteral import inline, string
 
@@ -140,8 +141,8 @@ def _annotation(nested_name: str, spec: dict[str, Any], out: list[ModelClass]) -
 
 
 def _constraint_literal(key: str, value: Any) -> str:
-    if key == "pattern":
-        return string(value)
+    if key == "pattern":  # the published schema keeps the spec's pattern; the model runs its Rust translation
+        return string(patterns.translate(value).rust)
     return inline(value)
 
 
@@ -259,79 +260,35 @@ def _number_example(spec: dict[str, Any], kind: str) -> int | float:
     return int(value) if kind == "integer" else float(value)
 
 
+def _pattern(validator: Any, pattern: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+    """JSON Schema's `pattern`, read as clients read it and run by the engine the server runs (never `re`)."""
+    if not (isinstance(pattern, str) and isinstance(instance, str)):
+        return
+    try:
+        found = patterns.matches(pattern, instance)
+    except patterns.PatternError:
+        return  # lint reports the pattern itself
+    if not found:
+        yield ValidationError(f"{json.dumps(instance, ensure_ascii=False)} does not match {pattern}")
+
+
+_Validator: type[Draft202012Validator] = validators.extend(  # type: ignore[no-untyped-call]  # untyped in the stubs
+    Draft202012Validator, {"pattern": _pattern}
+)
+
+
 def fits(value: Any, spec: dict[str, Any]) -> str | None:
     """None when `value` passes the field's published schema, else the reason it does not."""
-    error = next(iter(Draft202012Validator(_published(spec)).iter_errors(value)), None)
-    if error is not None:
-        return str(error.message)
-    pattern = spec.get("pattern") if json_type(spec) == "string" else None
-    if isinstance(pattern, str) and isinstance(value, str) and re.search(pattern, value) is None:
-        return f"{json.dumps(value)} does not match {pattern}"
-    return None
+    error = next(iter(_Validator(_published(spec)).iter_errors(value)), None)
+    return None if error is None else str(error.message)
 
 
 def pattern_example(pattern: str) -> str | None:
     """A short string matching `pattern`, or None when it cannot be made up."""
     try:
-        text = "".join(_walk(sre.parse(pattern)))
-    except (re.error, _Unsupported, RecursionError):
+        return patterns.translate(pattern).example
+    except patterns.PatternError:
         return None
-    return text if re.search(pattern, text) else None
-
-
-class _Unsupported(Exception):
-    pass
-
-
-def _walk(parsed: Any) -> list[str]:
-    out: list[str] = []
-    for op, arg in parsed:
-        name = str(op)
-        if name == "LITERAL":
-            out.append(chr(arg))
-        elif name == "NOT_LITERAL":
-            out.append("x" if chr(arg) != "x" else "y")
-        elif name == "ANY":
-            out.append("a")
-        elif name == "IN":
-            out.append(_choose(arg))
-        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            low, _high, sub = arg
-            out.extend(_walk(sub) * max(low, 1 if _high else 0))
-        elif name == "SUBPATTERN":
-            out.extend(_walk(arg[-1]))
-        elif name == "ATOMIC_GROUP":
-            out.extend(_walk(arg))
-        elif name == "BRANCH":
-            out.extend(_walk(arg[1][0]))
-        elif name in ("AT", "ASSERT", "ASSERT_NOT"):
-            continue
-        elif name == "CATEGORY":
-            out.append(_category(str(arg)))
-        else:
-            raise _Unsupported(name)
-    return out
-
-
-def _choose(items: Any) -> str:
-    negate = any(str(op) == "NEGATE" for op, _ in items)
-    if negate:
-        excluded = {chr(arg) for op, arg in items if str(op) == "LITERAL"}
-        return next(c for c in "xyzab" if c not in excluded)
-    for op, arg in items:
-        name = str(op)
-        if name == "LITERAL":
-            return chr(arg)
-        if name == "RANGE":
-            low, high = arg
-            return chr(low + 1) if low == ord("0") and high > low else chr(low)
-        if name == "CATEGORY":
-            return _category(str(arg))
-    raise _Unsupported("IN")
-
-
-def _category(name: str) -> str:
-    return {"CATEGORY_DIGIT": "1", "CATEGORY_SPACE": " ", "CATEGORY_WORD": "a"}.get(name, "a")
 
 
 def violation(spec: dict[str, Any]) -> tuple[bool, Any]:

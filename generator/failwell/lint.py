@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-import re
 import string
 from typing import Any
 from urllib.parse import urlsplit
 
 from . import fields as f
+from . import patterns
 from .errors import Diagnostic
 from .load import Document
 from .naming import DEFAULT_TOKENS_ENV, RESERVED_FAILURE_NAMES, RESERVED_FIELD_NAMES, pascal, problem_with_name
@@ -380,9 +381,9 @@ def _field(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], spe
             return
     if isinstance(spec.get("pattern"), str):
         try:
-            re.compile(spec["pattern"])
-        except re.error as exc:
-            out.append(doc.diagnostic((*path, "pattern"), "FW133", f"pattern is not a valid regular expression: {exc}"))
+            patterns.translate(spec["pattern"])
+        except patterns.PatternError as exc:
+            out.append(_pattern_diagnostic(doc, (*path, "pattern"), spec["pattern"], exc))
             return
     for key in ("default", "example"):
         if key in spec:
@@ -402,6 +403,40 @@ def _field(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], spe
     if needs_example and f.make_example(spec) is None:
         message = "cannot make up a value matching this pattern for generated tests; add an `example`"
         out.append(doc.diagnostic((*path, "pattern"), "FW131", message))
+
+
+def _pattern_diagnostic(
+    doc: _Linted, path: tuple[str | int, ...], pattern: str, error: patterns.PatternError
+) -> Diagnostic:
+    """A refused pattern's diagnostic, pointing at the column of the offending part when the YAML scalar is
+    on one line (else at the scalar)."""
+    shown = "pattern is not a valid regular expression: " if error.code == "FW133" else "pattern: "
+    diagnostic = doc.diagnostic(path, error.code, f"{shown}{error.message}")
+    lines = doc.text.splitlines()
+    raw = lines[diagnostic.line - 1][diagnostic.col - 1 :] if diagnostic.line <= len(lines) else ""
+    starts = _scalar_offsets(raw, pattern)
+    if starts is None:
+        return diagnostic
+    return dataclasses.replace(diagnostic, col=diagnostic.col + starts[min(error.offset, len(pattern))])
+
+
+def _scalar_offsets(raw: str, text: str) -> list[int] | None:
+    """Where each character of the YAML scalar `text` starts in `raw`, the source from the scalar on (plus
+    where it ends), or None when `raw` does not hold all of it on this line."""
+    quote = raw[:1] if raw[:1] in ("'", '"') else ""
+    starts: list[int] = []
+    index = len(quote)
+    for char in text:
+        if index >= len(raw) or (quote and raw[index] == quote and not raw.startswith("''", index)):
+            return None
+        starts.append(index)
+        if quote == '"' and raw[index] == "\\":
+            index += {"x": 4, "u": 6, "U": 10}.get(raw[index + 1 : index + 2], 2)
+            continue
+        if raw[index] != char:
+            return None
+        index += 2 if quote == "'" and char == "'" else 1
+    return [*starts, index]
 
 
 def _is_kind(value: Any, kind: str) -> bool:

@@ -14,7 +14,7 @@ NAME = "records_accounts"
 class Input(BaseModel):
     """The arguments of `records_accounts`, checked against its input schema before the handler runs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
 
 class OutputAccountsItem(BaseModel):

@@ -14,7 +14,7 @@ NAME = "records_import"
 class InputRowsItem(BaseModel):
     """A nested object of `records_import`'s arguments."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     email: Annotated[str, Field(pattern="^[^@ ]+@[^@ ]+$")]
     name: Annotated[str, Field(min_length=1, max_length=100)]
@@ -23,10 +23,10 @@ class InputRowsItem(BaseModel):
 class Input(BaseModel):
     """The arguments of `records_import`, checked against its input schema before the handler runs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     rows: Annotated[list[InputRowsItem], Field(min_length=1, max_length=100)]
-    idempotency_key: Annotated[str, Field(pattern="^[A-Za-z0-9_.:-]{16,255}$")]
+    idempotency_key: Annotated[str, Field(pattern="^[A-Za-z0-9_.:\\-]{16,255}$")]
 
 
 class Output(BaseModel):

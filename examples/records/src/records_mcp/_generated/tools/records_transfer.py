@@ -15,7 +15,7 @@ NAME = "records_transfer"
 class InputTransfersItem(BaseModel):
     """A nested object of `records_transfer`'s arguments."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     from_account: Annotated[str, Field(pattern="^acct-[0-9]+$")]
     to_account: Annotated[str, Field(pattern="^acct-[0-9]+$")]
@@ -25,10 +25,10 @@ class InputTransfersItem(BaseModel):
 class Input(BaseModel):
     """The arguments of `records_transfer`, checked against its input schema before the handler runs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     transfers: Annotated[list[InputTransfersItem], Field(min_length=1, max_length=50)]
-    idempotency_key: Annotated[str, Field(pattern="^[A-Za-z0-9_.:-]{16,255}$")]
+    idempotency_key: Annotated[str, Field(pattern="^[A-Za-z0-9_.:\\-]{16,255}$")]
 
 
 class Output(BaseModel):

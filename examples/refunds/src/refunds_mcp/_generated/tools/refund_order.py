@@ -17,11 +17,11 @@ NAME = "refund_order"
 class Input(BaseModel):
     """The arguments of `refund_order`, checked against its input schema before the handler runs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     order_id: Annotated[str, Field(pattern="^ord_[0-9a-z]{6,}$")]
     amount_cents: Annotated[int, Field(ge=1, le=1000000)]
-    idempotency_key: Annotated[str, Field(pattern="^[A-Za-z0-9_.:-]{16,255}$")]
+    idempotency_key: Annotated[str, Field(pattern="^[A-Za-z0-9_.:\\-]{16,255}$")]
 
 
 class Output(BaseModel):

@@ -14,7 +14,7 @@ NAME = "tasks_get"
 class Input(BaseModel):
     """The arguments of `tasks_get`, checked against its input schema before the handler runs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     ref: Annotated[str, Field(pattern="^T-[0-9]+$")]
 

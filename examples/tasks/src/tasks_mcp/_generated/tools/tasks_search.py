@@ -15,7 +15,7 @@ NAME = "tasks_search"
 class Input(BaseModel):
     """The arguments of `tasks_search`, checked against its input schema before the handler runs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     query: Annotated[str, Field(min_length=2, max_length=100)]
     status: Literal["open", "closed", "any"] = "open"

@@ -16,7 +16,7 @@ NAME = "weather_forecast"
 class Input(BaseModel):
     """The arguments of `weather_forecast`, checked against its input schema before the handler runs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     place: Annotated[str, Field(min_length=2, max_length=80)]
     days: Annotated[int, Field(ge=1, le=7)] = 3

@@ -16,7 +16,7 @@ NAME = "weather_places"
 class Input(BaseModel):
     """The arguments of `weather_places`, checked against its input schema before the handler runs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     query: Annotated[str, Field(min_length=2, max_length=80)]
 

@@ -16,7 +16,7 @@ NAME = "refund_status"
 class Input(BaseModel):
     """The arguments of `refund_status`, checked against its input schema before the handler runs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     refund_id: Annotated[str, Field(pattern="^re_[0-9a-z]{6,}$")]
 

@@ -15,10 +15,10 @@ NAME = "notes_add"
 class Input(BaseModel):
     """The arguments of `notes_add`, checked against its input schema before the handler runs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     text: Annotated[str, Field(min_length=1, max_length=500)]
-    idempotency_key: Annotated[str, Field(pattern="^[A-Za-z0-9_.:-]{16,255}$")]
+    idempotency_key: Annotated[str, Field(pattern="^[A-Za-z0-9_.:\\-]{16,255}$")]
 
 
 Output = str

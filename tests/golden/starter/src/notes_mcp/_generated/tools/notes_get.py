@@ -14,7 +14,7 @@ NAME = "notes_get"
 class Input(BaseModel):
     """The arguments of `notes_get`, checked against its input schema before the handler runs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     note_id: Annotated[str, Field(pattern="^N-[0-9]+$")]
 

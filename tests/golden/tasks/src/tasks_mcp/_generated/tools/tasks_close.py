@@ -15,7 +15,7 @@ NAME = "tasks_close"
 class Input(BaseModel):
     """The arguments of `tasks_close`, checked against its input schema before the handler runs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     ref: Annotated[str, Field(pattern="^T-[0-9]+$")]
     reason: Annotated[str, Field(max_length=200)] | None = None

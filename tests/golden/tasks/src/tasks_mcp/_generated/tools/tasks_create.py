@@ -15,11 +15,11 @@ NAME = "tasks_create"
 class Input(BaseModel):
     """The arguments of `tasks_create`, checked against its input schema before the handler runs."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     title: Annotated[str, Field(min_length=1, max_length=200)]
     assignee: Annotated[str, Field(pattern="^@[a-z0-9_]+$")] | None = None
-    idempotency_key: Annotated[str, Field(pattern="^[A-Za-z0-9_.:-]{16,255}$")]
+    idempotency_key: Annotated[str, Field(pattern="^[A-Za-z0-9_.:\\-]{16,255}$")]
 
 
 class Output(BaseModel):

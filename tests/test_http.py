@@ -161,7 +161,7 @@ async def test_no_token_reaches_the_log(tasks: Running) -> None:
         await session.call_tool("tasks_create", {"title": "x", "idempotency_key": "log-check-00001"})
         await session.call_tool("tasks_get", {"ref": "T-404"})
     logged = tasks.logged()
-    assert '"token": "expired"' in logged and '"token": "unknown"' in logged, "the refusals are logged"
+    assert '"refused": "expired"' in logged and '"refused": "unknown"' in logged, "the refusals are logged"
     for token in TOKENS:
         assert token not in logged
     assert "not-a-known-token" not in logged

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from .config import WHERE, ConfigurationError
-from .scrub import redact_secrets
+from .scrub import redact_secrets, secret_named
 
 _STANDARD_ATTRS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
     "message",
@@ -23,15 +23,16 @@ class JsonLines(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {"level": record.levelname.lower(), "logger": record.name, "event": record.getMessage()}
-        entry.update({k: v for k, v in vars(record).items() if k not in _STANDARD_ATTRS})
+        entry.update({key: value for key, value in vars(record).items() if key not in _STANDARD_ATTRS})
         if record.exc_info and "traceback" not in entry:
             entry["traceback"] = self.formatException(record.exc_info)
         return json.dumps(_redacted(entry), ensure_ascii=False)
 
 
 def _redacted(value: Any) -> Any:
+    """A log field's value with credentials masked; a field whose name says it is a secret, entirely."""
     if isinstance(value, dict):
-        return {str(key): _redacted(item) for key, item in value.items()}
+        return {str(key): "[redacted]" if secret_named(str(key)) else _redacted(item) for key, item in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [_redacted(item) for item in value]
     if value is None or isinstance(value, bool | int | float):

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from .classes import CLASSES, STORE_MESSAGE, Changed, FailureClass, default_changed, is_retryable
 from .contracts import ToolDefinition, ToolFailure
-from .scrub import scrub
+from .scrub import scrub, secret_named
 from .wording import argument_problem, compose, display, invalid_arguments_text, seconds
 
 ENVELOPE_KEY = "dev.failwell/error"
@@ -132,7 +132,9 @@ def _path(loc: tuple[int | str, ...]) -> str:
 def failure_values(failure: ToolFailure, arguments: Mapping[str, Any]) -> dict[str, str]:
     """Placeholder values: the call's arguments as sent, then the handler's values, scrubbed first."""
     values = {name: display(value) for name, value in arguments.items()}
-    values.update({name: scrub(display(value)) for name, value in failure.values.items()})
+    values.update(
+        {name: "[redacted]" if secret_named(name) else scrub(display(value)) for name, value in failure.values.items()}
+    )
     if failure.retry_after_s is not None:
         values["retry_after_s"] = seconds(failure.retry_after_s)
     return values

@@ -101,7 +101,7 @@ class BearerGate:
             challenge += f', resource_metadata="{metadata_url(self.resource)}"'
         if why != "missing":
             challenge += f', error="invalid_token", error_description="{reason}"'
-        logger.info("request refused", extra={"status": 401, "token": why})
+        logger.info("request refused", extra={"status": 401, "refused": why})
         message = f"Unauthorized: {reason}. Send `Authorization: Bearer <token>` with a valid token."
         await _json_rpc_refusal(scope, receive, send, 401, UNAUTHORIZED, message, challenge)
 

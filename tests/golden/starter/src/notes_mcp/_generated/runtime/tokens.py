@@ -52,17 +52,17 @@ class StaticTokens:
         for number, (token, caller) in enumerate(listed.items(), start=1):
             where = f"token {number}"
             if not isinstance(caller, dict) or not isinstance(caller.get("subject"), str) or not caller["subject"]:
-                raise ConfigurationError(f'{name}: {where} needs a caller like {{"subject": "ada"}}')
+                raise ConfigurationError(f'In {name}, {where} needs a caller like {{"subject": "ada"}}')
             unknown = sorted(set(caller) - {"subject", "scopes", "expires_at"})
             if unknown:
                 known = "subject, scopes, expires_at"
-                raise ConfigurationError(f"{name}: {where} has {unknown[0]!r}; a caller has {known}")
+                raise ConfigurationError(f"In {name}, {where} has {unknown[0]!r}; a caller has {known}")
             granted = caller.get("scopes", [])
             expires_at = caller.get("expires_at")
             if not isinstance(granted, list) or not all(isinstance(scope, str) for scope in granted):
-                raise ConfigurationError(f"{name}: {where} has `scopes` that is not a list of strings")
+                raise ConfigurationError(f"In {name}, {where} has `scopes` that is not a list of strings")
             if expires_at is not None and (isinstance(expires_at, bool) or not isinstance(expires_at, int)):
-                raise ConfigurationError(f"{name}: {where} has `expires_at` that is not Unix seconds")
+                raise ConfigurationError(f"In {name}, {where} has `expires_at` that is not Unix seconds")
             tokens[_checked(name, where, token)] = _access(token, caller["subject"], granted, expires_at)
         return cls(tokens)
 
@@ -79,7 +79,7 @@ class StaticTokens:
 def _checked(name: str, where: str, token: str) -> str:
     if len(token) < MIN_TOKEN_LENGTH or any(character.isspace() for character in token):
         raise ConfigurationError(
-            f"{name}: {where} is shorter than {MIN_TOKEN_LENGTH} characters or contains spaces; use a long random one"
+            f"In {name}, {where} is shorter than {MIN_TOKEN_LENGTH} characters or contains spaces; use a long random one"
         )
     return token
 

@@ -1,0 +1,327 @@
+"""A corpus of credentials as they turn up in real text, and the ordinary values that must survive.
+
+A kind makes one fresh credential (random, in its real shape) and names the canaries: the parts that
+must never be seen again (its random core, at least 6 characters each). A quoting puts a credential into
+text the way code, configs, headers, URLs and reprs do. A path (in test_secrets.py) carries that text
+to where it could leak: a declared failure's value, an exception's text, its cause or context, an
+ExceptionGroup member, a dict argument, a pydantic ValidationError, a handler's own log call.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import quote
+
+B62 = string.ascii_letters + string.digits
+B64 = B62 + "+/"
+B64URL = B62 + "-_"
+HEX = "0123456789abcdef"
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+
+
+def word(rng: random.Random, size: int, alphabet: str = B62) -> str:
+    """A random string that, like a real key of this length, mixes lower case, upper case and digits."""
+    while True:
+        drawn = "".join(rng.choice(alphabet) for _ in range(size))
+        classes = [any(c.islower() for c in drawn), any(c.isupper() for c in drawn), any(c.isdigit() for c in drawn)]
+        if alphabet in (HEX, UPPER_DIGITS, string.ascii_lowercase + string.digits) or all(classes):
+            return drawn
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    key: str
+    """The field name it usually sits under."""
+    make: Callable[[random.Random], tuple[str, list[str]]]
+    bare: bool = True
+    """Whether its shape alone gives it away (a password does not: it needs its field name)."""
+
+
+def _pem(label: str) -> Callable[[random.Random], tuple[str, list[str]]]:
+    def make(rng: random.Random) -> tuple[str, list[str]]:
+        lines = [word(rng, 64, B64) for _ in range(rng.randint(3, 8))]
+        body = "\n".join(lines)
+        return f"-----BEGIN {label}-----\n{body}\n-----END {label}-----\n", lines
+
+    return make
+
+
+def _token(prefix: str, size: int, alphabet: str = B62, suffix: str = "") -> Callable[..., tuple[str, list[str]]]:
+    def make(rng: random.Random) -> tuple[str, list[str]]:
+        core = word(rng, size, alphabet)
+        return f"{prefix}{core}{suffix}", [core]
+
+    return make
+
+
+def _gcp(rng: random.Random) -> tuple[str, list[str]]:
+    key_id = word(rng, 40, HEX)
+    pem, lines = _pem("PRIVATE KEY")(rng)
+    account = {
+        "type": "service_account",
+        "project_id": "demo-project",
+        "private_key_id": key_id,
+        "private_key": pem,
+        "client_email": "svc@demo-project.iam.gserviceaccount.com",
+        "client_id": "1234567890",
+    }
+    return json.dumps(account), [key_id, *lines]
+
+
+def _azure_storage(rng: random.Random) -> tuple[str, list[str]]:
+    key = base64.b64encode(rng.randbytes(64)).decode()
+    account = f"acct{rng.randint(1, 99)}"
+    text = f"DefaultEndpointsProtocol=https;AccountName={account};AccountKey={key};EndpointSuffix=core.windows.net"
+    return text, [key[:40], key[40:]]
+
+
+def _azure_bus(rng: random.Random) -> tuple[str, list[str]]:
+    key = base64.b64encode(rng.randbytes(32)).decode()
+    text = (
+        f"Endpoint=sb://bus{rng.randint(1, 99)}.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={key}"
+    )
+    return text, [key]
+
+
+def _azure_sas_url(rng: random.Random) -> tuple[str, list[str]]:
+    sig = base64.b64encode(rng.randbytes(32)).decode()
+    return f"https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&sp=r&sig={quote(sig, safe='')}", [
+        quote(sig, safe="")[:30]
+    ]
+
+
+def _aws_secret(rng: random.Random) -> tuple[str, list[str]]:
+    key = word(rng, 40, B64)
+    return key, [key]
+
+
+def _aws_session(rng: random.Random) -> tuple[str, list[str]]:
+    token = "IQoJb3JpZ2luX2Vj" + word(rng, 300, B64)
+    return token, [token[16:80], token[200:260]]
+
+
+def _slack_webhook(rng: random.Random) -> tuple[str, list[str]]:
+    secret = word(rng, 24)
+    return f"https://hooks.slack.com/services/T{word(rng, 8, UPPER_DIGITS)}/B{word(rng, 8, UPPER_DIGITS)}/{secret}", [
+        secret
+    ]
+
+
+def _discord_webhook(rng: random.Random) -> tuple[str, list[str]]:
+    secret = word(rng, 68, B64URL)
+    return f"https://discord.com/api/webhooks/{rng.randint(10**17, 10**18)}/{secret}", [secret]
+
+
+def _telegram(rng: random.Random) -> tuple[str, list[str]]:
+    secret = word(rng, 33, B64URL)
+    return f"{rng.randint(10**8, 10**9)}:AA{secret}", [secret]
+
+
+def _sendgrid(rng: random.Random) -> tuple[str, list[str]]:
+    first, second = word(rng, 22, B64URL), word(rng, 43, B64URL)
+    return f"SG.{first}.{second}", [first, second]
+
+
+def _jwt(rng: random.Random, joiner: str = ".") -> tuple[str, list[str]]:
+    header = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').decode().rstrip("=")
+    claims = {"sub": word(rng, 12), "exp": rng.randint(10**9, 2 * 10**9), "name": "Ann"}
+    payload = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
+    signature = word(rng, 43, B64URL)
+    return joiner.join([header, payload, signature]), [payload[10:], signature]
+
+
+def _jwt_split(rng: random.Random) -> tuple[str, list[str]]:
+    return _jwt(rng, "\n.")
+
+
+def _basic(rng: random.Random) -> tuple[str, list[str]]:
+    password = word(rng, 14)
+    encoded = base64.b64encode(f"svc-user:{password}".encode()).decode()
+    return f"Basic {encoded}", [encoded[8:], password]
+
+
+def _bearer(rng: random.Random) -> tuple[str, list[str]]:
+    token = word(rng, 32, B64URL)
+    return f"Bearer {token}", [token]
+
+
+def _cookie(rng: random.Random) -> tuple[str, list[str]]:
+    session, csrf = word(rng, 16, string.ascii_lowercase + string.digits), word(rng, 20)
+    return f"theme=dark; sid={session}; csrftoken={csrf}", [session, csrf]
+
+
+def _password(rng: random.Random) -> tuple[str, list[str]]:
+    password = word(rng, rng.randint(8, 16), B62 + "!#%^*")
+    return password, [password]
+
+
+def _passphrase(rng: random.Random) -> tuple[str, list[str]]:
+    words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(6, 9))) for _ in range(4)]
+    return " ".join(words), words
+
+
+def _dsn(scheme: str, port: int) -> Callable[[random.Random], tuple[str, list[str]]]:
+    def make(rng: random.Random) -> tuple[str, list[str]]:
+        password = word(rng, 8) + rng.choice(["/", "@", "%", ":", "!"]) + word(rng, 8)
+        pieces = [p for p in password.replace("@", "/").replace("%", "/").replace(":", "/").split("/") if p]
+        return f"{scheme}://app_user:{password}@db{rng.randint(1, 9)}.example.com:{port}/appdb", [
+            *pieces[:1],
+            *[p for p in pieces[1:] if len(p) >= 6],
+        ]
+
+    return make
+
+
+def _api_key_field(rng: random.Random) -> tuple[str, list[str]]:
+    key = word(rng, 24, string.ascii_lowercase + string.digits)
+    return key, [key]
+
+
+def _high_entropy(rng: random.Random) -> tuple[str, list[str]]:
+    key = word(rng, rng.randint(32, 64), B64URL)
+    return key, [key]
+
+
+KINDS: tuple[Kind, ...] = (
+    Kind("pem_rsa", "private_key", _pem("RSA PRIVATE KEY")),
+    Kind("pem_pkcs8", "private_key", _pem("PRIVATE KEY")),
+    Kind("pem_encrypted", "private_key", _pem("ENCRYPTED PRIVATE KEY")),
+    Kind("pem_ec", "private_key", _pem("EC PRIVATE KEY")),
+    Kind("pem_openssh", "ssh_key", _pem("OPENSSH PRIVATE KEY")),
+    Kind("pem_pgp", "signing_key", _pem("PGP PRIVATE KEY BLOCK")),
+    Kind("gcp_service_account", "credentials", _gcp),
+    Kind("aws_access_key_id", "aws_access_key_id", _token("AKIA", 16, UPPER_DIGITS)),
+    Kind("aws_secret_access_key", "aws_secret_access_key", _aws_secret),
+    Kind("aws_session_token", "aws_session_token", _aws_session),
+    Kind("azure_storage_connection", "connection_string", _azure_storage),
+    Kind("azure_service_bus", "connection_string", _azure_bus),
+    Kind("azure_sas_url", "blob_url", _azure_sas_url),
+    Kind("gcp_api_key", "api_key", _token("AIza", 35, B64URL)),
+    Kind("google_oauth", "access_token", _token("ya29.", 60, B64URL)),
+    Kind("github_classic", "github_token", _token("ghp_", 36)),
+    Kind("github_fine_grained", "github_token", _token("github_pat_", 82, B62 + "_")),
+    Kind("gitlab", "gitlab_token", _token("glpat-", 20, B64URL)),
+    Kind("npm", "npm_token", _token("npm_", 36)),
+    Kind("pypi", "pypi_token", _token("pypi-AgEIcHlwaS5vcmc", 60, B64URL)),
+    Kind("docker_hub", "docker_token", _token("dckr_pat_", 27, B64URL)),
+    Kind("slack_bot", "slack_token", _token("xoxb-2718281828-3141592653-", 24)),
+    Kind("slack_webhook", "webhook", _slack_webhook),
+    Kind("discord_webhook", "webhook", _discord_webhook),
+    Kind("telegram_bot", "bot_token", _telegram),
+    Kind("stripe_secret", "stripe_key", _token("sk_live_", 24)),
+    Kind("stripe_restricted", "stripe_key", _token("rk_live_", 24)),
+    Kind("stripe_webhook", "webhook_secret", _token("whsec_", 32)),
+    Kind("sendgrid", "sendgrid_key", _sendgrid),
+    Kind("mailgun", "mailgun_key", _token("key-", 32, string.ascii_lowercase + string.digits)),
+    Kind("twilio_api_key", "twilio_key", _token("SK", 32, HEX)),
+    Kind("openai", "openai_api_key", _token("sk-proj-", 48, B64URL)),
+    Kind("anthropic", "anthropic_api_key", _token("sk-ant-api03-", 80, B64URL)),
+    Kind("huggingface", "hf_token", _token("hf_", 34)),
+    Kind("vault", "vault_token", _token("hvs.", 24, B64URL)),
+    Kind("jwt", "id_token", _jwt),
+    Kind("jwt_split_across_lines", "id_token", _jwt_split),
+    Kind("basic_authorization", "Authorization", _basic),
+    Kind("bearer_authorization", "Authorization", _bearer),
+    Kind("cookie", "Cookie", _cookie, bare=False),
+    Kind("password", "password", _password, bare=False),
+    Kind("passphrase_with_spaces", "passphrase", _passphrase, bare=False),
+    Kind("postgres_dsn", "DATABASE_URL", _dsn("postgresql", 5432)),
+    Kind("mysql_dsn", "dsn", _dsn("mysql", 3306)),
+    Kind("mongodb_dsn", "MONGO_URL", _dsn("mongodb+srv", 27017)),
+    Kind("redis_dsn", "REDIS_URL", _dsn("rediss", 6380)),
+    Kind("amqp_dsn", "BROKER_URL", _dsn("amqps", 5671)),
+    Kind("mssql_dsn", "db_url", _dsn("mssql+pyodbc", 1433)),
+    Kind("api_key_field", "X-Api-Key", _api_key_field, bare=False),
+    Kind("client_secret_field", "client_secret", _api_key_field, bare=False),
+    Kind("high_entropy_string", "value", _high_entropy),
+)
+
+
+def _json(key: str, value: str) -> str:
+    return json.dumps({"user": "ann", key: value})
+
+
+def _repr(key: str, value: str) -> str:
+    return repr({"user": "ann", key: value})
+
+
+def _kwargs(key: str, value: str) -> str:
+    return f"Settings(user='ann', {key.lower().replace('-', '_')}={value!r})"
+
+
+def _header(key: str, value: str) -> str:
+    return f"POST /v1/things HTTP/1.1\r\nHost: api.example.com\r\n{key}: {value}\r\nAccept: */*\r\n"
+
+
+def _env(key: str, value: str) -> str:
+    return (
+        f"export {key.upper().replace('-', '_')}={value!r}"
+        if "\n" in value
+        else f"{key.upper().replace('-', '_')}={value}"
+    )
+
+
+def _query(key: str, value: str) -> str:
+    return f"GET https://api.example.com/v1/items?page=2&{quote(key)}={quote(value, safe='')} returned 401"
+
+
+QUOTINGS: dict[str, Callable[[str, str], str]] = {
+    "bare": lambda key, value: f"could not use {value} for the call",
+    "equals": lambda key, value: f"{key}={value}",
+    "colon": lambda key, value: f"{key}: {value}",
+    "spaced_equals": lambda key, value: f"{key} = {value}",
+    "json": _json,
+    "repr": _repr,
+    "kwargs": _kwargs,
+    "header": _header,
+    "env": _env,
+    "query": _query,
+    "multiline": lambda key, value: f"config loaded:\n  user: ann\n  {key}: {value}\n  region: eu-west-1\n",
+}
+
+
+def planted(kind: Kind, quoting: str, rng: random.Random) -> tuple[str, list[str]]:
+    """Text carrying one fresh credential of `kind`, quoted as `quoting`; and its canaries."""
+    value, canaries = kind.make(rng)
+    if quoting == "query":
+        canaries = [quote(canary, safe="") for canary in canaries]
+    return QUOTINGS[quoting](kind.key, value), [canary for canary in canaries if len(canary) >= 6]
+
+
+def quotings_for(kind: Kind) -> list[str]:
+    return [quoting for quoting in QUOTINGS if kind.bare or quoting != "bare"]
+
+
+ORDINARY_WORDS = (
+    "order", "shipped", "invoice", "customer", "warehouse", "blue", "large", "Ann", "Zoë", "Łódź", "München",
+    "北京", "release", "notes", "draft", "review", "approved", "the", "is", "not", "yet", "ready", "for",
+    "delivery", "tomorrow", "because", "stock", "ran", "out", "please", "try", "again", "later",
+)  # fmt: skip
+
+
+def ordinary(rng: random.Random) -> str:
+    """An ordinary value a message carries: an id, a SKU, a digest, a UUID, a name, a number, a date, a sentence."""
+    shapes: list[Callable[[], str]] = [
+        lambda: f"T-{rng.randint(1, 99999)}",
+        lambda: f"SKU-{rng.randint(1000, 9999)}-{rng.choice(['BLUE', 'RED', 'XL'])}",
+        lambda: f"ORD-{rng.randint(2020, 2026)}-{rng.randint(1, 999999):06d}",
+        lambda: "".join(rng.choice(HEX) for _ in range(40)),
+        lambda: "".join(rng.choice(HEX) for _ in range(64)),
+        lambda: str(__import__("uuid").UUID(int=rng.getrandbits(128))),
+        lambda: rng.choice(["Ann Lee", "José Álvarez", "李雷", "Ngozi Okafor", "O'Brien"]),
+        lambda: str(rng.randint(-(10**9), 10**9)),
+        lambda: f"{rng.uniform(-1000, 1000):.2f}",
+        lambda: f"20{rng.randint(10, 30)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+        lambda: f"ann.lee{rng.randint(1, 99)}@example.com",
+        lambda: rng.choice(["release-notes-2024", "getUserSettings", "order_id", "max_tokens", "v1.2.3"]),
+        lambda: " ".join(rng.choice(ORDINARY_WORDS) for _ in range(rng.randint(3, 14))).capitalize() + ".",
+        lambda: f"{rng.randint(1, 500)} items over {rng.randint(1, 60)} s",
+        lambda: rng.choice(["Compass: north", "Passenger: Ann", "tokens: 42", "Session 3 of 5", "Basic plan"]),
+    ]
+    return rng.choice(shapes)()

@@ -1,0 +1,279 @@
+"""Nothing secret leaves the server: every kind of credential in `secrets_corpus`, in every quoting, carried
+by every path a handler can take (a declared failure's value, an exception's text, cause, context, note,
+group member, dict argument, a pydantic ValidationError, its own log calls) never reaches a client or a
+log line, in-process and over a real stdio pipe; and ordinary values pass unchanged.
+
+Canaries are the random cores of each planted credential: a leak is any of them seen again, whole.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ledger import importable
+from secrets_corpus import KINDS, Kind, ordinary, planted, quotings_for
+
+from failwell import messages
+
+TESTS = Path(__file__).resolve().parent
+PATHS = (
+    "failure_value",
+    "exception",
+    "cause",
+    "context",
+    "note",
+    "group",
+    "dict_args",
+    "validation",
+    "validation_dict",
+    "log_message",
+    "log_extra",
+)
+CASES = [(kind, quoting) for kind in KINDS for quoting in quotings_for(kind)]
+
+SPEC = """\
+failwell: 1
+server:
+  name: vault
+tools:
+  vault_run:
+    description: Fail, with a planted credential, along the path the arguments choose.
+    effect: read
+    deadline_s: 5
+    input:
+      kind: {type: string, example: password}
+      quoting: {type: string, example: colon}
+      path: {type: string, example: exception}
+      seed: {type: integer, example: 1}
+    failures:
+      rejected:
+        class: not_found
+        fields: [detail]
+        message: "Could not use {detail}. Call vault_run with another seed."
+"""
+
+HANDLER = """\
+import logging
+import random
+
+from pydantic import TypeAdapter
+from secrets_corpus import KINDS, planted
+
+from .._generated.tools.vault_run import Context, Input, Output, Rejected
+
+logger = logging.getLogger("vault.handler")
+
+
+async def handle(params: Input, ctx: Context) -> Output:
+    kind = next(kind for kind in KINDS if kind.name == params.kind)
+    text, _ = planted(kind, params.quoting, random.Random(params.seed))
+    if params.path == "failure_value":
+        raise Rejected(detail=text)
+    if params.path == "exception":
+        raise RuntimeError(text)
+    if params.path == "cause":
+        raise RuntimeError("the upstream call failed") from ConnectionError(text)
+    if params.path == "context":
+        try:
+            raise OSError(text)
+        except OSError:
+            raise LookupError("while looking it up")
+    if params.path == "note":
+        error = ValueError("bad settings")
+        error.add_note(text)
+        raise error
+    if params.path == "group":
+        raise ExceptionGroup("several failures", [ValueError(text), KeyError("missing")])
+    if params.path == "dict_args":
+        raise RuntimeError({"request": {"user": "ann", "detail": text}}, [text])
+    if params.path == "validation":
+        TypeAdapter(int).validate_python(text)
+    if params.path == "validation_dict":
+        TypeAdapter(dict[str, int]).validate_python({kind.key: text, "user": "ann"})
+    if params.path == "log_message":
+        logger.warning("connecting with %s", text)
+        logger.info("settings: %r", {kind.key: text})
+    if params.path == "log_extra":
+        logger.warning("settings loaded", extra={"settings": {kind.key: text}, kind.key: text, "detail": text})
+    return "done"
+"""
+
+
+def leaks(seen: str, canaries: list[str]) -> list[str]:
+    return [canary for canary in canaries if canary in seen]
+
+
+# --- the rules themselves, fast ---------------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(case=st.sampled_from(CASES), seed=st.integers(0, 2**32))
+def test_no_planted_credential_survives_scrubbing(case: tuple[Kind, str], seed: int) -> None:
+    scrub = messages.runtime("scrub")
+    kind, quoting = case
+    text, canaries = planted(kind, quoting, random.Random(seed))
+    assert not leaks(scrub.redact_secrets(text), canaries), (kind.name, quoting, scrub.redact_secrets(text))
+    assert not leaks(scrub.scrub(text), canaries), (kind.name, quoting, scrub.scrub(text))
+
+
+def test_every_kind_in_every_quoting_is_masked_for_the_log_and_the_model() -> None:
+    scrub = messages.runtime("scrub")
+    leaked = []
+    for seed in range(5):
+        for kind, quoting in CASES:
+            text, canaries = planted(kind, quoting, random.Random(seed))
+            for rule in (scrub.redact_secrets, scrub.scrub):
+                if leaks(rule(text), canaries):
+                    leaked.append((kind.name, quoting, rule.__name__, rule(text)))
+    assert len(KINDS) >= 41 and len(CASES) >= 500
+    assert leaked == [], leaked
+
+
+@settings(max_examples=500, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32))
+def test_ordinary_values_pass_unchanged(seed: int) -> None:
+    scrub = messages.runtime("scrub")
+    rng = random.Random(seed)
+    value = ordinary(rng)
+    sentence = f"Order {ordinary(rng)} for {value} is not ready; try again."
+    for text in (value, sentence):
+        assert scrub.scrub(text) == text
+        assert scrub.redact_secrets(text) == text
+
+
+def test_a_field_named_like_a_secret_is_masked_whole_and_others_are_not() -> None:
+    scrub = messages.runtime("scrub")
+    secret = [
+        "password",
+        "DB_PASSWORD",
+        "x-api-key",
+        "refreshToken",
+        "aws_secret_access_key",
+        "AccountKey",
+        "sid_cookie",
+    ]
+    plain = ["passenger", "Compass", "tokens", "token_count", "max_tokens", "order_id", "session_count", "keyboard"]
+    assert [name for name in secret if not scrub.secret_named(name)] == []
+    assert [name for name in plain if scrub.secret_named(name)] == []
+
+
+HOSTILE = (
+    "input_value=", "a.", "a/", "1.", "a:", "a-", "C:\\", "select ", "aa::", "password", "a", "x://", "x://a", "a@",
+    "-----BEGIN PRIVATE KEY-----", "Aa1", "token: ", "%41", "eyJ", "a=b&", "Bearer ", "xPassword", '"password": "',
+    "a.internal ", "::", "sk_live_",
+)  # fmt: skip
+
+
+@pytest.mark.slow
+def test_scrubbing_100_kb_of_any_hostile_text_takes_linear_time() -> None:
+    """The arrangements that made earlier rules quadratic (13 s to 5 min for 100 kB each): all of them, scrubbed
+    in a subprocess that must finish within 60 s (linear rules take about 0.3 s each)."""
+    program = (
+        "import sys; from failwell import messages; scrub = messages.runtime('scrub')\n"
+        "for base in sys.argv[1:]:\n"
+        "    scrub.scrub((base * (100_000 // len(base) + 1))[:100_000])\n"
+    )
+    subprocess.run([sys.executable, "-c", program, *HOSTILE], check=True, timeout=60)
+
+
+# --- a generated server, in-process and over stdio ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def vault_src(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from failwell import new
+
+    root = tmp_path_factory.mktemp("vault")
+    spec = root / "vault.yaml"
+    spec.write_text(SPEC)
+    new(root / "vault", spec)
+    (root / "vault" / "src" / "vault_mcp" / "handlers" / "vault_run.py").write_text(HANDLER)
+    return root / "vault" / "src"
+
+
+def every_call() -> Iterator[tuple[dict[str, Any], list[str]]]:
+    """Each kind x quoting x path once, with its canaries."""
+    for number, (kind, quoting) in enumerate(CASES):
+        for path in PATHS:
+            arguments = {"kind": kind.name, "quoting": quoting, "path": path, "seed": number}
+            yield arguments, planted(kind, quoting, random.Random(number))[1]
+
+
+class Lines(logging.Handler):
+    def __init__(self, formatter: logging.Formatter) -> None:
+        super().__init__()
+        self.setFormatter(formatter)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_no_credential_reaches_a_client_or_the_log_in_process(vault_src: Path) -> None:
+    sys.path.insert(0, str(TESTS))
+    with importable(vault_src, "vault_mcp"):
+        from vault_mcp._generated.runtime.logs import JsonLines
+        from vault_mcp._generated.server import build_server
+
+        server = build_server()
+        server.services.rate_limit = None
+        captured = Lines(JsonLines())
+        root = logging.getLogger()
+        root.addHandler(captured)
+        old_level, root.level = root.level, logging.INFO
+        leaked, calls = [], 0
+        try:
+            for arguments, canaries in every_call():
+                captured.lines.clear()
+                result = await server.call_tool("vault_run", arguments)
+                seen = json.dumps(result.model_dump(mode="json", by_alias=True), ensure_ascii=False)
+                logged = "\n".join(captured.lines)
+                assert captured.lines, f"{arguments} logged nothing"
+                if leaks(seen, canaries) or leaks(logged, canaries):
+                    leaked.append((arguments, leaks(seen, canaries), leaks(logged, canaries)))
+                calls += 1
+        finally:
+            root.removeHandler(captured)
+            root.level = old_level
+    assert calls == len(CASES) * len(PATHS)
+    assert leaked == [], leaked
+
+
+@pytest.mark.slow
+def test_no_credential_reaches_the_pipe_or_stderr_over_stdio(vault_src: Path) -> None:
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    planted_calls = list(every_call())[::3]  # a third of the calls: every kind, quoting and path still appear
+    for number, (arguments, _) in enumerate(planted_calls, start=1):
+        params = {"name": "vault_run", "arguments": arguments}
+        lines.append({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": params})
+    ran = subprocess.run(
+        [sys.executable, "-m", "vault_mcp"],
+        input="".join(json.dumps(line) + "\n" for line in lines).encode(),
+        capture_output=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(vault_src), str(TESTS)])},
+    )
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    answers = [json.loads(line) for line in ran.stdout.splitlines()]
+    assert len(answers) == len(planted_calls) + 1
+    out, err = ran.stdout.decode(), ran.stderr.decode()
+    every_canary = {canary for _, canaries in planted_calls for canary in canaries}
+    assert [canary for canary in every_canary if canary in out] == []
+    assert [canary for canary in every_canary if canary in err] == []

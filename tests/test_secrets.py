@@ -277,3 +277,36 @@ def test_no_credential_reaches_the_pipe_or_stderr_over_stdio(vault_src: Path) ->
     every_canary = {canary for _, canaries in planted_calls for canary in canaries}
     assert [canary for canary in every_canary if canary in out] == []
     assert [canary for canary in every_canary if canary in err] == []
+
+
+@pytest.mark.slow
+def test_no_credential_reaches_the_log_over_http_in_the_url_or_the_call(vault_src: Path, tmp_path: Path) -> None:
+    """Every kind sent in the query string and (for the kinds whose shape gives them away) as a path segment of
+    the URL, and every kind planted by a handler called over streamable HTTP: the server's stderr holds none."""
+    import httpx
+    from httpserver import ACCEPT, http_server
+
+    canaries: set[str] = set()
+    on_path = Path(os.pathsep.join([str(vault_src), str(TESTS)]))
+    with http_server("vault_mcp", on_path, tmp_path / "stderr.log", {}) as server:
+        for number, kind in enumerate(KINDS):
+            text, found = planted(kind, "query", random.Random(number))
+            canaries.update(found)
+            query = text.split("?", 1)[1].split(" ", 1)[0]
+            listing = {"jsonrpc": "2.0", "id": number, "method": "tools/list"}
+            assert httpx.post(f"{server.url}?{query}", json=listing, headers=ACCEPT).status_code == 200
+            value, found = kind.make(random.Random(number))
+            if kind.bare and "\n" not in value:
+                canaries.update(found)
+                httpx.get(f"http://127.0.0.1:{server.port}/files/{value.replace(' ', '%20')}")
+            for path in ("exception", "log_extra", "validation_dict"):
+                arguments = {"kind": kind.name, "quoting": "header", "path": path, "seed": number}
+                call = {"jsonrpc": "2.0", "id": number, "method": "tools/call"}
+                call["params"] = {"name": "vault_run", "arguments": arguments}
+                answered = httpx.post(server.url, json=call, headers=ACCEPT)
+                assert answered.status_code == 200
+                canaries.update(planted(kind, "header", random.Random(number))[1])
+                assert not [canary for canary in canaries if canary in answered.text]
+        logged = server.logged()
+    assert '"path": "/files/' in logged, "the requests were logged"
+    assert sorted(canary for canary in canaries if canary in logged) == []

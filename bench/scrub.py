@@ -1,0 +1,205 @@
+"""The runtime's own secret rules against detect-secrets, side by side in one run: leaks over the credential
+corpus, false positives over ordinary values, and the cost of redacting one failure message.
+
+    python bench/scrub.py [--seeds 5] [--ordinary 2000] [--reps 3000]
+    (the detect-secrets row needs `.venv/bin/pip install detect-secrets==1.5.0`, a bench-only dependency;
+    without it only the own rules are measured)
+
+Prints one line per redactor (own, detect_secrets, detect_secrets_lines), `scrub.<redactor> leaks=L/N
+false_positives=F/M p50_us=... p99_us=... clean_p50_us=... clean_p99_us=...`, then the kinds each one leaks
+(with the quotings it leaks them in), then a one-line verdict and the run's time. A leak is a planted text
+(every kind of `tests/secrets_corpus.py` x its quotings x seeds) whose redacted form still holds one of its
+canaries; a false positive is an ordinary value, alone or in a sentence, that does not come out unchanged.
+The times are for one ~200-character failure message with one planted secret (p50_us, p99_us) and the same
+message without it (clean_*).
+
+The detect-secrets redactor runs its ad hoc scanning (`scan_line`, what `detect-secrets scan --string`
+uses) over each line with the default plugin set and replaces each found `secret_value` with
+`[redacted]`. `scan_line` leaves the entropy limit of the high-entropy plugins to its caller (the CLI
+prints such a find as `False (entropy)`), so, like the CLI, a high-entropy find counts only above the
+plugin's limit; every other plugin's find is redacted as found. Some plugins' `secret_value` is only part
+of the credential (GitLab: `glpat`; JWT: header and payload, not the signature; a private key: its BEGIN
+line), so a second row, `detect_secrets_lines`, masks each whole line where anything is found: the most
+detect-secrets' detection can give a redactor, at the price of the message around it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+sys.path[:0] = [
+    str(Path(__file__).resolve().parents[1] / "tests"),
+    str(Path(__file__).resolve().parents[1] / "generator"),
+]
+
+from secrets_corpus import KINDS, ordinary, planted, quotings_for  # noqa: E402
+
+from failwell import messages  # noqa: E402
+
+INSTALL = ".venv/bin/pip install detect-secrets==1.5.0"
+MASK = "[redacted]"
+
+Redactor = Callable[[str], str]
+
+
+@contextmanager
+def detect_secrets_redactor() -> Iterator[tuple[Redactor, Redactor] | None]:
+    """Two redactors built on detect-secrets' default plugins (mask each found value; mask each line where
+    anything is found), or None when detect-secrets is not installed."""
+    try:
+        from detect_secrets.core.scan import scan_line
+        from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
+        from detect_secrets.settings import default_settings, get_plugins
+    except ImportError:
+        yield None
+        return
+    with default_settings():
+        plugins = {plugin.secret_type: plugin for plugin in get_plugins()}
+
+        def found(line: str) -> set[str]:
+            values = set()
+            for secret in scan_line(line):
+                if not secret.secret_value:
+                    continue
+                plugin = plugins.get(secret.type)
+                if isinstance(plugin, HighEntropyStringsPlugin) and (
+                    plugin.calculate_shannon_entropy(secret.secret_value) <= plugin.entropy_limit
+                ):
+                    continue
+                values.add(secret.secret_value)
+            return values
+
+        def redactor(whole_lines: bool) -> Redactor:
+            def redact(text: str) -> str:
+                out = []
+                for line in text.splitlines(keepends=True):
+                    body = line.rstrip("\r\n")
+                    ending = line[len(body) :]
+                    values = found(body)
+                    if whole_lines and values:
+                        body = MASK
+                    for value in sorted(values, key=len, reverse=True):
+                        body = body.replace(value, MASK)
+                    out.append(body + ending)
+                return "".join(out)
+
+            return redact
+
+        yield redactor(False), redactor(True)
+
+
+def leaks(redact: Redactor, seeds: int) -> tuple[int, int, dict[str, list[str]]]:
+    """Leaked texts, texts, and for each leaking kind the quotings it leaked in."""
+    leaked, total = 0, 0
+    where: dict[str, list[str]] = {}
+    for kind in KINDS:
+        for quoting in quotings_for(kind):
+            for seed in range(seeds):
+                text, canaries = planted(kind, quoting, random.Random(seed))
+                total += 1
+                out = redact(text)
+                if any(canary in out for canary in canaries):
+                    leaked += 1
+                    where.setdefault(kind.name, [])
+                    if quoting not in where[kind.name]:
+                        where[kind.name].append(quoting)
+    return leaked, total, where
+
+
+def ordinaries(count: int) -> list[str]:
+    rng = random.Random(2024)
+    values = [ordinary(rng) for _ in range(count)]
+    return values + [f"The order for {value} was not found; check it and call again." for value in values]
+
+
+def false_positives(redact: Redactor, values: list[str]) -> tuple[int, list[str]]:
+    changed = [value for value in values if redact(value) != value]
+    return len(changed), changed[:3]
+
+
+SECRET = "sk_live_" + "".join(
+    random.Random(7).choice("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(24)
+)
+WITH_SECRET = (
+    f"The payment provider rejected the charge for order ORD-2024-004211 (HTTP 401): the API key {SECRET} "
+    "is not valid for this account. Nothing was charged; check the key and call payments_charge again."
+)
+WITHOUT_SECRET = WITH_SECRET.replace(SECRET, "configured for eu-west-1")
+
+
+def percentiles(redact: Redactor, text: str, reps: int) -> tuple[float, float]:
+    for _ in range(min(reps // 10, 50)):
+        redact(text)
+    samples = []
+    for _ in range(reps):
+        started = time.perf_counter_ns()
+        redact(text)
+        samples.append(time.perf_counter_ns() - started)
+    samples.sort()
+    return samples[len(samples) // 2] / 1000, samples[min(len(samples) - 1, len(samples) * 99 // 100)] / 1000
+
+
+def measure(name: str, redact: Redactor, args: argparse.Namespace, values: list[str], reps: int) -> dict[str, Any]:
+    leaked, total, where = leaks(redact, args.seeds)
+    fp, examples = false_positives(redact, values)
+    p50, p99 = percentiles(redact, WITH_SECRET, reps)
+    clean50, clean99 = percentiles(redact, WITHOUT_SECRET, reps)
+    print(
+        f"scrub.{name} leaks={leaked}/{total} false_positives={fp}/{len(values)} "
+        f"p50_us={p50:.1f} p99_us={p99:.1f} clean_p50_us={clean50:.1f} clean_p99_us={clean99:.1f}",
+        flush=True,
+    )
+    return {"leaks": leaked, "where": where, "fp": fp, "examples": examples, "p50": p50}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--ordinary", type=int, default=2000)
+    parser.add_argument("--reps", type=int, default=3000, help="timing repetitions (a tenth for detect-secrets)")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    own = messages.runtime("scrub").redact_secrets
+    values = ordinaries(args.ordinary)
+    results = {}
+    with detect_secrets_redactor() as built:
+        theirs, lines = built or (None, None)
+        if theirs is None:
+            print(f"detect_secrets is not importable: install it with `{INSTALL}` to compare; own rules only")
+        else:
+            probe = "aws_access_key_id=AKIAZ3XQ7P2M4K8JR5TW"
+            if "AKIAZ3XQ7P2M4K8JR5TW" in theirs(probe):
+                raise SystemExit(f"the detect-secrets redactor finds nothing in {probe!r}: its API has changed")
+        redactors: dict[str, tuple[Redactor, int]] = {"own": (own, args.reps)}
+        if theirs is not None and lines is not None:
+            redactors["detect_secrets"] = (theirs, max(args.reps // 10, 50))
+            redactors["detect_secrets_lines"] = (lines, max(args.reps // 10, 50))
+        for name, (redact, reps) in redactors.items():
+            results[name] = measure(name, redact, args, values, reps)
+    for name, result in results.items():
+        kinds = ", ".join(f"{kind}[{'/'.join(q)}]" for kind, q in sorted(result["where"].items())) or "none"
+        print(f"  {name} leaks kinds ({len(result['where'])}): {kinds}")
+        if result["examples"]:
+            print(f"  {name} false positives, e.g.: {result['examples']!r}")
+    if "detect_secrets" in results:
+        a, b, c = results["own"], results["detect_secrets"], results["detect_secrets_lines"]
+        better = all(a["leaks"] <= x["leaks"] and a["fp"] <= x["fp"] for x in (b, c))
+        print(
+            f"verdict: {'keep the own rules' if better else 'consider detect-secrets'}: leaks own {a['leaks']} vs "
+            f"detect-secrets {b['leaks']} (whole lines {c['leaks']}), false positives {a['fp']} vs {b['fp']} "
+            f"({c['fp']}), p50 {a['p50']:.0f} us vs {b['p50']:.0f} us ({b['p50'] / max(a['p50'], 1e-9):.0f}x)"
+        )
+    else:
+        print("verdict: own rules measured alone (no detect-secrets)")
+    print(f"elapsed_s={time.perf_counter() - started:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -36,13 +36,14 @@ _VALUE_AFTER_NAME = re.compile(
     rf"""(?ix)
     (?P<name>{_NAME})
     (?P<sep>["']?[ \t]*(?:=>|[:=])\s*)
-    (?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\r\n;&"'<>]+)
+    (?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'
+    |[^\r\n;&"'<>]+?(?=\s+[\w.-]{{1,60}}[ \t]*(?:=>|[:=])|[\r\n;&"'<>]|$))  # up to the next `name=`, if any
     """
 )
 _HEADER = re.compile(
     r"(?im)(?:(?<![\w-])|(?<=\\[nrt]))((?:set-)?cookie|(?:proxy-)?authorization)([ \t]*[:=][ \t]*)[^\r\n]*"
 )
-_PERCENT_ENCODED = re.compile(r"(?<![\w.~+%-])(?:[\w.~+-]|%[0-9A-Fa-f]{2})+")
+_PERCENT_ENCODED = re.compile(r"(?<![\w.~+%-])[\w.~+-]*%[0-9A-Fa-f]{2}(?:[\w.~+-]|%[0-9A-Fa-f]{2})*")
 _PEM = re.compile(
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*-----|\Z)",
     re.DOTALL,
@@ -54,17 +55,17 @@ _QUERY_SECRET = re.compile(
     r"|password|auth|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature)=)[^&\s#\"'<>]+"
 )
 _SCHEME_CREDENTIAL = re.compile(r"(?i)\b(bearer|basic|digest|token)\s+([A-Za-z0-9._~+/-]{3,}=*)")
-_KEY_SHAPES = re.compile(
-    r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{8,}|\bwhsec_[A-Za-z0-9+/=]{16,}"
-    r"|\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}|\bglpat-[A-Za-z0-9_-]{16,}"
-    r"|\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_-]{30,}|\bya29\.[0-9A-Za-z_-]{20,}"
-    r"|\bxox[abeprs]-[A-Za-z0-9-]{10,}|\bxapp-[A-Za-z0-9-]{10,}"
-    r"|\bnpm_[A-Za-z0-9]{30,}|\bpypi-[A-Za-z0-9_-]{40,}|\bdckr_pat_[A-Za-z0-9_-]{20,}"
-    r"|\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|\bhf_[A-Za-z0-9]{30,}|\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"
-    r"|\bkey-[0-9a-z]{32}\b|\b(?:SK|AC)[0-9a-f]{32}\b|\bhvs\.[A-Za-z0-9_-]{20,}|\bshp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}"
-    r"|\bdapi[0-9a-f]{32}|\bglc_[A-Za-z0-9+/=]{20,}|\bglsa_[A-Za-z0-9_]{20,}|\bdop_v1_[0-9a-f]{64}"
-    r"|\bAGE-SECRET-KEY-1[0-9A-Z]{50,}|\bPMAK-[0-9a-f-]{30,}|\blin_api_[A-Za-z0-9]{30,}|\bNRAK-[A-Z0-9]{20,}"
-    r"|\b\d{8,10}:AA[0-9A-Za-z_-]{30,}"
+_KEY_SHAPES = re.compile(  # no leading \b, so `re` can skip ahead by first character
+    r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{8,}|whsec_[A-Za-z0-9+/=]{16,}"
+    r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}"
+    r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b|AIza[0-9A-Za-z_-]{30,}|ya29\.[0-9A-Za-z_-]{20,}"
+    r"|xox[abeprs]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}"
+    r"|npm_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{40,}|dckr_pat_[A-Za-z0-9_-]{20,}"
+    r"|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"
+    r"|key-[0-9a-z]{32}\b|(?:SK|AC)[0-9a-f]{32}\b|hvs\.[A-Za-z0-9_-]{20,}|shp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}"
+    r"|dapi[0-9a-f]{32}|glc_[A-Za-z0-9+/=]{20,}|glsa_[A-Za-z0-9_]{20,}|dop_v1_[0-9a-f]{64}"
+    r"|AGE-SECRET-KEY-1[0-9A-Z]{50,}|PMAK-[0-9a-f-]{30,}|lin_api_[A-Za-z0-9]{30,}|NRAK-[A-Z0-9]{20,}"
+    r"|\d{8,10}:AA[0-9A-Za-z_-]{30,}"
     r"|hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"
     r"|discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]+"
 )
@@ -87,10 +88,14 @@ def _random_looking(token: str) -> bool:
 
 def _mask_encoded(match: re.Match[str]) -> str:
     """A percent-encoded run (a query value, a form body) is judged decoded: masked whole if it holds a secret."""
-    if "%" not in match.group(0):
-        return match.group(0)
     decoded = unquote_plus(match.group(0))
     return "[redacted]" if redact_secrets(decoded) != decoded else match.group(0)
+
+
+def _mask_shape(match: re.Match[str]) -> str:
+    start = match.start()
+    inside_a_word = start > 0 and (match.string[start - 1].isalnum() or match.string[start - 1] == "_")
+    return match.group(0) if inside_a_word else "[redacted token]"
 
 
 def _mask_value(match: re.Match[str]) -> str:
@@ -107,22 +112,28 @@ def _mask_scheme(match: re.Match[str]) -> str:
     return match.group(0) if plain_word else f"{match.group(1)} [redacted]"
 
 
-_SECRET_RULES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
-    (_PERCENT_ENCODED, _mask_encoded),
-    (_PEM, "[redacted private key]"),
-    (_PYDANTIC_INPUT, "input_value=[redacted]"),
-    (_URL_USERINFO, r"\1[redacted]@"),
-    (_QUERY_SECRET, r"\1[redacted]"),
-    (_KEY_SHAPES, "[redacted token]"),
-    (_JWT_PART, "[redacted token]"),
-    (_HEADER, r"\1\2[redacted]"),
-    (_VALUE_AFTER_NAME, _mask_value),
-    (_SCHEME_CREDENTIAL, _mask_scheme),
-    (_LONG_TOKEN, _mask_long),
+Rule = tuple[tuple[str, ...], re.Pattern[str], str | Callable[[re.Match[str]], str]]
+"""(what the text must hold, in lower case, for the pattern to find anything, or () for always; the pattern;
+its replacement). The first part lets most text skip most rules."""
+
+_SECRET_RULES: tuple[Rule, ...] = (
+    (("%",), _PERCENT_ENCODED, _mask_encoded),
+    (("-----begin",), _PEM, "[redacted private key]"),
+    (("input_value=",), _PYDANTIC_INPUT, "input_value=[redacted]"),
+    (("://",), _URL_USERINFO, r"\1[redacted]@"),
+    (("=",), _QUERY_SECRET, r"\1[redacted]"),
+    ((), _KEY_SHAPES, _mask_shape),
+    (("eyj",), _JWT_PART, "[redacted token]"),
+    (("cookie", "authorization"), _HEADER, r"\1\2[redacted]"),
+    ((":", "="), _VALUE_AFTER_NAME, _mask_value),
+    (("bearer", "basic", "digest", "token"), _SCHEME_CREDENTIAL, _mask_scheme),
+    ((), _LONG_TOKEN, _mask_long),
 )
-_INTERNAL_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://\S+"), "[redacted url]"),
+_SQL_WORDS = ("select", "insert", "update", "delete", "drop", "alter", "create", "truncate")
+_INTERNAL_RULES: tuple[Rule, ...] = (
+    (("://",), re.compile(r"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://\S+"), "[redacted url]"),
     (
+        _SQL_WORDS,
         re.compile(
             r"(?is)\b(?:select\b.{1,400}?\bfrom\b|insert\s+into\b|update\s+\S+\s+set\b|delete\s+from\b"
             r"|drop\s+(?:table|database|schema)\b|alter\s+table\b|create\s+(?:table|index|database)\b"
@@ -130,20 +141,33 @@ _INTERNAL_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "[redacted query]",
     ),
-    (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"), "[redacted address]"),
-    (re.compile(r"(?i)(?<![\w:])(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}(?![\w:])"), "[redacted address]"),
-    (re.compile(r"(?i)(?<![\w:])[0-9a-f:]*::[0-9a-f:.]*(?![\w:])"), "[redacted address]"),
+    ((".",), re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"), "[redacted address]"),
+    ((":",), re.compile(r"(?i)(?<![\w:])(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}(?![\w:])"), "[redacted address]"),
+    (("::",), re.compile(r"(?i)(?<![\w:])[0-9a-f:]*::[0-9a-f:.]*(?![\w:])"), "[redacted address]"),
     (
+        (".", "localhost"),
         re.compile(
             r"(?i)(?<![\w.-])(?:[a-z0-9-]+\.)+(?:internal|local|lan|corp|intranet|private|localdomain|svc|cluster)\b"
             r"|\blocalhost\b"
         ),
         "[redacted host]",
     ),
-    (re.compile(r"(?i)\b[a-z]:\\[^\s\"']+"), "[redacted path]"),
-    (re.compile(r"(?<![\w.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?"), "[redacted path]"),
-    (re.compile(r"(?is)traceback \(most recent call last\).*"), "[redacted traceback]"),
+    ((":\\",), re.compile(r"(?i)\b[a-z]:\\[^\s\"']+"), "[redacted path]"),
+    (("/",), re.compile(r"(?<![\w.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?"), "[redacted path]"),
+    (
+        ("traceback (most recent call last)",),
+        re.compile(r"(?is)traceback \(most recent call last\).*"),
+        "[redacted traceback]",
+    ),
 )
+
+
+def _apply(rules: tuple[Rule, ...], text: str) -> str:
+    lowered = text.lower()
+    for needs, pattern, replacement in rules:
+        if not needs or any(needed in lowered for needed in needs):
+            text = pattern.sub(replacement, text)
+    return text
 
 
 _ESCAPED_QUOTE = re.compile(r"\\+([\"'])")
@@ -154,10 +178,7 @@ def redact_secrets(text: str) -> str:
 
     Quotes escaped by layers of quoting (JSON in a repr, in JSON) lose their backslashes first, so a field
     nested at any depth is seen as the field it is."""
-    text = _ESCAPED_QUOTE.sub(r"\1", text)
-    for pattern, replacement in _SECRET_RULES:
-        text = pattern.sub(replacement, text)
-    return text
+    return _apply(_SECRET_RULES, _ESCAPED_QUOTE.sub(r"\1", text))
 
 
 def secret_named(name: str) -> bool:
@@ -167,7 +188,4 @@ def secret_named(name: str) -> bool:
 
 def scrub(text: str) -> str:
     """Text safe to show a model: no credentials, tokens, URLs, addresses, hosts, paths, SQL or tracebacks."""
-    text = redact_secrets(text)
-    for pattern, replacement in _INTERNAL_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
+    return _apply(_INTERNAL_RULES, redact_secrets(text))

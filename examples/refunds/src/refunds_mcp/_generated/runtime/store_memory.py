@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
-from .contracts import AfterUnknown, Begin
-from .records import Record, claimed, decide, new_owner, refill
+from .contracts import AfterUnknown, Begin, RateLimit
+from .records import Record, claimed, decide, new_owner, take_tokens
 
 
 class MemoryStore:
@@ -48,11 +49,14 @@ class MemoryStore:
             record.state = "unknown"
 
     async def take(self, bucket: str, capacity: int, per_s: float) -> float:
+        return (await self.take_all([(bucket, RateLimit(capacity, per_s))]))[0]
+
+    async def take_all(self, buckets: Sequence[tuple[str, RateLimit]]) -> list[float]:
         now = time.time()
-        tokens, updated = self.buckets.get(bucket, (float(capacity), now))
-        tokens, wait = refill(tokens, updated, capacity, per_s, now)
-        self.buckets[bucket] = (tokens, now)
-        return wait
+        tokens, waits = take_tokens([(self.buckets.get(name), limit) for name, limit in buckets], now)
+        for (name, _), left in zip(buckets, tokens, strict=True):
+            self.buckets[name] = (left, now)
+        return waits
 
     async def ping(self) -> None:
         pass

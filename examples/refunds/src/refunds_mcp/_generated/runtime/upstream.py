@@ -16,9 +16,11 @@ import logging
 import math
 import os
 import random
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -36,11 +38,15 @@ RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 BACKOFF_BASE_S = 0.1
 BACKOFF_CAP_S = 5.0
 MAX_RETRY_AFTER_S = 60.0
+"""The longest Retry-After waited for and shown: a longer, infinite or far-future one counts as this."""
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 """Methods that change nothing (RFC 9110); a failure before any other request changed nothing."""
 MIN_ATTEMPT_S = 0.05
 """An attempt that would get less time than this is not started."""
 DEFAULT_RATE_LIMIT_WAIT_S = 10.0
+"""The wait shown for a 429 without a usable Retry-After."""
+DELTA_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+"""Retry-After's delta-seconds (RFC 9110 section 10.2.3), and a decimal fraction some services send."""
 
 
 class UpstreamError(ToolFailure):
@@ -255,7 +261,7 @@ class Upstream:
                 raise self._judged(failure)
             delay = random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2**retry))
             if retry_after is not None:
-                delay = max(delay, min(retry_after, MAX_RETRY_AFTER_S))
+                delay = max(delay, retry_after)
             if anyio.current_time() + delay + MIN_ATTEMPT_S > self.deadline_at:
                 raise self._judged(failure)
             logger.info(
@@ -315,26 +321,29 @@ def _failure_for(name: str, status: int, retry_after: float | None) -> UpstreamE
     if status in (409, 412):
         return UpstreamConflict(name, status=status)
     if status == 429:
-        wait = float(math.ceil(retry_after)) if retry_after is not None else DEFAULT_RATE_LIMIT_WAIT_S
+        wait = retry_after if retry_after is not None else DEFAULT_RATE_LIMIT_WAIT_S
         return UpstreamRateLimited(name, status=status, retry_after_s=wait)
     if status == 408:
         return UpstreamTimeout(name, status=status, detail="it answered HTTP 408")
     if status >= 500:
-        later = float(math.ceil(retry_after)) if retry_after is not None else None
-        return UpstreamUnavailable(name, status=status, detail=f"it answered HTTP {status}", retry_after_s=later)
+        return UpstreamUnavailable(name, status=status, detail=f"it answered HTTP {status}", retry_after_s=retry_after)
     return UpstreamRejected(name, status=status)
 
 
 def _retry_after(value: str | None) -> float | None:
-    """Retry-After as seconds from now (delta-seconds or an HTTP date), or None."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
+    """The wait Retry-After asks for, as the whole seconds the runtime will wait and show: delta-seconds or an
+    HTTP-date (RFC 9110), clamped to 0..MAX_RETRY_AFTER_S (a date in the past is 0; a huge number, or a date
+    far ahead, is the cap). None when absent or malformed (a sign, an exponent, inf, NaN, garbage), so the
+    runtime's own backoff applies."""
+    text = (value or "").strip()
+    if DELTA_SECONDS.fullmatch(text):
+        wait = float(text)  # a number too long for a float is inf, and capped below
+    else:
+        try:
+            when = email.utils.parsedate_to_datetime(text)  # IMF-fixdate, RFC 850 and asctime
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)  # asctime and "-0000" carry no zone; HTTP-dates are GMT
+        wait = when.timestamp() - time.time()
+    return float(math.ceil(min(max(wait, 0.0), MAX_RETRY_AFTER_S)))

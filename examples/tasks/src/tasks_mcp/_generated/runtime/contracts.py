@@ -89,6 +89,10 @@ class Store(Protocol):
     async def take(self, bucket: str, capacity: int, per_s: float) -> float:
         """Take one token from a bucket refilled at `capacity` per `per_s`; 0, or seconds until one is free."""
 
+    async def take_all(self, buckets: Sequence[tuple[str, RateLimit]]) -> list[float]:
+        """Take one token from every bucket, in one atomic step, or from none when any bucket has none (so a call
+        one limit refuses uses up no other): each bucket's seconds until it has a token, all 0 when taken."""
+
     async def ping(self) -> None:
         """Raise when the store cannot be reached (the health endpoint and the start-up check ask)."""
 

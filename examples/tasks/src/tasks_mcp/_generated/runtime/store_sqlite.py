@@ -9,12 +9,13 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import anyio.to_thread
 
-from .contracts import AfterUnknown, Begin
-from .records import Record, claimed, decide, new_owner, refill
+from .contracts import AfterUnknown, Begin, RateLimit
+from .records import Record, claimed, decide, new_owner, take_tokens
 
 
 def owner_is_dead(owner: str) -> bool:
@@ -119,13 +120,18 @@ class SQLiteStore:
             (scope, owner),
         )
 
-    def _take(self, db: sqlite3.Connection, bucket: str, capacity: int, per_s: float) -> float:
+    def _take_all(self, db: sqlite3.Connection, buckets: Sequence[tuple[str, RateLimit]]) -> list[float]:
         now = time.time()
-        row = db.execute("SELECT tokens, updated FROM buckets WHERE bucket = ?", (bucket,)).fetchone()
-        tokens, updated = (float(row[0]), float(row[1])) if row else (float(capacity), now)
-        tokens, wait = refill(tokens, updated, capacity, per_s, now)
-        db.execute("INSERT OR REPLACE INTO buckets (bucket, tokens, updated) VALUES (?, ?, ?)", (bucket, tokens, now))
-        return wait
+        states: list[tuple[float, float] | None] = []
+        for name, _ in buckets:
+            row = db.execute("SELECT tokens, updated FROM buckets WHERE bucket = ?", (name,)).fetchone()
+            states.append((float(row[0]), float(row[1])) if row else None)
+        tokens, waits = take_tokens([(state, limit) for state, (_, limit) in zip(states, buckets, strict=True)], now)
+        db.executemany(
+            "INSERT OR REPLACE INTO buckets (bucket, tokens, updated) VALUES (?, ?, ?)",
+            [(name, left, now) for (name, _), left in zip(buckets, tokens, strict=True)],
+        )
+        return waits
 
     async def begin(
         self, scope: str, fingerprint: str, lease_s: float, ttl_s: float, after_unknown: AfterUnknown = "refuse"
@@ -144,9 +150,12 @@ class SQLiteStore:
         await self._run("abandon", scope, owner)
 
     async def take(self, bucket: str, capacity: int, per_s: float) -> float:
-        wait = await self._run("take", bucket, capacity, per_s)
-        assert isinstance(wait, float)
-        return wait
+        return (await self.take_all([(bucket, RateLimit(capacity, per_s))]))[0]
+
+    async def take_all(self, buckets: Sequence[tuple[str, RateLimit]]) -> list[float]:
+        waits = await self._run("take_all", list(buckets))
+        assert isinstance(waits, list)
+        return waits
 
     async def ping(self) -> None:
         if self._db is not None and not self.path.is_file():

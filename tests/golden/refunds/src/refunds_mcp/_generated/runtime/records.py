@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .contracts import AfterUnknown, Begin
+from .contracts import AfterUnknown, Begin, RateLimit
 
 
 def new_owner() -> str:
@@ -59,10 +60,24 @@ def claimed(record: Record | None, now: float, after_unknown: AfterUnknown, owne
     return Begin("reconcile" if after_unknown == "reconcile" else "started", owner=owner, takeover=True)
 
 
-def refill(tokens: float, updated: float, capacity: int, per_s: float, now: float) -> tuple[float, float]:
-    """(tokens left, wait) after trying to take one token from a bucket last seen at `updated`."""
-    rate = capacity / per_s
-    tokens = min(float(capacity), tokens + (now - updated) * rate)
-    if tokens >= 1:
-        return tokens - 1, 0.0
-    return tokens, (1 - tokens) / rate
+def take_tokens(
+    buckets: Sequence[tuple[tuple[float, float] | None, RateLimit]], now: float
+) -> tuple[list[float], list[float]]:
+    """(tokens each bucket keeps, each bucket's wait) after asking every bucket for one token at `now`.
+
+    A bucket is its state, (tokens, last updated) or None when new, and its limit, refilled continuously at
+    `calls` per `per_s`. A token is taken from every bucket when each has one, else from none.
+    """
+    held = [_held(state, limit, now) for state, limit in buckets]
+    waits = [max(0.0, 1 - tokens) * limit.per_s / limit.calls for tokens, (_, limit) in zip(held, buckets, strict=True)]
+    if any(waits):
+        return held, waits
+    return [tokens - 1 for tokens in held], waits
+
+
+def _held(state: tuple[float, float] | None, limit: RateLimit, now: float) -> float:
+    """The tokens a bucket holds at `now`: full when new, else its tokens plus what has refilled, up to `calls`."""
+    if state is None:
+        return float(limit.calls)
+    tokens, updated = state
+    return min(float(limit.calls), tokens + (now - updated) * limit.calls / limit.per_s)

@@ -1,0 +1,273 @@
+"""Rate limits count exactly, and upstream Retry-After values are bounded.
+
+Limits: a burst of parallel calls by one caller over a tool's own limit and the server-wide one admits
+exactly the limit's number, a call one limit refuses uses up nothing of the other, and the `retry_after_s`
+each refused call is told is within 10% of the real wait (read from the bucket's state, and checked by
+ageing the bucket to just before and to the told time), on the memory, SQLite and Redis stores.
+
+Retry-After: a real HTTP upstream on 127.0.0.1 answers 429/503 with hostile Retry-After values; the call
+fails as rate_limited/upstream_unavailable (never internal), and the wait it shows is the one honoured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import email.utils
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from httpserver import in_thread
+from ledger import importable, make_project, redis_server
+
+pytestmark = pytest.mark.anyio
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+N = 40
+"""Parallel calls in each burst."""
+
+
+@pytest.fixture(scope="module")
+def tasks() -> Iterator[Any]:
+    with importable(EXAMPLES / "tasks" / "src", "tasks_mcp"):
+        import tasks_mcp._generated.runtime.contracts
+        import tasks_mcp._generated.runtime.limits
+        import tasks_mcp._generated.runtime.store_memory
+        import tasks_mcp._generated.runtime.store_sqlite
+
+        yield tasks_mcp._generated.runtime
+
+
+@pytest.fixture(scope="module")
+def weather() -> Iterator[None]:
+    with importable(EXAMPLES / "weather" / "src", "weather_mcp"):
+        yield
+
+
+async def burst(runtime: Any, stores: list[Any], tool: Any, server_limit: Any) -> list[tuple[float | None, float]]:
+    """N parallel calls of `tool` by one caller, spread over `stores` (one store, or two on the same data as
+    two processes would be): each call's told retry_after_s (None when admitted) and when it was answered."""
+
+    async def one(store: Any) -> tuple[float | None, float]:
+        result = await runtime.limits.rate_limited(store, tool, "caller-1", server_limit, "Too many calls.")
+        answered = time.time()
+        if result is None:
+            return None, answered
+        envelope = result.meta["dev.failwell/error"]
+        assert envelope["class"] == "rate_limited"
+        assert f"Retry after {envelope['retry_after_s']:g} s" in result.content[0].text
+        return float(envelope["retry_after_s"]), answered
+
+    return await asyncio.gather(*(one(stores[i % len(stores)]) for i in range(N)))
+
+
+def worst_error(answers: list[tuple[float | None, float]], free_at: float) -> float:
+    """The largest relative error of a refused call's told wait against the real one (until `free_at`)."""
+    refused = [(told, answered) for told, answered in answers if told is not None]
+    errors = [abs(told - (free_at - answered)) / (free_at - answered) for told, answered in refused]
+    assert all(told >= free_at - answered for told, answered in refused), "told to retry before a token is free"
+    return max(errors)
+
+
+async def check_exact(
+    runtime: Any,
+    tool: Any,
+    stores: list[Any],
+    state: Callable[[str], tuple[float, float]],
+    age: Callable[[float], None],
+) -> None:
+    """The scenario on any store, with two copies of `tool`: `limited` (its own limit, 3 calls every 300 s)
+    and `unlimited`. `state(bucket)` reads a bucket's (tokens, updated); `age(s)` moves every bucket `s`
+    seconds into the past, as if that much time had gone by."""
+    server_limit = runtime.contracts.RateLimit(calls=5, per_s=600)  # a token every 120 s
+    own = runtime.contracts.RateLimit(calls=3, per_s=300)  # a token every 100 s
+    limited = dataclasses.replace(tool, name="limited", rate_limit=own)
+    unlimited = dataclasses.replace(tool, name="unlimited", rate_limit=None)
+
+    first = await burst(runtime, stores, limited, server_limit)  # its own limit: 3 calls every 300 s
+    assert sum(told is None for told, _ in first) == 3
+    tokens, updated = state(f"caller-1\x1f{limited.name}")
+    error_own = worst_error(first, updated + (1 - tokens) * 100)
+
+    second = await burst(runtime, stores, unlimited, server_limit)  # the server's 5, of which 3 are used
+    assert sum(told is None for told, _ in second) == 2, "a call refused by the tool's own limit used server budget"
+    tokens, updated = state("caller-1")
+    error_server = worst_error(second, updated + (1 - tokens) * 120)
+    assert max(error_own, error_server) < 0.10
+    print(f"\nN={N}: admitted 3 (own limit 3) then 2 (server's 2 left); worst error {error_own:.4f} {error_server:.4f}")
+
+    told = max(told for told, _ in second if told is not None)
+    age(told * 0.9)
+    assert await runtime.limits.rate_limited(stores[0], unlimited, "caller-1", server_limit, "x") is not None
+    age(told * 0.1)
+    assert await runtime.limits.rate_limited(stores[0], unlimited, "caller-1", server_limit, "x") is None
+
+
+def search_tool() -> Any:
+    from tasks_mcp._generated.tools import tasks_search
+    from tasks_mcp.handlers.tasks_search import handle
+
+    return tasks_search.definition(handle)  # its handler is never run here
+
+
+async def test_memory_limits_are_exact(tasks: Any) -> None:
+    store = tasks.store_memory.MemoryStore()
+
+    def age(seconds: float) -> None:
+        store.buckets = {name: (tokens, updated - seconds) for name, (tokens, updated) in store.buckets.items()}
+
+    await check_exact(tasks, search_tool(), [store], lambda name: store.buckets[name], age)
+
+
+async def test_sqlite_limits_are_exact_across_two_stores_on_one_file(tasks: Any, tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    stores = [tasks.store_sqlite.SQLiteStore(path), tasks.store_sqlite.SQLiteStore(path)]
+
+    def state(name: str) -> tuple[float, float]:
+        with sqlite3.connect(path) as db:
+            row = db.execute("SELECT tokens, updated FROM buckets WHERE bucket = ?", (name,)).fetchone()
+        return float(row[0]), float(row[1])
+
+    def age(seconds: float) -> None:
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE buckets SET updated = updated - ?", (seconds,))
+
+    try:
+        await check_exact(tasks, search_tool(), stores, state, age)
+    finally:
+        for store in stores:
+            await store.aclose()
+
+
+@pytest.mark.slow
+async def test_redis_limits_are_exact_across_two_stores(tmp_path: Path) -> None:
+    src = make_project(tmp_path, "redis")
+    with redis_server() as url, importable(src, "ledger_mcp"):
+        import ledger_mcp._generated.runtime.contracts
+        import ledger_mcp._generated.runtime.limits
+        import ledger_mcp._generated.runtime.store_redis
+        import redis
+        from ledger_mcp._generated.tools import ledger_ping
+        from ledger_mcp.handlers.ledger_ping import handle
+
+        runtime = ledger_mcp._generated.runtime
+        stores = [runtime.store_redis.RedisStore(url), runtime.store_redis.RedisStore(url)]
+        direct = redis.Redis.from_url(url, decode_responses=True)
+        prefix = runtime.store_redis.PREFIX + "bucket:"
+
+        def state(name: str) -> tuple[float, float]:
+            tokens, updated = direct.hmget(prefix + name, "tokens", "updated")
+            return float(tokens), float(updated)
+
+        def age(seconds: float) -> None:
+            for key in direct.scan_iter(prefix + "*"):
+                direct.hincrbyfloat(key, "updated", -seconds)
+
+        try:
+            await check_exact(runtime, ledger_ping.definition(handle), stores, state, age)
+        finally:
+            direct.close()
+            for store in stores:
+                await store.aclose()
+
+
+class Upstream(ThreadingHTTPServer):
+    """A real HTTP upstream on 127.0.0.1 that answers every request `status` with `retry_after`, and records
+    when each request arrived."""
+
+    def __init__(self, status: int, retry_after: str) -> None:
+        self.arrived: list[float] = []
+        upstream = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                upstream.arrived.append(time.monotonic())
+                self.send_response(status)
+                self.send_header("retry-after", retry_after)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+async def call_through(
+    monkeypatch: pytest.MonkeyPatch, status: int, retry_after: str
+) -> tuple[dict[str, Any], Upstream]:
+    """weather_forecast, with a handler that GETs the forecast API once, against an upstream answering
+    `status` with `retry_after`: the result's text and envelope, and the upstream."""
+    from weather_mcp._generated.server import build_server
+
+    async def fetch(params: Any, ctx: Any) -> Any:
+        await ctx.upstreams.forecast_api.get("/forecast")
+
+    upstream = Upstream(status, retry_after)
+    with in_thread(upstream):
+        monkeypatch.setenv("FORECAST_API_URL", upstream.url)
+        server = build_server({"weather_forecast": fetch})
+        try:
+            result = await server.call_tool("weather_forecast", {"place": "Lisbon"})
+        finally:
+            await server.aclose()
+    return {"text": result.content[0].text, **result.meta["dev.failwell/error"]}, upstream
+
+
+def http_date(offset_s: float, form: str) -> str:
+    """An HTTP-date `offset_s` from now in one of RFC 9110's three forms."""
+    if form == "imf":
+        return email.utils.formatdate(time.time() + offset_s, usegmt=True)
+    when = time.gmtime(time.time() + offset_s)
+    if form == "rfc850":
+        return time.strftime("%A, %d-%b-%y %H:%M:%S GMT", when)
+    return time.strftime("%a %b %e %H:%M:%S %Y", when)
+
+
+CAP = 60.0
+HOSTILE = [
+    # (status, Retry-After, the wait shown and honoured, attempts: retries 2; a wait past the 15 s deadline is not
+    # waited, so the call fails at once)
+    (429, "inf", 10.0, 3),  # malformed: the runtime's backoff between attempts, and its default wait shown
+    (429, "NaN", 10.0, 3),
+    (429, "-5", 10.0, 3),
+    (429, "1e308", 10.0, 3),
+    (429, "soon, honestly", 10.0, 3),
+    (429, "9" * 400, CAP, 1),  # huge: the cap, which the 15 s deadline cannot fit
+    (429, "100000000", CAP, 1),
+    (503, "inf", None, 3),
+    (503, "0", 0.0, 3),
+    (503, http_date(-86400, "imf"), 0.0, 3),  # in the past: no wait
+    (503, http_date(-86400, "rfc850"), 0.0, 3),
+    (503, http_date(10**9, "imf"), CAP, 1),  # decades ahead: the cap
+    (429, http_date(10**9, "asctime"), CAP, 1),
+    (503, "Sun, 06 Nov 99999 08:49:37 GMT", None, 3),  # a year Python cannot hold: malformed
+]
+
+
+@pytest.mark.parametrize(("status", "retry_after", "shown", "attempts"), HOSTILE)
+async def test_a_hostile_retry_after_is_a_bounded_wait(
+    weather: None, monkeypatch: pytest.MonkeyPatch, status: int, retry_after: str, shown: float | None, attempts: int
+) -> None:
+    found, upstream = await call_through(monkeypatch, status, retry_after)
+    assert found["class"] == ("rate_limited" if status == 429 else "upstream_unavailable")
+    assert found["retry_after_s"] == shown
+    if shown is not None:
+        assert f"Retry after {shown:g} s" in found["text"]
+    assert len(upstream.arrived) == attempts
+
+
+@pytest.mark.slow
+async def test_the_wait_shown_is_the_wait_honoured(weather: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    found, upstream = await call_through(monkeypatch, 503, "1")
+    gaps = [later - earlier for earlier, later in zip(upstream.arrived, upstream.arrived[1:], strict=False)]
+    assert (found["retry_after_s"], len(gaps)) == (1.0, 2)
+    assert all(1.0 <= gap < 1.5 for gap in gaps), gaps

@@ -332,8 +332,8 @@ def _failure_for(name: str, status: int, retry_after: float | None) -> UpstreamE
 
 def _retry_after(value: str | None) -> float | None:
     """The wait Retry-After asks for, as the whole seconds the runtime will wait and show: delta-seconds or an
-    HTTP-date (RFC 9110), clamped to 0..MAX_RETRY_AFTER_S (a date in the past is 0; a huge number, or a date
-    far ahead, is the cap). None when absent or malformed (a sign, an exponent, inf, NaN, garbage), so the
+    HTTP-date (RFC 9110), clamped to 1..MAX_RETRY_AFTER_S (0 or a date in the past waits, and says, 1 s rather
+    than "Retry after 0 s"; a huge number, or a date far ahead, is the cap). None when absent or malformed (a sign, an exponent, inf, NaN, garbage), so the
     runtime's own backoff applies."""
     text = (value or "").strip()
     if DELTA_SECONDS.fullmatch(text):
@@ -346,4 +346,4 @@ def _retry_after(value: str | None) -> float | None:
         if when.tzinfo is None:
             when = when.replace(tzinfo=UTC)  # asctime and "-0000" carry no zone; HTTP-dates are GMT
         wait = when.timestamp() - time.time()
-    return float(math.ceil(min(max(wait, 0.0), MAX_RETRY_AFTER_S)))
+    return float(math.ceil(min(max(wait, 1.0), MAX_RETRY_AFTER_S)))

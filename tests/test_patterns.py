@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ledger import importable
 
 from conftest import REPO, failwell
 from failwell import new
+from failwell.errors import FailwellError
+from failwell.load import load_text
 from failwell.model import IDEMPOTENCY_KEY
 from failwell.patterns import PatternError, matches, search, translate
 from failwell.pipeline import diagnose
@@ -134,9 +135,9 @@ def spec_patterns() -> list[str]:
     found = {IDEMPOTENCY_KEY["pattern"]}
     for path in [*REPO.glob("examples/*/failwell.yaml"), *REPO.glob("tests/**/*.yaml")]:
         try:
-            found.update(_patterns_in(yaml.safe_load(path.read_text(encoding="utf-8"))))
-        except yaml.YAMLError:
-            continue  # tests/invalid holds a file that is not YAML on purpose
+            found.update(_patterns_in(load_text(path.read_bytes().decode("utf-8", errors="replace"), path.name).data))
+        except FailwellError:
+            continue  # tests/invalid holds files that are not YAML, or hostile, on purpose
     for path in REPO.glob("tests/*.py"):
         found.update(re.findall(r"""pattern: "((?:[^"\\]|\\.)+)"[,}]""", path.read_text(encoding="utf-8")))
     return sorted(found)

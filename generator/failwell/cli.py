@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from . import FailwellError, Result, generate, new, review, schema, validate
+from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE
 from .expand import main as expand_main
 from .wording import render_rows
 
@@ -40,6 +41,9 @@ def _run(action: Callable[[], int | None]) -> None:
             typer.echo(str(diagnostic))
         typer.echo(f"failwell: {exc.message}", err=True)
         raise typer.Exit(exc.exit_code) from None
+    except Exception as exc:  # a bug in failwell, whatever the spec: one line to report, never a traceback
+        typer.echo(f"failwell: {INTERNAL_ERROR} ({exc.__class__.__name__})", err=True)
+        raise typer.Exit(INTERNAL_EXIT_CODE) from None
     raise typer.Exit(code)
 
 

@@ -36,6 +36,11 @@ class FailwellError(Exception):
         self.diagnostics = diagnostics
 
 
+INTERNAL_ERROR = "failwell hit an internal error on this spec; please report it with the spec"
+"""What the CLI prints, with exit code 2, for an exception no spec should cause (a bug in failwell)."""
+INTERNAL_EXIT_CODE = 2
+
+
 def spec_error(diagnostics: list[Diagnostic]) -> FailwellError:
     """The error for a spec with problems: every diagnostic, sorted by position."""
     ordered = tuple(sorted(set(diagnostics), key=lambda d: (d.file, d.line, d.col, d.code, d.message)))

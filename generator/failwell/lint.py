@@ -122,7 +122,10 @@ def _uses(
 def issuer_problem(url: str) -> str | None:
     """What is wrong with an OAuth issuer URL (RFC 8414: https, a host, no query or fragment), or None.
     Plain http is allowed on loopback hosts, for an authorization server run locally while developing."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # such as an unclosed IPv6 host, `https://[::1`
+        return "is not a valid URL"
     if parts.scheme not in ("https", "http") or not parts.hostname:
         return "is not an absolute https URL"
     if parts.scheme == "http" and parts.hostname not in ("127.0.0.1", "localhost", "::1"):
@@ -156,16 +159,33 @@ def _name(
 
 
 class _Linted(Document):
-    """A document plus the paths that failed the schema."""
+    """A document plus the paths that failed the schema, whose data holds only what the schema accepted:
+    each part at a path in `broken` is None, so lint never walks a value of the wrong shape (`upstreams: 5`,
+    `tools: [1]`), while the keys stay and a broken field still counts as declared."""
 
     def __init__(self, doc: Document, broken: frozenset[tuple[str | int, ...]]) -> None:
         self.__dict__.update(doc.__dict__)
         self.broken = broken
+        above = frozenset(path[:end] for path in broken for end in range(len(path)))
+        self.data = _hollow(doc.data, (), broken, above)
 
     def is_broken(self, path: tuple[str | int, ...], *, below: bool = True) -> bool:
         """Whether the schema rejected `path` itself or, with `below`, anything under it."""
         size = len(path)
         return any(b[:size] == path and (below or len(b) <= size + 1) for b in self.broken)
+
+
+def _hollow(value: Any, path: tuple[str | int, ...], broken: frozenset[Any], above: frozenset[Any]) -> Any:
+    """`value` with each part at a path in `broken` replaced by None; copied only along the way to one."""
+    if path in broken:
+        return None
+    if path not in above:
+        return value
+    if isinstance(value, dict):
+        return {key: _hollow(item, (*path, key), broken, above) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_hollow(item, (*path, index), broken, above) for index, item in enumerate(value)]
+    return value
 
 
 def _tool(

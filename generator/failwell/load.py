@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from . import bounds
 from .errors import Diagnostic, spec_error
 
 try:
@@ -56,12 +57,21 @@ class Document:
 
 
 def load_text(text: str, file: str) -> Document:
-    """Parse spec text; raise FailwellError with a diagnostic when it is not a YAML mapping."""
+    """Parse spec text; raise FailwellError with a diagnostic when it is not a YAML mapping, or holds what
+    bounds.py refuses (checked before a reader builds anything, and on the values it built)."""
+    refused = bounds.check_text(text, file) or bounds.scan(text, file)
+    if refused:
+        raise spec_error(refused)
     quick = quickyaml.load(text) if quickyaml is not None else None
     if quick is not None:
         data, positions, key_positions = quick
-        return Document(file=file, data=data, text=text, _positions=positions, _key_positions=key_positions)
-    return _load_with_ruamel(text, file)
+        doc = Document(file=file, data=data, text=text, _positions=positions, _key_positions=key_positions)
+    else:
+        doc = _load_with_ruamel(text, file)
+    refused = bounds.check_values(doc)
+    if refused:
+        raise spec_error(refused)
+    return doc
 
 
 def _load_with_ruamel(text: str, file: str) -> Document:
@@ -73,6 +83,9 @@ def _load_with_ruamel(text: str, file: str) -> Document:
     yaml = YAML(typ="rt")
     try:
         root = yaml.load(text)
+    except RecursionError:  # bounds.scan refuses deep nesting first; this is for a parser that disagrees
+        message = f"nested more than {bounds.MAX_DEPTH} levels deep; a spec needs about 10"
+        raise spec_error([Diagnostic(file, 1, 1, "FW023", message)]) from None
     except DuplicateKeyError as exc:
         raise spec_error([_marked(file, exc, "FW104", _duplicate_message(exc))]) from None
     except MarkedYAMLError as exc:
@@ -98,12 +111,14 @@ def _load_with_ruamel(text: str, file: str) -> Document:
 
 def _plain(node: Any, path: Path_, doc: Document) -> Any:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarbool import ScalarBoolean
 
     if isinstance(node, CommentedMap):
         out: dict[str, Any] = {}
         for key in node:
-            line, col = node.lc.key(key)
-            vline, vcol = node.lc.value(key)
+            owner = _owner(node, key)  # a key a merge (`<<: *anchor`) brought in sits in the anchored mapping
+            line, col = owner.lc.key(key)
+            vline, vcol = owner.lc.value(key)
             child = (*path, str(key))
             doc._key_positions[child] = (line + 1, col + 1)
             doc._positions[child] = (vline + 1, vcol + 1)
@@ -118,12 +133,22 @@ def _plain(node: Any, path: Path_, doc: Document) -> Any:
         return items
     if isinstance(node, str):
         return str(node)
-    if isinstance(node, bool):
+    if isinstance(node, bool | ScalarBoolean):  # ScalarBoolean, an anchored true or false, is an int
         return bool(node)
     if isinstance(node, int):
         return int(node)
     if isinstance(node, float):
         return float(node)
+    return node
+
+
+def _owner(node: Any, key: Any) -> Any:
+    """The mapping of the text that holds `key` of `node`: itself, or the first merged mapping holding it."""
+    if key in (node.lc.data or {}):  # None when every key is merged
+        return node
+    for merged in getattr(node, "merge", ()):
+        if key in merged:
+            return _owner(merged, key)
     return node
 
 

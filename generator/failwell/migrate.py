@@ -12,13 +12,14 @@ from pathlib import Path
 
 from .errors import FailwellError
 from .load import load_text
+from .pipeline import read_spec
 
 CURRENT = 1
 
 
 def migrate(spec: Path) -> list[str]:
     """Bring `spec` to the current format in place; the changes made (none when it is current)."""
-    text = spec.read_text(encoding="utf-8")
+    text = read_spec(spec)  # bounded, and a diagnostic when not UTF-8
     if not _is_format_0(text, str(spec)):
         return []
     from ruamel.yaml import YAML  # imported here: slow to import, and only a format-0 spec needs it

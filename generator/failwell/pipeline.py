@@ -6,6 +6,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from .bounds import MAX_BYTES, decode
 from .errors import Diagnostic, FailwellError, spec_error
 from .lint import lint
 from .load import Document, load_text
@@ -14,10 +15,10 @@ from .validate import validate
 from .wording import lint_wording
 
 
-def diagnose(text: str, file: str) -> list[Diagnostic]:
-    """Every problem in a spec (errors and warnings), without raising."""
+def diagnose(text: str | bytes, file: str) -> list[Diagnostic]:
+    """Every problem in a spec (errors and warnings), without raising; bytes are a spec file's content."""
     try:
-        doc = load_text(text, file)
+        doc = load_text(decode_spec(text, file) if isinstance(text, bytes) else text, file)
     except FailwellError as exc:
         return list(exc.diagnostics)
     return _check(doc)
@@ -25,6 +26,8 @@ def diagnose(text: str, file: str) -> list[Diagnostic]:
 
 def _check(doc: Document) -> list[Diagnostic]:
     problems = validate(doc)
+    if any(d.code == "FW004" for d in problems):
+        return problems  # another format: its parts mean something else, so nothing more is checked
     broken = frozenset(d.path for d in problems)
     problems += lint(doc, broken)
     if any(d.severity == "error" for d in problems):
@@ -51,10 +54,21 @@ def starter_spec_text() -> str:
 
 
 def read_spec(spec: Path) -> str:
-    """A spec file's text; FailwellError saying what to do when it cannot be read."""
+    """A spec file's text; FailwellError saying what to do when it cannot be read, or the diagnostic
+    when it is too large or not UTF-8 (no more than MAX_BYTES + 1 bytes are read)."""
     try:
-        return spec.read_text(encoding="utf-8")
+        with spec.open("rb") as stream:
+            raw = stream.read(MAX_BYTES + 1)
     except FileNotFoundError:
         raise FailwellError(f"{spec}: no such file; pass the path of a failwell.yaml") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise FailwellError(f"{spec}: cannot read the spec ({exc.__class__.__name__})") from None
+    return decode_spec(raw, str(spec))
+
+
+def decode_spec(raw: bytes, file: str) -> str:
+    """A spec file's text, as read_text(encoding="utf-8") gives it; FW022/FW026 when too large or not UTF-8."""
+    text, refused = decode(raw, file)
+    if refused:
+        raise spec_error(refused)
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as read_text reads

@@ -5,10 +5,11 @@ of a thousand tools. libyaml parses the same text far faster but resolves plain 
 (`yes` is true, `0777` octal), so here libyaml only composes the nodes, and plain scalars are resolved
 as ruamel.yaml resolves YAML 1.2. Only documents made of what this module can vouch for are read: a
 mapping at the top; mappings whose keys are strings, each once; sequences; quoted and block scalars;
-plain scalars that are strings, null, true/false, decimal integers or plain decimals. For anything else
-(a tag, an anchor, a merge key, a directive, another number or a timestamp as a plain scalar, unusual
-line breaks, a syntax error) `load` returns None, and load.py asks ruamel.yaml, which gives the same
-values or the same error as ever. tests/test_load.py holds the two to the same data and positions.
+plain scalars that are strings, null, true/false, decimal integers or plain decimals; anchors, aliases
+and merge keys (`<<: *anchor` or a list of them). For anything else (a tag, a directive, another number
+or a timestamp as a plain scalar, unusual line breaks, a syntax error) `load` returns None, and load.py
+asks ruamel.yaml, which gives the same values or the same error as ever. tests/test_load.py holds the two
+to the same data and positions.
 """
 
 from __future__ import annotations
@@ -32,8 +33,7 @@ _TAGGED = "failwell:tagged"
 
 _NEEDS_RUAMEL = re.compile(
     r"""
-     &                                     # an anchor: ruamel.yaml makes an anchored `true` the number 1
-    |\t                                    # a tab: ruamel.yaml refuses some that libyaml takes
+     \t                                    # a tab: ruamel.yaml refuses some that libyaml takes
     |[\x85\u2028\u2029]|\r(?!\n)           # a line break other than \n and \r\n
     |^\ufeff?%                             # a directive: `%YAML 1.1` resolves scalars another way
     |[|>][-+0-9]*(?:\#|[ ]*(?:\#.*)?\r?\n[ ]+\r?\n)
@@ -113,7 +113,13 @@ def load(text: str) -> tuple[dict[str, Any], Positions, Positions] | None:
 
 def _mapping(node: Node, path: Path_, positions: Positions, key_positions: Positions) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    merges: list[Node] = []
     for key_node, value_node in node.value:
+        if isinstance(key_node, ScalarNode) and key_node.tag == _PLAIN and key_node.value == "<<":
+            if merges:
+                raise _Unsupported  # two merge keys: ruamel.yaml says what it makes of them
+            merges = value_node.value if value_node.tag == _SEQUENCE else [value_node]
+            continue
         key = _scalar(key_node)
         if not isinstance(key, str) or key in out:
             raise _Unsupported
@@ -121,7 +127,25 @@ def _mapping(node: Node, path: Path_, positions: Positions, key_positions: Posit
         key_positions[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
         positions[child] = (value_node.start_mark.line + 1, value_node.start_mark.column + 1)
         out[key] = _value(value_node, child, positions, key_positions)
+    for merged in merges:
+        _merge(merged, path, out, positions, key_positions)
     return out
+
+
+def _merge(node: Node, path: Path_, out: dict[str, Any], positions: Positions, key_positions: Positions) -> None:
+    """Add the keys of a merged mapping (`<<: *anchor`) that `out` lacks, each where the anchored mapping has it.
+
+    Keys written in the mapping win over merged ones, and an earlier mapping of a `<<` list over a later one."""
+    if node.tag != _MAPPING:
+        raise _Unsupported  # ruamel.yaml refuses merging anything but a mapping
+    merged_positions: Positions = {}
+    merged_key_positions: Positions = {}
+    merged = _mapping(node, path, merged_positions, merged_key_positions)
+    added = {key: value for key, value in merged.items() if key not in out}
+    out.update(added)
+    depth = len(path)
+    for table, into in ((merged_positions, positions), (merged_key_positions, key_positions)):
+        into.update((where, at) for where, at in table.items() if where[depth] in added)
 
 
 def _value(node: Node, path: Path_, positions: Positions, key_positions: Positions) -> Any:

@@ -8,13 +8,17 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from .errors import Diagnostic
 from .load import Document
 
 _ENUM_CODES = {"effect": ("FW121", "unknown effect"), "class": ("FW122", "unknown failure class")}
+_SIZES = ("minLength", "maxLength", "minItems", "maxItems")
+"""Field constraints whose `maximum` in the schema is a sanity bound (FW028), not a rule of the format."""
+NAME_MAX = 64
+"""The longest name of a server, tool, field, failure or upstream: it becomes a file or a class name."""
 
 
 @cache
@@ -25,9 +29,17 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
+def _is_integer(_checker: object, instance: object) -> bool:
+    """An integer is an int: `5.0` where a count is meant is refused, though JSON Schema calls it an integer."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
 @cache
 def _validator() -> Draft202012Validator:
-    return Draft202012Validator(schema())
+    checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
+    strict = validators.extend(Draft202012Validator, type_checker=checker)  # type: ignore[no-untyped-call]
+    validator: Draft202012Validator = strict(schema())
+    return validator
 
 
 def validate(doc: Document) -> list[Diagnostic]:
@@ -54,13 +66,31 @@ def _diagnose(doc: Document, error: ValidationError) -> list[Diagnostic]:
     if error.validator == "anyOf" and path and isinstance(instance, dict):
         return [doc.diagnostic(path, "FW010", f"{where} needs a `type` (string, integer, ...) or an `enum`")]
     if error.validator in ("oneOf", "anyOf") and error.context:
-        best = min(error.context, key=lambda e: len(list(e.absolute_path)))
+        # the branch of the value's own type says most: `fields: [a_very_long_name]` is a list, not a mapping
+        fitting = [e for e in error.context if not (e.validator == "type" and tuple(e.absolute_path) == path)]
+        best = min(fitting or error.context, key=lambda e: len(list(e.absolute_path)))
         return _diagnose(doc, best)
     if error.validator == "required":
         missing = [name for name in expected if name not in instance]
+        # the path is the missing key's: lint skips the key (absent anyway), not the whole mapping
         return [
-            doc.diagnostic(path, "FW010", f"{where} is missing required key `{name}`", key=True) for name in missing
+            doc.diagnostic((*path, name), "FW010", f"{where} is missing required key `{name}`", key=True)
+            for name in missing
         ]
+    if error.validator == "maxLength" and expected == NAME_MAX:
+        named = "propertyNames" in error.absolute_schema_path
+        name_path = (*path, instance) if named else path
+        message = (
+            f"name {json.dumps(instance[:20] + '...')} is {len(instance)} characters long; names have at most "
+            f"{NAME_MAX}, since each becomes a file, class or function name"
+        )
+        return [doc.diagnostic(name_path, "FW029", message, key=named)]
+    if error.validator == "maximum" and path and path[-1] in _SIZES:
+        message = (
+            f"{where} is {instance}, past failwell's bound of {expected:,}: generated code and tests build values "
+            f"this large; use at most {expected:,}"
+        )
+        return [doc.diagnostic(path, "FW028", message)]
     if error.validator == "additionalProperties":
         allowed = sorted(subschema.get("properties", {}))
         out = []

@@ -4,6 +4,7 @@ what sentence says what is accepted, and a value that fits."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -134,15 +135,23 @@ def _annotation(nested_name: str, spec: dict[str, Any], out: list[ModelClass]) -
             base = "dict[str, Any]"
     else:
         base = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}[kind]
-    constraints = [f"{_CONSTRAINTS[key]}={_constraint_literal(key, spec[key])}" for key in _CONSTRAINTS if key in spec]
+    constraints = [
+        f"{_CONSTRAINTS[key]}={_constraint_literal(key, spec[key], kind)}" for key in _CONSTRAINTS if key in spec
+    ]
     if not constraints or "enum" in spec:
         return base
     return f"Annotated[{base}, Field({', '.join(constraints)})]"
 
 
-def _constraint_literal(key: str, value: Any) -> str:
+_INTEGER_BOUND = {"minimum": math.ceil, "exclusiveMinimum": math.floor, "maximum": math.floor}
+"""The integer bound that allows the same integers as a fractional one (`exclusiveMaximum`: ceil)."""
+
+
+def _constraint_literal(key: str, value: Any, kind: str) -> str:
     if key == "pattern":  # the published schema keeps the spec's pattern; the model runs its Rust translation
         return string(patterns.translate(value).rust)
+    if kind == "integer" and isinstance(value, float) and not value.is_integer():
+        return inline(_INTEGER_BOUND.get(key, math.ceil)(value))  # pydantic's int checks take integer bounds only
     return inline(value)
 
 
@@ -231,7 +240,7 @@ def make_example(spec: dict[str, Any]) -> Any:
     kind = json_type(spec)
     if kind == "string":
         if "pattern" in spec:
-            return pattern_example(spec["pattern"])
+            return _pattern_value(spec)
         return "example"[: spec.get("maxLength", 7)].ljust(spec.get("minLength", 0), "x")
     if kind in ("integer", "number"):
         return _number_example(spec, kind)
@@ -249,15 +258,59 @@ def example_arguments(fields: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {name: make_example(spec) for name, spec in fields.items() if is_required(spec)}
 
 
+@dataclass(frozen=True)
+class Bound:
+    """The tighter of a numeric field's inclusive and exclusive bounds on one side."""
+
+    value: int | float
+    strict: bool
+
+
+def bounds(spec: dict[str, Any]) -> tuple[Bound | None, Bound | None]:
+    """(lower, upper): the tightest bound on each side, or None where there is none."""
+
+    def tightest(inclusive: str, exclusive: str, tighter: int) -> Bound | None:
+        found = [Bound(spec[key], key == exclusive) for key in (inclusive, exclusive) if _is_number(spec.get(key))]
+        if not found:
+            return None
+        return max(found, key=lambda b: (b.value * tighter, b.strict))
+
+    return tightest("minimum", "exclusiveMinimum", 1), tightest("maximum", "exclusiveMaximum", -1)
+
+
+def integer_bounds(spec: dict[str, Any]) -> tuple[int | None, int | None]:
+    """The least and greatest integers an integer field allows (None where unbounded)."""
+    low, high = bounds(spec)
+    least = None if low is None else (math.floor(low.value) + 1 if low.strict else math.ceil(low.value))
+    greatest = None if high is None else (math.ceil(high.value) - 1 if high.strict else math.floor(high.value))
+    return least, greatest
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _number_example(spec: dict[str, Any], kind: str) -> int | float:
-    low = spec.get("minimum", spec.get("exclusiveMinimum"))
-    high = spec.get("maximum", spec.get("exclusiveMaximum"))
-    value: float = 1
-    if low is not None:
-        value = max(value, low + (1 if "exclusiveMinimum" in spec and "minimum" not in spec else 0))
-    if high is not None and value > high:
-        value = high - (1 if "exclusiveMaximum" in spec and "maximum" not in spec else 0)
-    return int(value) if kind == "integer" else float(value)
+    """1 when the field allows it, else a value near its bounds that it allows (exact for any finite bounds)."""
+    if kind == "integer":
+        least, greatest = integer_bounds(spec)
+        if least is not None and least > 1:
+            return least
+        return greatest if greatest is not None and greatest < 1 else 1
+    low, high = bounds(spec)
+    candidates = [1.0]
+    for bound, away in ((low, math.inf), (high, -math.inf)):
+        if bound is not None:
+            value = float(bound.value)
+            step = 1.0 if away > 0 else -1.0
+            candidates += [value, value + step, math.nextafter(value, away)]
+    return next((c for c in candidates if _within(c, low, high)), 1.0)
+
+
+def _within(value: float, low: Bound | None, high: Bound | None) -> bool:
+    above = low is None or value > low.value or (value == low.value and not low.strict)
+    below = high is None or value < high.value or (value == high.value and not high.strict)
+    return above and below
 
 
 def _pattern(validator: Any, pattern: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
@@ -281,6 +334,18 @@ def fits(value: Any, spec: dict[str, Any]) -> str | None:
     """None when `value` passes the field's published schema, else the reason it does not."""
     error = next(iter(_Validator(_published(spec)).iter_errors(value)), None)
     return None if error is None else str(error.message)
+
+
+def _pattern_value(spec: dict[str, Any]) -> str | None:
+    """A string matching the field's pattern within its length limits: the pattern's made-up example, else
+    that example lengthened (repeated, or its last or first character repeated) to the minimum length; None
+    when none of these fits."""
+    made = pattern_example(spec["pattern"])
+    if not made:
+        return made
+    short = max(0, int(spec.get("minLength", 0)) - len(made))
+    candidates = [made, made * (1 + -(-short // len(made))), made + made[-1] * short, made[0] * short + made]
+    return next((value for value in candidates if fits(value, spec) is None), None)
 
 
 def pattern_example(pattern: str) -> str | None:

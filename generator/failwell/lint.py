@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 import string
 from typing import Any
 from urllib.parse import urlsplit
 
 from . import fields as f
-from . import patterns
+from . import naming, patterns
 from .errors import Diagnostic
 from .load import Document
-from .naming import DEFAULT_TOKENS_ENV, RESERVED_FAILURE_NAMES, RESERVED_FIELD_NAMES, pascal, problem_with_name
+from .naming import (
+    DEFAULT_TOKENS_ENV,
+    RESERVED_FAILURE_FIELD_NAMES,
+    RESERVED_FAILURE_NAMES,
+    RESERVED_FIELD_NAMES,
+    pascal,
+    problem_with_name,
+)
 
 _TYPE_ONLY = {
     "pattern": "string", "minLength": "string", "maxLength": "string",
@@ -86,6 +94,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
                         f"add `auth: {{}}` under `server:` (tokens from {DEFAULT_TOKENS_ENV}), or remove `scopes`"
                     )
                     out.append(doc.diagnostic(("tools", name, "scopes"), "FW136", message, key=True))
+    _buildable(doc, out)
     return out
 
 
@@ -299,7 +308,7 @@ def _failure(
     declared = failure.get("fields", [])
     declared_names = [n for n in declared if isinstance(n, str)] if isinstance(declared, list | dict) else []
     for name in declared_names:
-        _name(doc, out, (*path, "fields"), name, "failure field", RESERVED_FIELD_NAMES | {"self"})
+        _name(doc, out, (*path, "fields"), name, "failure field", RESERVED_FAILURE_FIELD_NAMES)
         if name in inputs:
             message = f"failure field `{name}` has the name of an input field, whose value fills {{{name}}} already"
             out.append(doc.diagnostic((*path, "fields"), "FW104", message))
@@ -420,7 +429,7 @@ def _field(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], spe
     if isinstance(spec.get("properties"), dict):
         _fields(doc, out, (*path, "properties"), spec["properties"])
     needs_example = f.is_required(spec) and kind == "string" and "pattern" in spec and not f.example_values(spec)
-    if needs_example and f.make_example(spec) is None:
+    if needs_example and f.pattern_example(spec["pattern"]) is None:
         message = "cannot make up a value matching this pattern for generated tests; add an `example`"
         out.append(doc.diagnostic((*path, "pattern"), "FW131", message))
 
@@ -467,3 +476,173 @@ def _is_kind(value: Any, kind: str) -> bool:
     if kind == "number":
         return isinstance(value, int | float)
     return kind == "string" and isinstance(value, str)
+
+
+# What the generated project could not be built from although the schema allows it (FW150-FW159).
+
+_PEP440 = re.compile(
+    r"v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*"
+    r"(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?"
+    r"(?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?"
+    r"(?:[-_.]?dev[-_.]?[0-9]*)?"
+    r"(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?",
+    re.IGNORECASE,
+)
+"""A version PEP 440 accepts (its appendix's pattern, without surrounding whitespace)."""
+
+
+def _buildable(doc: _Linted, out: list[Diagnostic]) -> None:
+    """Names that would collide in the generated code, constraints no value meets, no tools, a version
+    packaging refuses."""
+    server = doc.data.get("server") if isinstance(doc.data.get("server"), dict) else {}
+    assert isinstance(server, dict)
+    package = server.get("package")
+    why = naming.reserved_package_name(package) if isinstance(package, str) else None
+    if why and not problem_with_name(str(package), "package"):
+        message = f"package `{package}`: {why}; pick another name, such as `{package}_mcp`"
+        out.append(doc.diagnostic(("server", "package"), "FW153", message))
+    version = server.get("version")
+    if isinstance(version, str | int | float) and not isinstance(version, bool) and not _PEP440.fullmatch(str(version)):
+        message = f"version {str(version)!r} is not a PEP 440 version, which the package needs; such as 1.0.0 or 1.0rc1"
+        out.append(doc.diagnostic(("server", "version"), "FW159", message))
+    tools = doc.data.get("tools")
+    if tools == {}:
+        message = "the server has no tools; declare at least one under `tools:`"
+        out.append(doc.diagnostic(("tools",), "FW158", message, key=True))
+    if not isinstance(tools, dict):
+        return
+    claimed: dict[str, tuple[str | int, ...]] = {}
+    for name, tool in tools.items():
+        path: tuple[str | int, ...] = ("tools", name)
+        if not isinstance(name, str) or problem_with_name(name, "tool"):
+            continue
+        why = naming.reserved_tool_name(name)
+        if why:
+            out.append(doc.diagnostic(path, "FW150", f"tool name `{name}`: {why}; pick another name", key=True))
+        becomes = {
+            f"the name `{name}` in _generated/server.py": f"server:{name}",
+            f"the name `{name}_handler` in _generated/server.py": f"server:{name}_handler",
+            f"a test file named test_{name}.py": f"test:test_{name}",
+            f"a test file named test_{name}_errors.py": f"test:test_{name}_errors",
+        }
+        _claim(doc, out, claimed, path, f"tool `{name}`", becomes)
+        if isinstance(tool, dict):
+            _tool_buildable(doc, out, path, tool)
+
+
+def _claim(
+    doc: _Linted,
+    out: list[Diagnostic],
+    claimed: dict[str, tuple[str | int, ...]],
+    path: tuple[str | int, ...],
+    what: str,
+    becomes: dict[str, str],
+) -> None:
+    """Claim each generated identifier in `becomes` (shown -> key) for `path`; FW154 naming both places when
+    another name of the spec claimed it first."""
+    for shown, key in becomes.items():
+        other = claimed.setdefault(key, path)
+        if other != path:
+            line, col = doc.position(other, key=True)
+            message = f"{what} and the name at {doc.file}:{line}:{col} both become {shown}; rename one of them"
+            out.append(doc.diagnostic(path, "FW154", message, key=True))
+            return
+
+
+def _tool_buildable(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], tool: dict[str, Any]) -> None:
+    claimed: dict[str, tuple[str | int, ...]] = {}
+    models: list[tuple[str, tuple[str | int, ...]]] = []
+    for section, root in (("input", "Input"), ("output", "Output")):
+        fields = tool.get(section)
+        if isinstance(fields, dict):
+            _fields_buildable(doc, out, (*path, section), fields)
+            _models(root, fields, (*path, section), models)
+    for model, where in models:
+        _claim(doc, out, claimed, where, f"`{where[-1]}`", {f"the model class {model}": model})
+    failures = tool.get("failures")
+    for fname in failures if isinstance(failures, dict) else ():
+        fpath = (*path, "failures", fname)
+        if not isinstance(fname, str) or problem_with_name(fname, "failure", naming.RESERVED_FAILURE_NAMES):
+            continue
+        class_name = pascal(fname)
+        if class_name in {"Input", "Output", "Item"} or class_name in _nested_names("Input", tool.get("input") or {}):
+            continue  # FW104
+        why = naming.reserved_class_name(class_name) or (
+            f"the tool module already has the model {class_name}" if class_name in {m for m, _ in models} else None
+        )
+        if why:
+            out.append(doc.diagnostic(fpath, "FW151", f"failure `{fname}` becomes class {class_name}: {why}", key=True))
+            continue
+        _claim(
+            doc, out, claimed, fpath, f"failure `{fname}`", {f"the class {class_name} of the tool module": class_name}
+        )
+
+
+def _models(
+    prefix: str, fields: dict[str, Any], path: tuple[str | int, ...], found: list[tuple[str, tuple[str | int, ...]]]
+) -> None:
+    """Each generated model class of these fields (named as fields.models names them) and its field's path."""
+    for name, spec in fields.items():
+        if isinstance(name, str) and isinstance(spec, dict):
+            _model_of(f"{prefix}{pascal(name)}", spec, (*path, name), found)
+
+
+def _model_of(
+    name: str, spec: dict[str, Any], path: tuple[str | int, ...], found: list[tuple[str, tuple[str | int, ...]]]
+) -> None:
+    if "enum" in spec:
+        return
+    kind = f.json_type(spec)
+    if kind == "object" and isinstance(spec.get("properties"), dict) and spec["properties"]:
+        found.append((name, path))
+        _models(name, spec["properties"], (*path, "properties"), found)
+    if kind == "array" and isinstance(spec.get("items"), dict):
+        _model_of(f"{name}Item", spec["items"], (*path, "items"), found)
+
+
+def _fields_buildable(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], fields: dict[str, Any]) -> None:
+    for name, spec in fields.items():
+        fpath = (*path, name)
+        if isinstance(name, str) and not problem_with_name(name, "field", RESERVED_FIELD_NAMES):
+            why = naming.reserved_model_field_name(name)
+            if why:
+                out.append(doc.diagnostic(fpath, "FW152", f"field name `{name}`: {why}; pick another name", key=True))
+        if isinstance(spec, dict) and not doc.is_broken(fpath):
+            _constraints(doc, out, fpath, spec)
+            if isinstance(spec.get("properties"), dict):
+                _fields_buildable(doc, out, (*fpath, "properties"), spec["properties"])
+            items = spec.get("items")
+            if isinstance(items, dict):
+                _constraints(doc, out, (*fpath, "items"), items)
+                if isinstance(items.get("properties"), dict):
+                    _fields_buildable(doc, out, (*fpath, "items", "properties"), items["properties"])
+
+
+def _constraints(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], spec: dict[str, Any]) -> None:
+    """A numeric range no value (or no integer) is in; a pattern whose strings the length limits refuse."""
+    kind = f.json_type(spec)
+    if kind in ("integer", "number"):
+        low, high = f.bounds(spec)
+        if low is None or high is None:
+            return
+        if low.value > high.value and not (low.strict or high.strict):
+            return  # FW132
+        low_key = "exclusiveMinimum" if low.strict else "minimum"
+        high_key = "exclusiveMaximum" if high.strict else "maximum"
+        if low.value > high.value or (low.value == high.value and (low.strict or high.strict)):
+            message = f"`{low_key}` {low.value} and `{high_key}` {high.value} leave no value between them"
+            out.append(doc.diagnostic((*path, low_key), "FW155", message))
+            return
+        least, greatest = f.integer_bounds(spec)
+        if kind == "integer" and least is not None and greatest is not None and least > greatest:
+            message = f"no integer is in the range `{low_key}` {low.value} to `{high_key}` {high.value}"
+            out.append(doc.diagnostic((*path, low_key), "FW156", message))
+    has_lengths = "minLength" in spec or "maxLength" in spec
+    if kind == "string" and isinstance(spec.get("pattern"), str) and has_lengths and not f.example_values(spec):
+        made = f.pattern_example(spec["pattern"])
+        if made is not None and "default" not in spec and f.make_example(spec) is None:
+            message = (
+                f"pattern {spec['pattern']} matches strings such as {made!r}, which the length limits refuse, and "
+                "failwell can make up no string that fits both; add an `example` that does, or change the limits"
+            )
+            out.append(doc.diagnostic((*path, "pattern"), "FW157", message))

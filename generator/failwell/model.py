@@ -11,7 +11,7 @@ from . import fields as f
 from . import messages
 from .lint import default_deadline, placeholders
 from .naming import DEFAULT_TOKENS_ENV, pascal
-from .pyliteral import assignment, docstring, fitted, inline, literal, string
+from .pyliteral import assignment, docstring, fitted, inline, literal, number, string, toml_string
 
 SPEC_FILE = "failwell.yaml"
 _FIELD_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
@@ -22,6 +22,9 @@ _ANNOTATIONS = {
     "write": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
     "destructive": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
 }
+REFERENCE_MARK = "\x00\ufdd0reference\ufdd0\x00"
+"""Stands for the reference id while an expected message is composed, so a literal `{reference}` in the
+spec's words (written `{{reference}}`) stays literal in the generated test."""
 _WRONG_VALUES: dict[str, Any] = {
     "string": 12345,
     "integer": "not a number",
@@ -150,6 +153,8 @@ class Project:
     version_literal: str
     description: str
     description_literal: str
+    description_toml: str
+    """The description as a one-line TOML string, for pyproject.toml."""
     description_line: str
     instructions_line: str
     tools: tuple[Tool, ...]
@@ -213,6 +218,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         version_literal=string(version),
         description=description,
         description_literal=string(description),
+        description_toml=toml_string(description),
         description_line=docstring(description or f"The {name} MCP server."),
         instructions_line=assignment("INSTRUCTIONS", string(description), 0),
         tools=tools,
@@ -223,7 +229,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         store=store if needs_store else "",
         store_expression=_store_expression(store, server, name) if needs_store else "None",
         rate_limit=_rate_limit(server.get("rate_limit")),
-        idempotency_ttl_s=repr(float(server.get("idempotency_ttl_s", 86_400))),
+        idempotency_ttl_s=number(float(server.get("idempotency_ttl_s", 86_400))),
         environment=_environment(data, store if needs_store else "", name),
         tool_names_line=fitted("TOOL_NAMES = ", [name for name, _ in tool_specs], "", 0),
         auth=auth is not None,
@@ -312,7 +318,7 @@ def _output_schema(spec: dict[str, Any], outputs: dict[str, Any] | None) -> dict
 
 def _rate_limit(spec: dict[str, Any] | None) -> str:
     """The `RateLimit(...)` expression of a limit, or empty when there is none."""
-    return f"RateLimit(calls={int(spec['calls'])}, per_s={float(spec['per_s'])!r})" if spec else ""
+    return f"RateLimit(calls={int(spec['calls'])}, per_s={number(float(spec['per_s']))})" if spec else ""
 
 
 def _store_expression(kind: str, server: dict[str, Any], name: str) -> str:
@@ -332,10 +338,10 @@ def _upstream(name: str, spec: dict[str, Any]) -> Upstream:
     arguments = {
         "name": string(name),
         "base_url_env": string(spec["base_url_env"]),
-        "timeout_s": repr(float(spec["timeout_s"])),
-        "retries": repr(int(spec.get("retries", 2))),
-        "breaker_failures": repr(int(breaker.get("failures", 5))),
-        "breaker_reset_s": repr(float(breaker.get("reset_s", 30))),
+        "timeout_s": number(float(spec["timeout_s"])),
+        "retries": number(int(spec.get("retries", 2))),
+        "breaker_failures": number(int(breaker.get("failures", 5))),
+        "breaker_reset_s": number(float(breaker.get("reset_s", 30))),
     }
     lines = "".join(f"        {key}={value},\n" for key, value in arguments.items())
     return Upstream(name, f"UpstreamConfig(\n{lines}    )")
@@ -441,7 +447,9 @@ def _tool(
         scopes_line=fitted("scopes=", scopes, ",", 8),
         scopes_list=inline(scopes),
         scope_expected_line=assignment(
-            "expected", string(scope_text(name, spec["effect"], first_scope, scope_message)), 4
+            "expected",
+            string(with_reference(scope_text(name, spec["effect"], first_scope, scope_message, REFERENCE_MARK))),
+            4,
         ),
         scope_envelope=literal(_scope_envelope(first_scope), 4),
         upstream_env=string(upstream_envs.get((spec.get("upstreams") or [""])[0], "")),
@@ -462,6 +470,12 @@ def scope_text(tool: str, effect: str, scope: str, template: str, reference: str
     """What a caller whose token grants no scope reads from `tool` (with `{reference}` left in by default)."""
     values = {"tool": tool, "scope": scope, "granted": "none", "reference": reference}
     return messages.compose(template, "permission_denied", effect, values)
+
+
+def with_reference(text: str) -> str:
+    """An expected message as a `str.format` template whose one field is `{reference}`: the message's own
+    braces doubled, `REFERENCE_MARK` made the field."""
+    return text.replace("{", "{{").replace("}", "}}").replace(REFERENCE_MARK, "{reference}")
 
 
 def _scope_envelope(scope: str) -> dict[str, Any]:
@@ -565,6 +579,7 @@ def _failure(
     template = failure_template(spec, defaults)
     params = failure_params(spec["class"], spec.get("fields") or [])
     arguments, kwargs, values = example_values(template, params, tool, inputs, example)
+    values["reference"] = REFERENCE_MARK
     changed = spec.get("changed")
     expected = messages.compose(
         template, spec["class"], effect, values, changed, keyed, bool(tool_spec.get("rerun_safe"))
@@ -599,6 +614,6 @@ def _failure(
         super_kwargs=super_kwargs,
         example_kwargs=", ".join(f"{k}={literal(v)}" for k, v in kwargs.items()),
         test_arguments=literal(arguments, 4),
-        expected_line=assignment("expected", string(expected), 4),
+        expected_line=assignment("expected", string(with_reference(expected)), 4),
         expected_envelope=literal(envelope, 4),
     )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
+import sys
 
 IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -12,6 +14,10 @@ RESERVED_FIELD_NAMES = frozenset(
     | {"tool", "reference", "retry_after_s", "deadline_s"}
 )
 """Input and output field names the generated models or handlers already use."""
+
+RESERVED_FAILURE_FIELD_NAMES = RESERVED_FIELD_NAMES | {"self", "changed", "super"}
+"""Failure field names: the keyword arguments of a failure's generated `__init__(self, *, <fields>, changed)`,
+which calls `super()`."""
 
 DEFAULT_TOKENS_ENV = "MCP_TOKENS"
 """Where the default verifier finds bearer tokens when `server.auth.tokens_env` does not say."""
@@ -35,4 +41,104 @@ def problem_with_name(name: str, kind: str, reserved: frozenset[str] = frozenset
         return "FW102", f"{kind} name `{name}` is a Python keyword; pick another name"
     if name in reserved or name.startswith("model_"):
         return "FW103", f"{kind} name `{name}` is reserved by the generated code; pick another name"
+    return None
+
+
+# What each kind of spec name becomes, and so what it must not be (FW150-FW154). tests/test_acceptance.py
+# renders projects and holds every name the generated modules bind or read to these lists.
+
+BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_"))
+"""Python's builtins: a generated module-level name that is one of them shadows it."""
+
+SERVER_NAMES = frozenset(
+    {"serve", "required_env", "sqlite_path", "build_server", "main"}
+    | {"handlers", "deadlines", "store", "chosen", "argv", "verifier"}
+)
+"""A tool `t` is the module `_generated/tools/t.py` and `handlers/t.py`, and `_generated/server.py` imports
+both, as `t` and `t_handler`, next to these names (its imports, functions, parameters and locals; its
+constants are upper case, which a tool name cannot be) and the builtins it calls."""
+
+GENERATED_TESTS = frozenset({"http", "stdio", "server"})
+"""`tests/generated/test_<t>.py` files every project has: a tool's own `tests/test_<t>.py` may not share a
+file name with one (pytest imports test files by their base name)."""
+
+RESERVED_TOOL_NAMES = SERVER_NAMES | GENERATED_TESTS | BUILTINS
+"""Tool names that collide with a name of the generated server module, a generated test, or a builtin."""
+
+TOOL_MODULE_NAMES = frozenset(
+    {"Awaitable", "Callable", "Annotated", "Any", "Literal", "BaseModel", "ConfigDict", "Field"}
+    | {"Changed", "Batch", "RateLimit", "ToolContext", "ToolDefinition", "ToolFailure", "Upstream"}
+    | {"NAME", "ACCEPTS", "Input", "Output", "Item", "Upstreams", "Context", "Handler", "Reconcile"}
+)
+"""The names of a per-tool module `_generated/tools/<t>.py` that a failure's class name (`pascal(name)`)
+could be: its imports, models, aliases and constants (its nested models, `Input...` and `Output...`, are
+checked per tool)."""
+
+BASEMODEL_ATTRIBUTES = frozenset(
+    {"construct", "copy", "dict", "from_orm", "json", "parse_file", "parse_obj", "parse_raw", "schema"}
+    | {"schema_json", "update_forward_refs", "validate", "model_computed_fields", "model_config"}
+    | {"model_construct", "model_copy", "model_dump", "model_dump_json", "model_extra", "model_fields"}
+    | {"model_fields_set", "model_json_schema", "model_parametrized_name", "model_post_init", "model_rebuild"}
+    | {"model_validate", "model_validate_json", "model_validate_strings"}
+)
+"""The public attributes of pydantic's `BaseModel` (a test holds this to `dir(pydantic.BaseModel)`): the
+generated Input and Output models are BaseModels, so a field of that name would shadow one."""
+
+MODEL_BODY_NAMES = frozenset({"str", "int", "float", "bool", "list", "dict"})
+"""Builtins the annotations in a generated model's class body read: a field of that name with a default
+would rebind it for the fields after it."""
+
+RESERVED_MODEL_FIELD_NAMES = BASEMODEL_ATTRIBUTES | MODEL_BODY_NAMES
+"""Input and output field names a generated pydantic model cannot have."""
+
+DEPENDENCY_IMPORTS = frozenset(
+    {"mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "httpx", "httpx2", "starlette", "uvicorn"}
+    | {"redis", "sse_starlette", "jsonschema", "typing_extensions", "typing_inspection", "annotated_types"}
+    | {"jwt", "multipart", "python_multipart", "opentelemetry", "sniffio", "idna", "h11", "httpcore", "certifi"}
+    | {"pytest", "_pytest", "pluggy", "iniconfig", "packaging", "mypy", "ruff", "hatchling"}
+)
+"""What the generated project imports, and what its dependencies (mcp's own) and test tools import (a test
+holds the template's imports and mcp's requirements to this)."""
+
+RESERVED_PACKAGE_NAMES = frozenset(sys.stdlib_module_names) | DEPENDENCY_IMPORTS
+"""Package names that would shadow a standard library module or a dependency on `sys.path`."""
+
+
+def reserved_tool_name(name: str) -> str | None:
+    """Why a tool name collides with a generated name, or None."""
+    if name in BUILTINS:
+        return f"`{name}` is a Python builtin, which the generated server module would shadow"
+    if name in GENERATED_TESTS:
+        return f"its tests would be tests/test_{name}.py, the name of the generated tests/generated/test_{name}.py"
+    if name in SERVER_NAMES:
+        return f"`_generated/server.py` imports each tool module by its name, and already uses `{name}`"
+    return None
+
+
+def reserved_class_name(name: str) -> str | None:
+    """Why a failure's class name collides with a name of its tool's module, or None."""
+    if keyword.iskeyword(name):
+        return f"{name} is a Python keyword"
+    if name in BUILTINS:
+        return f"{name} is a Python builtin, which the tool module would shadow"
+    if name in TOOL_MODULE_NAMES:
+        return f"the tool module already defines or imports {name}"
+    return None
+
+
+def reserved_model_field_name(name: str) -> str | None:
+    """Why an input or output field name cannot be an attribute of a generated pydantic model, or None."""
+    if name in BASEMODEL_ATTRIBUTES:
+        return f"`{name}` is an attribute of pydantic's BaseModel, which the generated models derive from"
+    if name in MODEL_BODY_NAMES:
+        return f"`{name}` is a type the generated model's annotations use"
+    return None
+
+
+def reserved_package_name(name: str) -> str | None:
+    """Why a package name would shadow a module the generated project imports, or None."""
+    if name in sys.stdlib_module_names:
+        return f"`{name}` is a Python standard library module, which the package would shadow"
+    if name in DEPENDENCY_IMPORTS:
+        return f"`{name}` is what the generated project (or a dependency of it) imports"
     return None

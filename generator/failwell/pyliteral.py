@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import json
+import math
+import re
 from typing import Any
 
 
@@ -24,15 +25,33 @@ def literal(value: Any, indent: int = 0) -> str:
     if value is None or isinstance(value, bool):
         return repr(value)
     if isinstance(value, int | float):
-        return repr(value)
+        return number(value)
     raise TypeError(f"no Python literal for {type(value).__name__}")
 
 
+def number(value: int | float) -> str:
+    """A number exactly (`repr` round-trips every float), written as `ruff format` writes it (`1e16`, not
+    `1e+16`); ValueError for infinity and NaN, which have no literal."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{value!r} has no Python literal")
+    return repr(value).replace("e+", "e")
+
+
 def string(text: str) -> str:
-    """A string literal quoted the way ruff's formatter prefers (double quotes unless that adds escapes)."""
-    if '"' in text and "'" not in text:
-        return repr(text)
-    return json.dumps(text, ensure_ascii=False)
+    """A string literal for any text, quoted the way ruff's formatter prefers: double quotes unless the text
+    holds more double than single quotes. Whatever does not print plainly (C0 and C1 controls, DEL, line and
+    paragraph separators, format characters, lone surrogates) is escaped as `repr` escapes it, so the source
+    holds only printable characters."""
+    quote = "'" if text.count('"') > text.count("'") else '"'
+    return quote + "".join(_escaped(char, quote) for char in text) + quote
+
+
+def _escaped(char: str, quote: str) -> str:
+    if char == quote or char == "\\":
+        return "\\" + char
+    if char in "'\"":
+        return char
+    return repr(char)[1:-1]
 
 
 def inline(value: Any) -> str:
@@ -45,9 +64,31 @@ def inline(value: Any) -> str:
 
 
 def docstring(text: str) -> str:
-    """Text that is safe inside a one-line triple-quoted docstring."""
-    flat = " ".join(text.split()).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    return flat[:-1] + '\\"' if flat.endswith('"') else flat
+    """Text that is safe inside a one-line triple-quoted docstring, as `ruff format` keeps it: whitespace runs
+    (line separators too) become one space; backslashes, what does not print plainly, a run of three or more
+    quotes and a quote at either end are escaped."""
+    flat = "".join(_escaped(char, "") for char in " ".join(text.split()))
+    return _QUOTES.sub(lambda found: '\\"' * len(found.group()), flat)
+
+
+_QUOTES = re.compile(r'"{3,}|^"|"+$')
+
+
+def toml_string(text: str) -> str:
+    """A one-line TOML basic string (pyproject's `description` is one line of package metadata): whitespace
+    runs become one space, what does not print plainly is `\\u` escaped, and a lone surrogate, which TOML
+    cannot hold, becomes U+FFFD."""
+    out = []
+    for char in " ".join(text.split()):
+        if "\ud800" <= char <= "\udfff":
+            char = "\ufffd"
+        if char in '"\\':
+            out.append("\\" + char)
+        elif char.isprintable():
+            out.append(char)
+        else:
+            out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
+    return '"' + "".join(out) + '"'
 
 
 LINE_LENGTH = 120

@@ -71,7 +71,7 @@ async def test_declared_failure_not_allowed() -> None:
     assert outcome.is_error
     reference = outcome.envelope["reference"]
     assert reference.startswith("ERR-")
-    assert outcome.text == expected.replace("{reference}", reference)
+    assert outcome.text == expected.format(reference=reference)
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "permission_denied",
@@ -98,7 +98,7 @@ async def test_declared_failure_unknown_assignee() -> None:
     assert outcome.is_error
     reference = outcome.envelope["reference"]
     assert reference.startswith("ERR-")
-    assert outcome.text == expected.replace("{reference}", reference)
+    assert outcome.text == expected.format(reference=reference)
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "invalid_input",
@@ -122,7 +122,7 @@ async def test_declared_failure_board_full() -> None:
     assert outcome.is_error
     reference = outcome.envelope["reference"]
     assert reference.startswith("ERR-")
-    assert outcome.text == expected.replace("{reference}", reference)
+    assert outcome.text == expected.format(reference=reference)
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "conflict",
@@ -146,7 +146,7 @@ async def test_declared_failure_too_many_new_tasks() -> None:
     assert outcome.is_error
     reference = outcome.envelope["reference"]
     assert reference.startswith("ERR-")
-    assert outcome.text == expected.replace("{reference}", reference)
+    assert outcome.text == expected.format(reference=reference)
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "rate_limited",
@@ -184,7 +184,7 @@ async def test_a_token_without_the_scope_is_refused_before_the_handler_runs() ->
         outcome = await call_tool(tool.NAME, VALID, never_called)
     assert outcome.is_error
     expected = "tasks_create needs the tasks:write scope, which this assistant's token does not grant (it grants: none). Tell your person that a board admin can issue a token with tasks:write. Nothing was changed. Retrying will not help until the permission is granted."
-    assert outcome.text == expected.replace("{reference}", outcome.envelope["reference"])
+    assert outcome.text == expected.format(reference=outcome.envelope["reference"])
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "permission_denied",

@@ -41,7 +41,8 @@ def message(response: httpx2.Response) -> Any:
     """The JSON-RPC message of a response, sent as JSON or as one SSE event."""
     if response.headers["content-type"].startswith("application/json"):
         return response.json()
-    return json.loads([line[6:] for line in response.text.splitlines() if line.startswith("data: ")][-1])
+    lines = response.text.replace("\r\n", "\n").split("\n")  # SSE lines; splitlines() would split at U+2028 too
+    return json.loads([line[6:] for line in lines if line.startswith("data: ")][-1])
 
 
 async def test_health_needs_no_token_and_says_nothing_else() -> None:

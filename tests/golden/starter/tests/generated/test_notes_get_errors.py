@@ -69,7 +69,7 @@ async def test_declared_failure_note_missing() -> None:
     assert outcome.is_error
     reference = outcome.envelope["reference"]
     assert reference.startswith("ERR-")
-    assert outcome.text == expected.replace("{reference}", reference)
+    assert outcome.text == expected.format(reference=reference)
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "not_found",

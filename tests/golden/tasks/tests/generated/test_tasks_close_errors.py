@@ -69,7 +69,7 @@ async def test_declared_failure_task_missing() -> None:
     assert outcome.is_error
     reference = outcome.envelope["reference"]
     assert reference.startswith("ERR-")
-    assert outcome.text == expected.replace("{reference}", reference)
+    assert outcome.text == expected.format(reference=reference)
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "not_found",
@@ -92,7 +92,7 @@ async def test_declared_failure_already_closed() -> None:
     assert outcome.is_error
     reference = outcome.envelope["reference"]
     assert reference.startswith("ERR-")
-    assert outcome.text == expected.replace("{reference}", reference)
+    assert outcome.text == expected.format(reference=reference)
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "conflict",
@@ -115,7 +115,7 @@ async def test_declared_failure_not_allowed() -> None:
     assert outcome.is_error
     reference = outcome.envelope["reference"]
     assert reference.startswith("ERR-")
-    assert outcome.text == expected.replace("{reference}", reference)
+    assert outcome.text == expected.format(reference=reference)
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "permission_denied",
@@ -155,7 +155,7 @@ async def test_a_token_without_the_scope_is_refused_before_the_handler_runs() ->
         outcome = await call_tool(tool.NAME, VALID, never_called)
     assert outcome.is_error
     expected = "tasks_close needs the tasks:write scope, which this assistant's token does not grant (it grants: none). Tell your person that a board admin can issue a token with tasks:write. Nothing was changed. Retrying will not help until the permission is granted."
-    assert outcome.text == expected.replace("{reference}", outcome.envelope["reference"])
+    assert outcome.text == expected.format(reference=outcome.envelope["reference"])
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "permission_denied",

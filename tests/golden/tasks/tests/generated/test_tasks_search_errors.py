@@ -70,7 +70,7 @@ async def test_declared_failure_nothing_matched() -> None:
     assert outcome.is_error
     reference = outcome.envelope["reference"]
     assert reference.startswith("ERR-")
-    assert outcome.text == expected.replace("{reference}", reference)
+    assert outcome.text == expected.format(reference=reference)
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "not_found",
@@ -93,7 +93,7 @@ async def test_declared_failure_index_unavailable() -> None:
     assert outcome.is_error
     reference = outcome.envelope["reference"]
     assert reference.startswith("ERR-")
-    assert outcome.text == expected.replace("{reference}", reference)
+    assert outcome.text == expected.format(reference=reference)
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "upstream_unavailable",
@@ -116,7 +116,7 @@ async def test_declared_failure_search_too_slow() -> None:
     assert outcome.is_error
     reference = outcome.envelope["reference"]
     assert reference.startswith("ERR-")
-    assert outcome.text == expected.replace("{reference}", reference)
+    assert outcome.text == expected.format(reference=reference)
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "timeout",
@@ -154,7 +154,7 @@ async def test_a_token_without_the_scope_is_refused_before_the_handler_runs() ->
         outcome = await call_tool(tool.NAME, VALID, never_called)
     assert outcome.is_error
     expected = "tasks_search needs the tasks:read scope, which this assistant's token does not grant (it grants: none). Tell your person that a board admin can issue a token with tasks:read. Nothing was changed. Retrying will not help until the permission is granted."
-    assert outcome.text == expected.replace("{reference}", outcome.envelope["reference"])
+    assert outcome.text == expected.format(reference=outcome.envelope["reference"])
     envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
     assert envelope == {
         "class": "permission_denied",

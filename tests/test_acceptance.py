@@ -180,7 +180,7 @@ def test_the_version_pattern_agrees_with_packaging() -> None:
 
 REFUSED = {
     **{f"tool {name}": spec(tools=tool(name)) for name in ("build_server", "main", "serve", "server", "http", "stdio")},
-    "tool os beside x and x_handler": spec(tools=tool("x") + tool("x_handler")),
+    "tools x and x_handler": spec(tools=tool("x") + tool("x_handler")),
     **{
         f"failure {name}": spec(failures=f"      {name}:\n        class: conflict\n        message: No.\n")
         for name in ("callable", "context", "any", "base_model", "tool_definition")

@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 from httpserver import ACCEPT, Running, client, free_port, http_server
+from ledger import importable
 from mcp.types import CallToolResult, TextContent
 
 from conftest import EXAMPLES, copy_project
@@ -302,10 +303,11 @@ def test_a_bad_resource_url_stops_the_server(tmp_path: Path, value: str, complai
 
 def test_off_loopback_the_resource_url_must_be_given() -> None:
     # Checked without binding anything: the URL clients use cannot be guessed from a public bind address.
-    from tasks_mcp._generated.runtime.config import ConfigurationError
-    from tasks_mcp._generated.runtime.oauth import resource_url
+    with importable(SRC, "tasks_mcp"):
+        from tasks_mcp._generated.runtime.config import ConfigurationError
+        from tasks_mcp._generated.runtime.oauth import resource_url
 
-    assert resource_url("", "127.0.0.1", 8000, "/mcp") == "http://127.0.0.1:8000/mcp"
-    assert resource_url("", "::1", 8000, "/mcp") == "http://[::1]:8000/mcp"
-    with pytest.raises(ConfigurationError, match="pass --resource-url or set MCP_RESOURCE_URL"):
-        resource_url("", "0.0.0.0", 8000, "/mcp")
+        assert resource_url("", "127.0.0.1", 8000, "/mcp") == "http://127.0.0.1:8000/mcp"
+        assert resource_url("", "::1", 8000, "/mcp") == "http://[::1]:8000/mcp"
+        with pytest.raises(ConfigurationError, match="pass --resource-url or set MCP_RESOURCE_URL"):
+            resource_url("", "0.0.0.0", 8000, "/mcp")

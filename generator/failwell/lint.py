@@ -109,8 +109,8 @@ def _uses(
     """Each upstream a tool uses exists, and one attempt fits inside the tool's deadline."""
     deadline = tool.get("deadline_s", default_deadline(timeout))
     for index, name in enumerate(tool.get("upstreams") or []):
-        if not isinstance(name, str):
-            continue
+        if not isinstance(name, str) or (name not in upstreams and doc.is_broken(("upstreams",))):
+            continue  # the upstreams failed the schema, reported already: which exist is not known
         if name not in upstreams:
             close = difflib.get_close_matches(name, list(upstreams), n=1)
             hint = f" (did you mean `{close[0]}`?)" if close else ""

@@ -11,12 +11,13 @@ from __future__ import annotations
 import logging
 import secrets
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic_core
-from mcp.types import CallToolResult, TextContent
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
 from pydantic import ValidationError
 
 from .classes import CLASSES, STORE_MESSAGE, Changed, FailureClass, default_changed, is_retryable
@@ -100,6 +101,17 @@ def error_result(tool: ToolDefinition, reply: ErrorReply) -> CallToolResult:
         },
     )
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta={ENVELOPE_KEY: envelope})
+
+
+def unknown_name(kind: str, key: str, asked: str, available: Sequence[str], listing: str) -> MCPError:
+    """The JSON-RPC error (-32602) for a tool, prompt or resource the server does not have: one sentence, with
+    what was asked (under `key`) and what exists (`available`, sorted) in `data`."""
+    where = f"call {listing} for the {kind}s this server has" if available else f"this server has no {kind}s"
+    return MCPError(
+        code=INVALID_PARAMS,
+        message=f"Unknown {kind}: {asked}; {where}.",
+        data={key: asked, "available": sorted(available)},
+    )
 
 
 def new_reference() -> str:

@@ -20,7 +20,8 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
-from mcp.types import SetLevelRequestParams
+from mcp.types import RequestParams, ServerCapabilities
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 CHECKED_AGAINST = "2.3"
 """The `mcp` minor release these internals were checked against."""
@@ -40,12 +41,39 @@ class BaseServer(MCPServer[None]):
         return self.tool_input_schema(name)
 
     def add_request_handler(
-        self, method: str, params_type: type[SetLevelRequestParams], handler: Callable[[Any, Any], Awaitable[Any]]
+        self, method: str, params_type: type[RequestParams], handler: Callable[[Any, Any], Awaitable[Any]]
     ) -> None:
-        """Answer `method` with `handler`."""
-        # Missing API: MCPServer offers no way to answer a method it does not handle itself (logging/setLevel);
-        # only its low-level server, held in a private attribute, does.
+        """Answer `method` with `handler`, in place of any handler MCPServer has for it."""
+        # Missing API: MCPServer offers no way to answer a method it does not handle itself (logging/setLevel),
+        # or to answer one of its own differently (prompts/get, a cursor on tools/list); only its low-level
+        # server, held in a private attribute, does.
         self._lowlevel_server.add_request_handler(method, params_type, handler)
+
+    def capabilities(self, modern: bool) -> ServerCapabilities:
+        """What `initialize` (`modern` False) or `server/discover` (the 2026-07-28 era) declares; subclasses say."""
+        raise NotImplementedError
+
+    def declare_capabilities(self) -> None:
+        """Make `capabilities` what the server declares in both eras, over every transport."""
+        lowlevel: Server[Any] = self._lowlevel_server
+
+        def declared(
+            notification_options: object = None,
+            experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+            extensions: dict[str, dict[str, Any]] | None = None,
+            *,
+            protocol_version: str | None = None,
+        ) -> ServerCapabilities:
+            own = self.capabilities(protocol_version in MODERN_PROTOCOL_VERSIONS)
+            extensions = extensions if extensions is not None else (lowlevel.extensions or None)
+            return own.model_copy(update={"experimental": experimental_capabilities, "extensions": extensions})
+
+        # Missing API: the low-level server derives its capabilities from the methods it has handlers for (its
+        # TODO(L53)), so MCPServer's empty prompts and resources handlers advertise prompts, resources and (in the
+        # 2026-07-28 era, from subscriptions/listen) listChanged and subscribe, and logging/setLevel advertises
+        # logging in both eras. There is no way to declare capabilities; both `initialize` (through
+        # create_initialization_options) and `server/discover` call this method, so it is replaced here.
+        lowlevel.get_capabilities = declared  # type: ignore[method-assign]
 
     async def run_session(self, read_stream: Any, write_stream: Any) -> None:
         """Serve one session over the given streams, as `run_stdio_async` does over the process's own."""
@@ -134,6 +162,7 @@ INTERNALS: dict[str, Callable[[], object]] = {
     "MCPServer._tool_input_schema": lambda: MCPServer._tool_input_schema,
     "MCPServer._lowlevel_server": lambda: MCPServer(name="probe")._lowlevel_server,
     "Server.add_request_handler": lambda: Server.add_request_handler,
+    "Server.get_capabilities": lambda: Server.get_capabilities,
     "Server.create_initialization_options": lambda: Server.create_initialization_options,
     "Server.run": lambda: Server.run,
     "auth_context_var.set": lambda: auth_context_var.set,

@@ -14,14 +14,34 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolResult, EmptyResult, SetLevelRequestParams, Tool
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    EmptyResult,
+    GetPromptRequestParams,
+    GetPromptResult,
+    ListPromptsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ListToolsResult,
+    LoggingCapability,
+    PaginatedRequestParams,
+    PromptsCapability,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+    ResourcesCapability,
+    ServerCapabilities,
+    SetLevelRequestParams,
+    Tool,
+    ToolsCapability,
+)
 
 from .call import is_cancellation, run_tool
 from .classes import DEFAULT_MESSAGES, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
 from .config import ConfigurationError
 from .contracts import RateLimit, Services, Store, ToolDefinition, UpstreamBinder
 from .idempotency import GRACE_S
-from .results import internal_error
+from .results import internal_error, unknown_name
 from .scrub import redact_secrets
 from .sdk import BaseServer
 
@@ -48,7 +68,11 @@ class FailwellServer(BaseServer):
         outcome_unknown: str = OUTCOME_UNKNOWN_MESSAGE,
     ) -> None:
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan)
-        self.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_level)
+        self.prompts: tuple[str, ...] = ()
+        """The prompts the server serves, by name: none, until a spec can declare some."""
+        self.resources: tuple[str, ...] = ()
+        """The resources the server serves, by URI: none, until a spec can declare some."""
+        self._answer_what_is_served()
         shorter = dict(deadlines or {})
         self.definitions = {
             tool.name: replace(tool, deadline_s=shorter[tool.name]) if tool.name in shorter else tool for tool in tools
@@ -62,6 +86,51 @@ class FailwellServer(BaseServer):
             idempotency_ttl_s=idempotency_ttl_s,
             outcome_unknown=outcome_unknown,
         )
+
+    def _answer_what_is_served(self) -> None:
+        """Declare what is served, and answer every method of a declared or inherited capability accordingly."""
+        self.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_level)
+        self.add_request_handler("tools/list", PaginatedRequestParams, self._list_tools)
+        self.add_request_handler("prompts/list", PaginatedRequestParams, self._list_prompts)
+        self.add_request_handler("prompts/get", GetPromptRequestParams, self._get_prompt)
+        self.add_request_handler("resources/list", PaginatedRequestParams, self._list_resources)
+        self.add_request_handler("resources/templates/list", PaginatedRequestParams, self._list_templates)
+        self.add_request_handler("resources/read", ReadResourceRequestParams, self._read_resource)
+        self.declare_capabilities()
+
+    def capabilities(self, modern: bool) -> ServerCapabilities:
+        """Exactly what is served. Tools, whose list never changes while the server runs; prompts and resources
+        only when there are some (none can be subscribed to); logging only before 2026-07-28, which removed it,
+        because `logging/setLevel` is answered there (the server sends no log messages, so it filters nothing)."""
+        return ServerCapabilities(
+            tools=ToolsCapability(list_changed=False),
+            prompts=PromptsCapability(list_changed=False) if self.prompts else None,
+            resources=ResourcesCapability(list_changed=False) if self.resources else None,
+            logging=None if modern else LoggingCapability(),
+        )
+
+    async def _list_tools(self, context: Any, params: PaginatedRequestParams) -> ListToolsResult:
+        _one_page("tools/list", params)
+        return ListToolsResult(tools=await self.list_tools())
+
+    async def _list_prompts(self, context: Any, params: PaginatedRequestParams) -> ListPromptsResult:
+        """Answered though not declared (a client may ask anyway): every prompt there is, none."""
+        _one_page("prompts/list", params)
+        return ListPromptsResult(prompts=[])
+
+    async def _get_prompt(self, context: Any, params: GetPromptRequestParams) -> GetPromptResult:
+        raise unknown_name("prompt", "prompt", params.name, self.prompts, "prompts/list")
+
+    async def _list_resources(self, context: Any, params: PaginatedRequestParams) -> ListResourcesResult:
+        _one_page("resources/list", params)
+        return ListResourcesResult(resources=[])
+
+    async def _list_templates(self, context: Any, params: PaginatedRequestParams) -> ListResourceTemplatesResult:
+        _one_page("resources/templates/list", params)
+        return ListResourceTemplatesResult(resource_templates=[])
+
+    async def _read_resource(self, context: Any, params: ReadResourceRequestParams) -> ReadResourceResult:
+        raise unknown_name("resource", "uri", params.uri, self.resources, "resources/list")
 
     async def aclose(self) -> None:
         """Let keyed writes past their deadline finish their grace period, then close upstreams and the store."""
@@ -112,12 +181,7 @@ class FailwellServer(BaseServer):
     ) -> CallToolResult:
         tool = self.definitions.get(name)
         if tool is None:
-            available = sorted(self.definitions)
-            raise MCPError(
-                code=INVALID_PARAMS,
-                message=f"Unknown tool: {name}. Available tools: {', '.join(available)}.",
-                data={"tool": name, "available": available},
-            )
+            raise unknown_name("tool", "tool", name, list(self.definitions), "tools/list")
         try:
             return await run_tool(tool, arguments, context, self.services)
         except BaseException as exc:
@@ -125,6 +189,16 @@ class FailwellServer(BaseServer):
                 raise
             # The last guard: nothing any code path raises may reach the SDK, which would send its text.
             return internal_error(tool, exc, self.services.messages["internal"])
+
+
+def _one_page(method: str, params: PaginatedRequestParams) -> None:
+    """Every list is one page, so no cursor is one the server gave out: a client's cursor is invalid (-32602)."""
+    if params.cursor is not None:
+        raise MCPError(
+            code=INVALID_PARAMS,
+            message=f"Invalid cursor: {method} answers with one page, so it takes no cursor.",
+            data={"method": method, "cursor": params.cursor},
+        )
 
 
 async def _set_level(context: Any, params: SetLevelRequestParams) -> EmptyResult:

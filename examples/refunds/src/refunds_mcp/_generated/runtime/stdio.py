@@ -3,8 +3,10 @@
 
 - A line that is not JSON gets -32700 and one that is not a JSON-RPC message -32600 (with its id when
   it has one), however deep, instead of being dropped as the transport does, which would leave a
-  client waiting forever. A line longer than MAX_LINE_CHARS is read past in pieces, never held
-  whole, and answered -32600 (with the id its opening names, if any). The session goes on.
+  client waiting forever. So does a request whose id is not a string or an integer (-32600, id null),
+  which the transport takes for a notification. The words are `envelope.py`'s, shared with HTTP. A
+  line longer than MAX_LINE_CHARS is read past in pieces, never held whole, and answered -32600 (with
+  the id its opening names, if any). The session goes on.
 - When stdin closes, the calls in flight finish within their deadlines and are answered before the
   session ends, and the process exits 0.
 - Only JSON-RPC reaches the client's pipe, from start to exit: it is written through a private copy
@@ -25,7 +27,6 @@ import anyio
 from mcp.shared.message import SessionMessage
 from mcp.types import (
     INVALID_REQUEST,
-    PARSE_ERROR,
     ErrorData,
     JSONRPCError,
     JSONRPCNotification,
@@ -33,6 +34,7 @@ from mcp.types import (
     JSONRPCResponse,
 )
 
+from .envelope import decode, not_a_message, shape_error, stray_id_error
 from .sdk import BaseServer, ReadStreamProxy, WriteStreamProxy, stdio_streams
 
 MAX_LINE_CHARS = 16 * 1024 * 1024
@@ -152,8 +154,14 @@ class AnsweringReader(ReadStreamProxy):
                     await self._in_flight.idle()
                 raise
             if not isinstance(item, Exception):
-                self._note(item.message)
-                return item
+                # The tap still holds this item's line: the transport reads the next only after handing this one
+                # over, in a worker thread that returns after this task has run.
+                refused = stray_id_error(self._tap.last) if isinstance(item.message, JSONRPCNotification) else None
+                if refused is None:
+                    self._note(item.message)
+                    return item
+                await self._write.send(SessionMessage(refused))
+                continue
             error = oversized_error(self._tap.last) if self._tap.oversized else protocol_error(self._tap.last)
             await self._write.send(SessionMessage(error))
 
@@ -186,25 +194,5 @@ def opening_id(opening: str) -> str | int | None:
 
 def protocol_error(line: str) -> JSONRPCError:
     """The JSON-RPC error for a line that is not a message: -32700 if not JSON, else -32600 (with its id)."""
-    try:
-        parsed = json.loads(line)
-    except RecursionError:
-        reason = "the line is nested too deeply to be a JSON-RPC message"
-        return JSONRPCError(
-            jsonrpc="2.0", id=None, error=ErrorData(code=INVALID_REQUEST, message=f"Invalid Request: {reason}")
-        )
-    except ValueError:
-        return JSONRPCError(
-            jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
-        )
-    request_id = parsed.get("id") if isinstance(parsed, dict) else None
-    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
-        request_id = None
-    reason = (
-        "batches are not supported; send one JSON-RPC message per line"
-        if isinstance(parsed, list)
-        else "the line is not a JSON-RPC 2.0 request, notification or response"
-    )
-    return JSONRPCError(
-        jsonrpc="2.0", id=request_id, error=ErrorData(code=INVALID_REQUEST, message=f"Invalid Request: {reason}")
-    )
+    parsed, error = decode(line, "line")
+    return error or shape_error(parsed, "line") or not_a_message(parsed, "line")

@@ -20,5 +20,8 @@ What they share:
 Serving:
     cli.py          the command line; config.py what must be set to start; logs.py JSON lines on stderr
     stdio.py        stdio; http.py streamable HTTP; bearer.py, tokens.py, oauth.py its tokens
+    envelope.py     the -32700/-32600 answer for a line or body that is not one JSON-RPC message
+    http_envelope.py, http_limits.py, rebinding.py    HTTP: bodies checked against the era, time and
+                    size bounds on slow clients, exact Host and Origin
     sdk.py          every use of the `mcp` SDK's internals, and nowhere else
 """

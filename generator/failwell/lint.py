@@ -177,11 +177,14 @@ class _Linted(Document):
         self.broken = broken
         above = frozenset(path[:end] for path in broken for end in range(len(path)))
         self.data = _hollow(doc.data, (), broken, above)
+        self._above = above  # every proper prefix of a broken path
+        self._parents = frozenset(path[:-1] for path in broken if path)  # the parent of each broken path
 
     def is_broken(self, path: tuple[str | int, ...], *, below: bool = True) -> bool:
-        """Whether the schema rejected `path` itself or, with `below`, anything under it."""
-        size = len(path)
-        return any(b[:size] == path and (below or len(b) <= size + 1) for b in self.broken)
+        """Whether the schema rejected `path` itself or, with `below`, anything under it (or, without,
+        a direct child of it); set lookups, so a spec with an error in each of its tools lints in linear time."""
+        path = tuple(path)
+        return path in self.broken or path in (self._above if below else self._parents)
 
 
 def _hollow(value: Any, path: tuple[str | int, ...], broken: frozenset[Any], above: frozenset[Any]) -> Any:

@@ -43,6 +43,8 @@ def string(text: str) -> str:
     paragraph separators, format characters, lone surrogates) is escaped as `repr` escapes it, so the source
     holds only printable characters."""
     quote = "'" if text.count('"') > text.count("'") else '"'
+    if "\\" not in text and text.isprintable():  # the usual text: only the quote is escaped (no loop per char)
+        return quote + text.replace(quote, "\\" + quote) + quote
     return quote + "".join(_escaped(char, quote) for char in text) + quote
 
 
@@ -67,7 +69,9 @@ def docstring(text: str) -> str:
     """Text that is safe inside a one-line triple-quoted docstring, as `ruff format` keeps it: whitespace runs
     (line separators too) become one space; backslashes, what does not print plainly, a run of three or more
     quotes and a quote at either end are escaped."""
-    flat = "".join(_escaped(char, "") for char in " ".join(text.split()))
+    joined = " ".join(text.split())
+    printable = joined.isprintable()  # the usual text: only backslashes are escaped, with no loop per character
+    flat = joined.replace("\\", "\\\\") if printable else "".join(_escaped(char, "") for char in joined)
     return _QUOTES.sub(lambda found: '\\"' * len(found.group()), flat)
 
 

@@ -88,7 +88,7 @@ def rows(data: dict[str, Any]) -> list[Row]:
             batch_items = (inputs.get((spec.get("batch") or {}).get("items", "")) or {}).get("items") or {}
             known = set(inputs) | set(batch_items.get("properties") or {}) | {q.name for q in params}
             named = {p for p in placeholders(template) if p in known}
-            missing, problems = check(template, text, failure["class"], named, tool_names - {tool})
+            missing, problems = check(template, text, failure["class"], named, tool_names, tool)
             retryable = messages.is_retryable(failure["class"], effect, keyed)
             out.append(Row(tool, name, failure["class"], text, retryable, changed, missing, problems, source))
         deadline = float(spec.get("deadline_s", default_deadline(float(data["server"].get("client_timeout_s", 60)))))
@@ -135,9 +135,10 @@ def _runtime_rows(
 
 
 def check(
-    template: str, text: str, failure_class: str, named: set[str], other_tools: set[str]
+    template: str, text: str, failure_class: str, named: set[str], tools: set[str], own_tool: str = ""
 ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """(the six parts a message lacks, the (code, message) problems with its wording)."""
+    """(the six parts a message lacks, the (code, message) problems with its wording); a template naming one
+    of `tools` other than `own_tool` names a next step (the set is not copied per message: linear in tools)."""
     missing: list[str] = []
     problems: list[tuple[str, str]] = []
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", template) if s.strip()]
@@ -147,7 +148,7 @@ def check(
     if failure_class in _NEEDS_VALUE and not named:
         missing.append("value")
         problems.append(("FW202", "the offending value is not shown; put the argument in the message, such as {id}"))
-    mentions_tool = not other_tools.isdisjoint(re.findall(r"[a-z][a-z0-9_]*", template))
+    mentions_tool = not tools.isdisjoint(set(re.findall(r"[a-z][a-z0-9_]*", template)) - {own_tool})
     if failure_class in _NEEDS_ACCEPTED and not (_ACCEPTED.search(template) or mentions_tool):
         missing.append("accepted")
         problems.append(("FW206", "what would be accepted is not said; show the expected form: 'Ids look like T-1'"))

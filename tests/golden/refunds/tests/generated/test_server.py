@@ -30,4 +30,6 @@ async def test_progress_reaches_a_client_that_asked() -> None:
     async with Client(build_server({name: reporting}, store=MemoryStore())) as client:
         result = await client.call_tool(name, arguments, progress_callback=on_progress)
     assert result.is_error
-    assert received == [(1, 3, "step 1 of 3"), (2, 3, "step 2 of 3"), (3, 3, "step 3 of 3")]
+    # At most ten a second: step 2 came too soon after step 1 and was overtaken by step 3, which, as the last
+    # report, is sent before the result.
+    assert received == [(1, 3, "step 1 of 3"), (3, 3, "step 3 of 3")]

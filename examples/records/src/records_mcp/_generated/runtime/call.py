@@ -29,6 +29,7 @@ from .callers import Caller, caller_of, scope_refused
 from .contracts import Sent, Services, ToolContext, ToolDefinition, ToolFailure
 from .idempotency import derived_key, run_once
 from .limits import rate_limited
+from .progress import Progress
 from .results import (
     deadline_missed,
     declared_failure,
@@ -53,10 +54,28 @@ class Call:
     caller: Caller
     derived_key: str | None
     """The key sent downstream, for a keyed call."""
+    progress: Progress
 
 
 async def run_tool(
     tool: ToolDefinition, arguments: dict[str, Any], context: Context[Any, Any] | None, services: Services
+) -> CallToolResult:
+    """Answer one call; its progress notifications end with the answer (the last waiting one just before it)."""
+    progress = Progress(context)
+    try:
+        result = await _answer(tool, arguments, context, services, progress)
+        await progress.finish()
+        return result
+    finally:
+        progress.close()  # a keyed write still running in its grace period, or a cancelled call, sends no more
+
+
+async def _answer(
+    tool: ToolDefinition,
+    arguments: dict[str, Any],
+    context: Context[Any, Any] | None,
+    services: Services,
+    progress: Progress,
 ) -> CallToolResult:
     """Check scopes, validate, check limits, deduplicate by idempotency key, run within the deadline, and answer."""
     refused = scope_refused(tool, services.scope_message)
@@ -79,7 +98,7 @@ async def run_tool(
             return limited
     key = getattr(params, "idempotency_key", None) if tool.keyed else None
     downstream = derived_key(caller.name, tool.name, key) if isinstance(key, str) else None
-    call = Call(tool, params, arguments, context, services, caller, downstream)
+    call = Call(tool, params, arguments, context, services, caller, downstream, progress)
 
     async def run(stop_after_s: float) -> CallToolResult:
         return await execute(call, _handled, stop_after_s)
@@ -119,7 +138,7 @@ async def execute(
     deadline_at = anyio.current_time() + tool.deadline_s
     try:
         upstreams = _bound_upstreams(call, deadline_at)
-        ctx = ToolContext(tool.name, upstreams, deadline_at, call.caller.request_id, call.derived_key, call.context)
+        ctx = ToolContext(tool.name, upstreams, deadline_at, call.caller.request_id, call.derived_key, call.progress)
         with anyio.move_on_after(stop_after_s):
             return await body(call, ctx)
         return deadline_missed(tool, services.messages["timeout"])

@@ -8,6 +8,7 @@ Calling a tool, in the order a call meets them:
     limits.py       rate limits in the store
     idempotency.py  a keyed write once per key: replay, refuse a duplicate, record the outcome
     batches.py      partial and all_or_nothing batch tools
+    progress.py     a call's progress notifications: increasing, at most ten a second, none after the answer
     results.py      every result: success, and the one function that builds each error result and envelope
 What the model reads:
     classes.py      the eight failure classes and the sentences each adds

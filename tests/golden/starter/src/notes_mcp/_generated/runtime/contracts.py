@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 import anyio
-from mcp.server.mcpserver import Context
 from mcp.types import Tool, ToolAnnotations
 from pydantic import BaseModel
 
 from .classes import Changed, Effect, FailureClass
+from .progress import Progress
 
 
 class ToolFailure(Exception):
@@ -138,16 +138,17 @@ class ToolContext(Generic[U]):
     idempotency_key: str | None = None
     """For a keyed write, the key derived from the caller's (the same on every retry, never the caller's own):
     send it to whatever deduplicates the change downstream, as the upstreams' Idempotency-Key header is."""
-    _context: Context[Any, Any] | None = field(default=None, repr=False)
+    _progress: Progress | None = field(default=None, repr=False)
 
     def remaining_s(self) -> float:
         """Seconds left before the tool's deadline."""
         return max(0.0, self.deadline_at - anyio.current_time())
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Tell a client that asked for progress how far the call has got."""
-        if self._context is not None:
-            await self._context.report_progress(progress, total, message)
+        """Tell a client that asked for progress how far the call has got: values must increase; at most ten
+        a second are sent (the newest waits for its slot, and the last goes before the result)."""
+        if self._progress is not None:
+            await self._progress.report(progress, total, message)
 
 
 Handler = Callable[[Any, ToolContext[Any]], Awaitable[Any]]

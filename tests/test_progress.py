@@ -1,0 +1,115 @@
+"""Progress notifications over a real stdio pipe: strictly increasing, at most ten a second per call, the
+last one before the result always sent, and none after the result, whatever the handler reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+SPEC = """\
+failwell: 1
+server:
+  name: gauge
+tools:
+  gauge_run:
+    description: Report progress the way `how` says, then answer.
+    effect: read
+    deadline_s: 5
+    input:
+      how: {type: string, example: burst}
+"""
+
+HANDLER = """\
+import asyncio
+
+from .._generated.tools.gauge_run import Context, Input, Output
+
+LATE: set[asyncio.Task[None]] = set()
+
+
+async def handle(params: Input, ctx: Context) -> Output:
+    if params.how == "burst":
+        await ctx.report_progress(1, 300)
+        await ctx.report_progress(1, 300)  # not above the last: dropped
+        await ctx.report_progress(0.5, 300)  # smaller: dropped
+        await ctx.report_progress(float("nan"), 300)  # not a number: dropped
+        for value in range(2, 301):
+            await ctx.report_progress(value, 300, f"step {value}")
+            await asyncio.sleep(0.001)
+    if params.how == "late":
+        async def later() -> None:
+            await asyncio.sleep(0.3)
+            await ctx.report_progress(1000)
+
+        LATE.add(asyncio.create_task(later()))
+    if params.how == "wait":
+        await asyncio.sleep(0.8)
+    return f"done: {params.how}"
+"""
+
+
+@pytest.fixture(scope="module")
+def gauge_src(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from failwell import new
+
+    root = tmp_path_factory.mktemp("gauge")
+    spec = root / "gauge.yaml"
+    spec.write_text(SPEC)
+    new(root / "gauge", spec)
+    (root / "gauge" / "src" / "gauge_mcp" / "handlers" / "gauge_run.py").write_text(HANDLER)
+    return root / "gauge" / "src"
+
+
+def session(src: Path, calls: list[tuple[int, str]]) -> list[dict[str, Any]]:
+    """Every line the server wrote, in order, for `calls` (id, how), each asking for progress."""
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    for number, how in calls:
+        params = {"name": "gauge_run", "arguments": {"how": how}, "_meta": {"progressToken": f"p{number}"}}
+        lines.append({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": params})
+    ran = subprocess.run(
+        [sys.executable, "-m", "gauge_mcp"],
+        input="".join(json.dumps(line) + "\n" for line in lines).encode(),
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(src)},
+    )
+    assert ran.returncode == 0, ran.stderr.decode()[-2000:]
+    return [json.loads(line) for line in ran.stdout.splitlines()]
+
+
+def progress_of(wire: list[dict[str, Any]], token: str) -> list[dict[str, Any]]:
+    return [
+        line["params"]
+        for line in wire
+        if line.get("method") == "notifications/progress" and line["params"]["progressToken"] == token
+    ]
+
+
+def test_progress_increases_is_rate_limited_and_its_last_value_comes_before_the_result(gauge_src: Path) -> None:
+    wire = session(gauge_src, [(1, "burst")])
+    sent = progress_of(wire, "p1")
+    values = [params["progress"] for params in sent]
+    assert values == sorted(set(values)) and values[0] == 1, "strictly increasing; the repeats and the NaN dropped"
+    assert values[-1] == 300 and sent[-1]["message"] == "step 300", "the last report is always sent"
+    assert 3 <= len(values) <= 20, f"299 reports over ~0.4 s, at most ten a second: {len(values)} sent"
+    answer = next(index for index, line in enumerate(wire) if line.get("id") == 1)
+    last_progress = max(index for index, line in enumerate(wire) if line.get("method") == "notifications/progress")
+    assert last_progress < answer, "every notification comes before the result"
+
+
+def test_nothing_is_sent_for_a_call_after_its_result(gauge_src: Path) -> None:
+    wire = session(gauge_src, [(1, "late"), (2, "wait")])  # the second call keeps the session open past 0.3 s
+    assert [line["id"] for line in wire if "id" in line and "result" in line][-2:] == [1, 2]
+    assert progress_of(wire, "p1") == [], "a report made after the answer is not sent"

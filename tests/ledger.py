@@ -237,7 +237,10 @@ def stdio_server(
 
 @contextmanager
 def importable(src: Path, package: str) -> Iterator[Path]:
-    """A generated project's `src` importable in this process while inside; its modules forgotten after."""
+    """A generated project's `src` importable in this process while inside, that copy and no other: modules of
+    `package` imported before (another test's copy) are set aside and put back after, so each test keeps its own."""
+    owned = [name for name in sys.modules if name.split(".")[0] == package]
+    set_aside = {name: sys.modules.pop(name) for name in owned}
     sys.path.insert(0, str(src))
     try:
         yield src
@@ -245,6 +248,7 @@ def importable(src: Path, package: str) -> Iterator[Path]:
         sys.path.remove(str(src))
         for name in [module for module in sys.modules if module.split(".")[0] == package]:
             del sys.modules[name]
+        sys.modules.update(set_aside)
 
 
 def send(process: subprocess.Popen[str], message: dict[str, Any]) -> None:

@@ -231,9 +231,11 @@ async def test_no_credential_reaches_a_client_or_the_log_in_process(vault_src: P
         server = build_server()
         server.services.rate_limit = None
         captured = Lines(JsonLines())
-        root = logging.getLogger()
+        root, runtime_logger = logging.getLogger(), logging.getLogger("failwell")
         root.addHandler(captured)
         old_level, root.level = root.level, logging.INFO
+        # whatever earlier tests in this process did to logging (a dictConfig disables existing loggers)
+        was_disabled, runtime_logger.disabled = runtime_logger.disabled, False
         leaked, calls = [], 0
         try:
             for arguments, canaries in every_call():
@@ -248,6 +250,7 @@ async def test_no_credential_reaches_a_client_or_the_log_in_process(vault_src: P
         finally:
             root.removeHandler(captured)
             root.level = old_level
+            runtime_logger.disabled = was_disabled
     assert calls == len(CASES) * len(PATHS)
     assert leaked == [], leaked
 

@@ -322,7 +322,8 @@ def _pattern(validator: Any, pattern: Any, instance: Any, schema: dict[str, Any]
     except patterns.PatternError:
         return  # lint reports the pattern itself
     if not found:
-        yield ValidationError(f"{json.dumps(instance, ensure_ascii=False)} does not match {pattern}")
+        shown = pattern if pattern.isprintable() else json.dumps(pattern)  # one line, whatever the pattern holds
+        yield ValidationError(f"{json.dumps(instance, ensure_ascii=not instance.isprintable())} does not match {shown}")
 
 
 _Validator: type[Draft202012Validator] = validators.extend(  # type: ignore[no-untyped-call]  # untyped in the stubs

@@ -6,7 +6,9 @@ says when a document needs ruamel.yaml."""
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from . import bounds
@@ -79,10 +81,14 @@ def _load_with_ruamel(text: str, file: str) -> Document:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.constructor import DuplicateKeyError
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.reader import ReaderError
 
     yaml = YAML(typ="rt")
+    yaml.Constructor = _strict_constructor()
     try:
-        root = yaml.load(text)
+        with warnings.catch_warnings():  # a reused anchor, a YAML 1.1 float: legal, and no business of stderr's
+            warnings.simplefilter("ignore")
+            root = yaml.load(text)
     except RecursionError:  # bounds.scan refuses deep nesting first; this is for a parser that disagrees
         message = f"nested more than {bounds.MAX_DEPTH} levels deep; a spec needs about 10"
         raise spec_error([Diagnostic(file, 1, 1, "FW023", message)]) from None
@@ -95,8 +101,10 @@ def _load_with_ruamel(text: str, file: str) -> Document:
             context = f" ({exc.context} that starts at line {exc.context_mark.line + 1})"
         message = f"not valid YAML: {problem}{context}; fix the syntax here"
         raise spec_error([_marked(file, exc, "FW001", message)]) from None
+    except ReaderError as exc:  # a character YAML does not allow in its text: U+0080 to U+009F but NEL, U+FFFE
+        raise spec_error([_unprintable(file, text, exc)]) from None
     except YAMLError as exc:
-        raise spec_error([Diagnostic(file, 1, 1, "FW001", f"not valid YAML: {exc}")]) from None
+        raise spec_error([Diagnostic(file, 1, 1, "FW001", f"not valid YAML: {str(exc).splitlines()[0]}")]) from None
     if root is None:
         message = "the spec is empty; start from `failwell new` or see `failwell schema`"
         raise spec_error([Diagnostic(file, 1, 1, "FW002", message)])
@@ -110,7 +118,7 @@ def _load_with_ruamel(text: str, file: str) -> Document:
 
 
 def _plain(node: Any, path: Path_, doc: Document) -> Any:
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
     from ruamel.yaml.scalarbool import ScalarBoolean
 
     if isinstance(node, CommentedMap):
@@ -133,6 +141,8 @@ def _plain(node: Any, path: Path_, doc: Document) -> Any:
         return items
     if isinstance(node, str):
         return str(node)
+    if isinstance(node, TaggedScalar):  # `!!str 5`: the only tagged scalar bounds.scan lets through
+        return "" if node.value is None else str(node.value)
     if isinstance(node, bool | ScalarBoolean):  # ScalarBoolean, an anchored true or false, is an int
         return bool(node)
     if isinstance(node, int):
@@ -150,6 +160,47 @@ def _owner(node: Any, key: Any) -> Any:
         if key in merged:
             return _owner(merged, key)
     return node
+
+
+_CORE_SCALARS = {"int": "an integer", "float": "a number", "bool": "a boolean"}
+
+
+@cache
+def _strict_constructor() -> Any:
+    """ruamel.yaml's round-trip constructor, refusing a value that does not read as the core tag it carries
+    (`!!int abc`, `!!bool 1`, `!!float ''`) with a ConstructorError at the value, where its own raises a
+    KeyError, ValueError or IndexError."""
+    from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
+
+    class StrictConstructor(RoundTripConstructor):
+        pass
+
+    def strict(name: str, construct: Any) -> Any:
+        def checked(self: Any, node: Any) -> Any:
+            try:
+                return construct(self, node)
+            except (KeyError, ValueError, IndexError):
+                problem = f"a value tagged `!!{name}` that is not {_CORE_SCALARS[name]}"
+                raise ConstructorError(problem=problem, problem_mark=node.start_mark) from None
+
+        return checked
+
+    for name in _CORE_SCALARS:
+        tag = f"tag:yaml.org,2002:{name}"
+        StrictConstructor.add_constructor(tag, strict(name, RoundTripConstructor.yaml_constructors[tag]))
+    return StrictConstructor
+
+
+def _unprintable(file: str, text: str, exc: Any) -> Diagnostic:
+    at = min(max(int(exc.position), 0), len(text))
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+    message = (
+        f"not valid YAML: the character U+{code:04X} cannot be written in YAML text; remove it, or write it "
+        f"as `\\u{code:04X}` in a double-quoted string"
+    )
+    return Diagnostic(file, line, col, "FW001", message)
 
 
 def _marked(file: str, exc: MarkedYAMLError, code: str, message: str) -> Diagnostic:

@@ -49,7 +49,7 @@ def validate(doc: Document) -> list[Diagnostic]:
         return [doc.diagnostic(("spec_version",), "FW004", message, key=True)]
     if doc.data.get("failwell") not in (None, 1):
         found = doc.data["failwell"]
-        message = f"unsupported spec format `failwell: {found}`; this failwell reads `failwell: 1`"
+        message = f"unsupported spec format `failwell: {json.dumps(found)}`; this failwell reads `failwell: 1`"
         return [doc.diagnostic(("failwell",), "FW004", message)]
     diagnostics = []
     for error in _validator().iter_errors(doc.data):

@@ -174,3 +174,14 @@ def test_an_internal_error_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatc
     code, output, _ = run("validate", str(EXAMPLE))
     assert code == 2
     assert output.strip() == f"failwell: {INTERNAL_ERROR} (KeyError)"
+
+
+def test_values_written_out_count_against_the_size_bound_not_the_alias_bound() -> None:
+    """A big spec with no aliases (2,000 tasks-shaped tools are about 200,000 values) is not an alias bomb; the
+    same number of values added by aliases is."""
+    from failwell.bounds import MAX_NODES, scan
+
+    written = "items:\n" + "".join(f"  - v{number}\n" for number in range(MAX_NODES + 10))
+    assert [d.code for d in scan(written, "big.yaml")] == []
+    aliased = "base: &b [" + ", ".join(["x"] * 1000) + "]\nitems:\n" + "".join("  - *b\n" for _ in range(101))
+    assert [d.code for d in scan(aliased, "bomb.yaml")] == ["FW021"]

@@ -3,7 +3,7 @@ bounded on any file, each refused with its own code (FW020-FW027).
 
 Before a YAML reader builds anything, `scan` reads the text as a stream of parser events, which takes
 no recursion and keeps nothing but a stack of open collections: a tag other than the core types
-(FW020), anchors and aliases that would expand past `MAX_NODES` nodes or into themselves (FW021),
+(FW020), aliases that would add more than `MAX_NODES` values or expand into themselves (FW021),
 nesting deeper than `MAX_DEPTH` (FW023) and a number written with more than `MAX_DIGITS` digits
 (FW024) are found there, so a billion laughs or 50,000 brackets never reach a reader that expands or
 recurses. `check_text` (size FW022, characters FW027) runs before that, `decode` (FW026) before both,
@@ -27,7 +27,7 @@ MAX_BYTES = 5_000_000
 MAX_DEPTH = 64
 """The deepest nesting of mappings and sequences; a spec needs about 10."""
 MAX_NODES = 100_000
-"""The most values a document may hold once its aliases are expanded."""
+"""The most values aliases may add to a document when expanded (what it writes out is bounded by its size)."""
 MAX_DIGITS = 30
 """The most digits a number may be written with."""
 MAX_INTEGER = 2**53
@@ -110,7 +110,7 @@ def _scan_events(events: Iterator[Any], file: str) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     stack: list[_Frame] = []
     sizes: dict[str, int] = {}
-    total = 0
+    total = added = 0
     for event in events:
         kind = type(event).__name__
         line, col = event.start_mark.line + 1, event.start_mark.column + 1
@@ -131,11 +131,12 @@ def _scan_events(events: Iterator[Any], file: str) -> list[Diagnostic]:
                     return [*out, Diagnostic(file, line, col, "FW021", message)]
                 continue  # an undefined alias: the reader says so
             total += sizes[event.anchor]
+            added += sizes[event.anchor]
         else:
             total += 1
-        if total > MAX_NODES:
+        if added > MAX_NODES:
             message = (
-                f"anchors and aliases expand the spec past {MAX_NODES:,} values here; "
+                f"aliases add more than {MAX_NODES:,} values to the spec here; "
                 "a spec needs far fewer, so write the repeated parts out or share less"
             )
             return [*out, Diagnostic(file, line, col, "FW021", message)]

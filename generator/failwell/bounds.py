@@ -1,14 +1,16 @@
 """What a spec file may hold before and after it is read: the limits that keep failwell's time and memory
-bounded on any file, each refused with its own code (FW020-FW027).
+bounded on any file, each refused with its own code (FW016, FW020-FW027).
 
 Before a YAML reader builds anything, `scan` reads the text as a stream of parser events, which takes
-no recursion and keeps nothing but a stack of open collections: a tag other than the core types
-(FW020), aliases that would add more than `MAX_NODES` values or expand into themselves (FW021),
-nesting deeper than `MAX_DEPTH` (FW023) and a number written with more than `MAX_DIGITS` digits
-(FW024) are found there, so a billion laughs or 50,000 brackets never reach a reader that expands or
-recurses. `check_text` (size FW022, characters FW027) runs before that, `decode` (FW026) before both,
-and `check_values` (integers past 2**53 FW024, .inf/.nan/1e400 FW025, control characters FW027) on
-the data a reader built."""
+no recursion and keeps nothing but a stack of open collections. It finds:
+- a mapping or list used as a key (FW016);
+- a tag other than the core types (FW020);
+- aliases that would add more than `MAX_NODES` values, or expand into themselves (FW021);
+- nesting deeper than `MAX_DEPTH` (FW023);
+- a number written with more than `MAX_DIGITS` digits (FW024).
+So a billion laughs or 50,000 brackets never reach a reader that expands or recurses. `check_text` (size
+FW022, characters FW027) runs before that, `decode` (FW026) before both, and `check_values` (integers past
+2**53 FW024, .inf/.nan/1e400 FW025, control characters FW027) on the data a reader built."""
 
 from __future__ import annotations
 
@@ -82,12 +84,13 @@ def _character_message(char: str) -> str:
 
 
 class _Frame:
-    """An open mapping or sequence: its anchor, and the running node count when it opened."""
+    """An open mapping or sequence: its anchor, the running node count when it opened, and (for a mapping)
+    whether the next node is a key."""
 
-    __slots__ = ("anchor", "start")
+    __slots__ = ("anchor", "key_next", "mapping", "start")
 
-    def __init__(self, anchor: str | None, start: int) -> None:
-        self.anchor, self.start = anchor, start
+    def __init__(self, anchor: str | None, start: int, mapping: bool) -> None:
+        self.anchor, self.start, self.mapping, self.key_next = anchor, start, mapping, mapping
 
 
 def scan(text: str, file: str) -> list[Diagnostic]:
@@ -111,6 +114,7 @@ def _scan_events(events: Iterator[Any], file: str) -> list[Diagnostic]:
     stack: list[_Frame] = []
     sizes: dict[str, int] = {}
     total = added = 0
+    collections: set[str] = set()
     for event in events:
         kind = type(event).__name__
         line, col = event.start_mark.line + 1, event.start_mark.column + 1
@@ -121,6 +125,16 @@ def _scan_events(events: Iterator[Any], file: str) -> list[Diagnostic]:
             continue
         if kind not in ("ScalarEvent", "AliasEvent", "MappingStartEvent", "SequenceStartEvent"):
             continue
+        if stack and stack[-1].mapping:
+            is_key, stack[-1].key_next = stack[-1].key_next, not stack[-1].key_next
+            collection = kind != "ScalarEvent" and (kind != "AliasEvent" or event.anchor in collections)
+            if is_key and collection:
+                message = "a mapping or list used as a key; a key in a spec is a plain name, such as `tasks_get`"
+                return [*out, Diagnostic(file, line, col, "FW016", message)]
+        if kind in ("MappingStartEvent", "SequenceStartEvent") and event.anchor is not None:
+            collections.add(event.anchor)
+        elif kind == "ScalarEvent" and event.anchor is not None:
+            collections.discard(event.anchor)
         if kind == "AliasEvent":
             if event.anchor not in sizes:
                 if any(frame.anchor == event.anchor for frame in stack):
@@ -157,7 +171,7 @@ def _scan_events(events: Iterator[Any], file: str) -> list[Diagnostic]:
         elif kind in ("MappingStartEvent", "SequenceStartEvent"):
             if event.anchor is not None:
                 sizes.pop(event.anchor, None)  # redefined: the old one no longer counts
-            stack.append(_Frame(event.anchor, total))
+            stack.append(_Frame(event.anchor, total, kind == "MappingStartEvent"))
             if len(stack) > MAX_DEPTH:
                 message = f"nested more than {MAX_DEPTH} levels deep; a spec needs about 10"
                 return [*out, Diagnostic(file, line, col, "FW023", message)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 
 import anyio
@@ -24,7 +25,8 @@ def show(title: str, result: CallToolResult) -> None:
 
 
 async def main() -> None:
-    server = StdioServerParameters(command=sys.executable, args=["-m", "tasks_mcp"])
+    # The server gets this process's environment, as a client's `env` setting would give it one.
+    server = StdioServerParameters(command=sys.executable, args=["-m", "tasks_mcp"], env=dict(os.environ))
     async with Client(server) as client:
         tools = await client.list_tools()
         print("tools:", ", ".join(tool.name for tool in tools.tools))

@@ -1,0 +1,37 @@
+"""The README's first command ends in `examples/demo.py`: a real MCP client over stdio against the generated
+tasks server. What the README shows it printing is what it prints (the reference ids aside)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, REPO
+
+pytestmark = pytest.mark.slow
+
+
+def shown_output() -> list[str]:
+    """The lines of the README's block after "The demo prints, among others:"."""
+    readme = (REPO / "README.md").read_text()
+    block = readme.split("The demo prints, among others:", 1)[1].split("```", 2)[1]
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def test_the_demo_prints_what_the_readme_shows(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(EXAMPLES / "tasks" / "src"), "XDG_DATA_HOME": str(tmp_path)}
+    ran = subprocess.run(
+        [sys.executable, str(EXAMPLES / "demo.py")], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    printed = re.sub(r"ERR-[0-9A-F]{8}", "ERR-X", ran.stdout)
+    for line in shown_output():
+        line = re.sub(r"ERR-[0-9A-F]{8}", "ERR-X", line)
+        if line.endswith(", ...}"):  # the README cuts the _meta line short
+            line = line[: -len(", ...}")]
+        assert line in printed, f"the README shows {line!r}; the demo printed:\n{printed}"

@@ -23,11 +23,15 @@ def digest(data: bytes) -> str:
 
 @cache
 def template_digest() -> str:
-    """One hash of copier.yml and every template file: a new failwell or template renders anew."""
+    """One hash of copier.yml, every template file and failwell's own code (which computes the model the
+    templates print): a changed failwell or template renders anew, even at the same version."""
     root = template_root()
     parts = [b"copier.yml", (root / "copier.yml").read_bytes()]
     for relative, path in files(root / "template").items():
         parts += [relative.encode(), path.read_bytes()]
+    code = Path(__file__).resolve().parent
+    for path in sorted(code.glob("*.py")) + sorted(code.glob("*.json")) + sorted(code.glob("*.yaml")):
+        parts += [path.name.encode(), path.read_bytes()]
     return digest(b"\0".join(parts))
 
 

@@ -109,16 +109,16 @@ class Tool:
     example_arguments_indented: str
     missing_field: str | None
     missing_field_literal: str
-    missing_accepts_literal: str
+    missing_accepts_line: str
     wrong_field: str
     wrong_field_literal: str
     wrong_value: str
-    wrong_value_json: str
-    wrong_accepts_literal: str
+    wrong_value_json_line: str
+    wrong_accepts_line: str
     outside_field: str | None
     outside_field_literal: str
-    outside_value: str
-    outside_expected: str
+    outside_value_line: str
+    outside_expected_line: str
     upstreams: tuple[str, ...]
     upstream_env: str
     keyed: bool
@@ -429,16 +429,24 @@ def _tool(
         example_arguments_indented=literal(example, 4),
         missing_field=missing_field,
         missing_field_literal=string(missing_field or ""),
-        missing_accepts_literal=string(f.accepts(inputs[missing_field]) if missing_field else ""),
+        missing_accepts_line=assignment(
+            "accepts", string(f.accepts(inputs[missing_field]) if missing_field else ""), 4
+        ),
         wrong_field=wrong_field,
         wrong_field_literal=string(wrong_field),
         wrong_value=inline(wrong_value),
-        wrong_value_json=string(json.dumps(wrong_value)),
-        wrong_accepts_literal=string(f.accepts(inputs[wrong_field]) if wrong_field else ""),
+        wrong_value_json_line=assignment("shown", string(json.dumps(wrong_value)), 4),
+        wrong_accepts_line=assignment("accepts", string(f.accepts(inputs[wrong_field]) if wrong_field else ""), 4),
         outside_field=outside_field,
         outside_field_literal=string(outside_field or ""),
-        outside_value=inline(outside_value),
-        outside_expected=string(f"`{outside_field}` received {messages.shown(outside_value)}"),
+        outside_value_line=(
+            fitted("value: Any = ", outside_value, "", 4)
+            if isinstance(outside_value, list)
+            else assignment("value: Any", inline(outside_value), 4)
+        ),
+        outside_expected_line=assignment(
+            "expected", string(f"`{outside_field}` received {messages.shown(outside_value)}"), 4
+        ),
         upstreams=tuple(spec.get("upstreams") or ()),
         keyed="idempotency_key" in inputs,
         retried=spec["effect"] == "read" or "idempotency_key" in example,

@@ -30,29 +30,37 @@ VALID: dict[str, Any] = {
 
 
 async def test_missing_required_argument_is_named() -> None:
-    arguments = {key: value for key, value in VALID.items() if key != "rows"}
+    missing = "rows"
+    accepts = "a list of 1 to 100 items, each an object with email, name"
+    arguments = {key: value for key, value in VALID.items() if key != missing}
     outcome = await call_tool(tool.NAME, arguments, never_called)
     assert outcome.is_error
-    assert "`rows` is required" in outcome.text
-    assert "a list of 1 to 100 items, each an object with email, name" in outcome.text
+    assert f"`{missing}` is required" in outcome.text
+    assert accepts in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
     assert "pydantic" not in outcome.text and "validation error" not in outcome.text
 
 
 async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
-    outcome = await call_tool(tool.NAME, {**VALID, "rows": "not a list"}, never_called)
+    field = "rows"
+    shown = '"not a list"'
+    accepts = "a list of 1 to 100 items, each an object with email, name"
+    outcome = await call_tool(tool.NAME, {**VALID, field: "not a list"}, never_called)
     assert outcome.is_error
-    assert "`rows` received" in outcome.text
-    assert '"not a list"' in outcome.text
-    assert "a list of 1 to 100 items, each an object with email, name" in outcome.text
+    assert f"`{field}` received" in outcome.text
+    assert shown in outcome.text
+    assert accepts in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
     assert "pydantic" not in outcome.text and "https://" not in outcome.text
 
 
 async def test_value_outside_the_constraints_is_named() -> None:
-    outcome = await call_tool(tool.NAME, {**VALID, "rows": []}, never_called)
+    field = "rows"
+    value: Any = []
+    expected = "`rows` received [] (a list)"
+    outcome = await call_tool(tool.NAME, {**VALID, field: value}, never_called)
     assert outcome.is_error
-    assert "`rows` received [] (a list)" in outcome.text
+    assert expected in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
 
 

@@ -31,29 +31,37 @@ VALID: dict[str, Any] = {
 
 
 async def test_missing_required_argument_is_named() -> None:
-    arguments = {key: value for key, value in VALID.items() if key != "transfers"}
+    missing = "transfers"
+    accepts = "a list of 1 to 50 items, each an object with from_account, to_account, credits"
+    arguments = {key: value for key, value in VALID.items() if key != missing}
     outcome = await call_tool(tool.NAME, arguments, never_called)
     assert outcome.is_error
-    assert "`transfers` is required" in outcome.text
-    assert "a list of 1 to 50 items, each an object with from_account, to_account, credits" in outcome.text
+    assert f"`{missing}` is required" in outcome.text
+    assert accepts in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
     assert "pydantic" not in outcome.text and "validation error" not in outcome.text
 
 
 async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
-    outcome = await call_tool(tool.NAME, {**VALID, "transfers": "not a list"}, never_called)
+    field = "transfers"
+    shown = '"not a list"'
+    accepts = "a list of 1 to 50 items, each an object with from_account, to_account, credits"
+    outcome = await call_tool(tool.NAME, {**VALID, field: "not a list"}, never_called)
     assert outcome.is_error
-    assert "`transfers` received" in outcome.text
-    assert '"not a list"' in outcome.text
-    assert "a list of 1 to 50 items, each an object with from_account, to_account, credits" in outcome.text
+    assert f"`{field}` received" in outcome.text
+    assert shown in outcome.text
+    assert accepts in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
     assert "pydantic" not in outcome.text and "https://" not in outcome.text
 
 
 async def test_value_outside_the_constraints_is_named() -> None:
-    outcome = await call_tool(tool.NAME, {**VALID, "transfers": []}, never_called)
+    field = "transfers"
+    value: Any = []
+    expected = "`transfers` received [] (a list)"
+    outcome = await call_tool(tool.NAME, {**VALID, field: value}, never_called)
     assert outcome.is_error
-    assert "`transfers` received [] (a list)" in outcome.text
+    assert expected in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
 
 

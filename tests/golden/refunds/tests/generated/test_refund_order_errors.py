@@ -39,29 +39,37 @@ VALID: dict[str, Any] = {
 
 
 async def test_missing_required_argument_is_named() -> None:
-    arguments = {key: value for key, value in VALID.items() if key != "order_id"}
+    missing = "order_id"
+    accepts = 'a string matching ^ord_[0-9a-z]{6,}$, such as "ord_8813ab"'
+    arguments = {key: value for key, value in VALID.items() if key != missing}
     outcome = await call_tool(tool.NAME, arguments, never_called)
     assert outcome.is_error
-    assert "`order_id` is required" in outcome.text
-    assert 'a string matching ^ord_[0-9a-z]{6,}$, such as "ord_8813ab"' in outcome.text
+    assert f"`{missing}` is required" in outcome.text
+    assert accepts in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
     assert "pydantic" not in outcome.text and "validation error" not in outcome.text
 
 
 async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
-    outcome = await call_tool(tool.NAME, {**VALID, "order_id": 12345}, never_called)
+    field = "order_id"
+    shown = "12345"
+    accepts = 'a string matching ^ord_[0-9a-z]{6,}$, such as "ord_8813ab"'
+    outcome = await call_tool(tool.NAME, {**VALID, field: 12345}, never_called)
     assert outcome.is_error
-    assert "`order_id` received" in outcome.text
-    assert "12345" in outcome.text
-    assert 'a string matching ^ord_[0-9a-z]{6,}$, such as "ord_8813ab"' in outcome.text
+    assert f"`{field}` received" in outcome.text
+    assert shown in outcome.text
+    assert accepts in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
     assert "pydantic" not in outcome.text and "https://" not in outcome.text
 
 
 async def test_value_outside_the_constraints_is_named() -> None:
-    outcome = await call_tool(tool.NAME, {**VALID, "order_id": "!"}, never_called)
+    field = "order_id"
+    value: Any = "!"
+    expected = '`order_id` received "!" (a string)'
+    outcome = await call_tool(tool.NAME, {**VALID, field: value}, never_called)
     assert outcome.is_error
-    assert '`order_id` received "!" (a string)' in outcome.text
+    assert expected in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
 
 

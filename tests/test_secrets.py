@@ -232,10 +232,16 @@ async def test_no_credential_reaches_a_client_or_the_log_in_process(vault_src: P
         server.services.rate_limit = None
         captured = Lines(JsonLines())
         root, runtime_logger = logging.getLogger(), logging.getLogger("failwell")
-        root.addHandler(captured)
+        runtime_logger.addHandler(captured)  # on the runtime's own logger: whatever propagates or not above it
+        handler_logger = logging.getLogger("vault.handler")
+        handler_logger.addHandler(captured)
         old_level, root.level = root.level, logging.INFO
-        # whatever earlier tests in this process did to logging (a dictConfig disables existing loggers)
+        # whatever earlier tests in this process did to logging: a dictConfig disables existing loggers, a
+        # logging.disable() silences every logger, a level set on the runtime's logger hides its INFO lines
         was_disabled, runtime_logger.disabled = runtime_logger.disabled, False
+        was_level, runtime_logger.level = runtime_logger.level, logging.NOTSET
+        was_silenced = logging.root.manager.disable
+        logging.disable(logging.NOTSET)
         leaked, calls = [], 0
         try:
             for arguments, canaries in every_call():
@@ -243,14 +249,17 @@ async def test_no_credential_reaches_a_client_or_the_log_in_process(vault_src: P
                 result = await server.call_tool("vault_run", arguments)
                 seen = json.dumps(result.model_dump(mode="json", by_alias=True), ensure_ascii=False)
                 logged = "\n".join(captured.lines)
-                assert captured.lines, f"{arguments} logged nothing"
+                assert captured.lines, f"{arguments} logged nothing: {result}"
                 if leaks(seen, canaries) or leaks(logged, canaries):
                     leaked.append((arguments, leaks(seen, canaries), leaks(logged, canaries)))
                 calls += 1
         finally:
-            root.removeHandler(captured)
+            runtime_logger.removeHandler(captured)
+            handler_logger.removeHandler(captured)
             root.level = old_level
             runtime_logger.disabled = was_disabled
+            runtime_logger.level = was_level
+            logging.disable(was_silenced)
     assert calls == len(CASES) * len(PATHS)
     assert leaked == [], leaked
 

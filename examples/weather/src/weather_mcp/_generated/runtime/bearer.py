@@ -15,10 +15,8 @@ import time
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import TokenVerifier
-from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.types import INTERNAL_ERROR
 from starlette.authentication import AuthCredentials
-from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -37,8 +35,8 @@ _ID_SCAN_LIMIT = 65_536
 class BearerGate:
     """Lets a request reach the MCP endpoint only with a bearer token the verifier accepts.
 
-    A foreign Host or Origin is refused first (421 / 403), as without auth: a DNS-rebinding page learns
-    nothing from the gate, not even that it asks for a token. With a `resource` (OAuth), a token must
+    A foreign Host or Origin never reaches it while DNS-rebinding protection is on: `RebindingGuard`, outside
+    the gate, refuses it first (421 / 403), so such a page learns nothing, not even that a token is asked. With a `resource` (OAuth), a token must
     name it as its audience (`AccessToken.resource`); the embedded StaticTokens are this server's own.
     """
 
@@ -48,24 +46,18 @@ class BearerGate:
         verifier: TokenVerifier,
         path: str,
         realm: str,
-        security: TransportSecuritySettings,
         resource: str = "",
     ) -> None:
         self.app = app
         self.verifier = verifier
         self.path = path.rstrip("/") or "/"
         self.realm = realm
-        self.security = TransportSecurityMiddleware(security)
         self.resource = resource
         self.audience_checked = bool(resource) and not isinstance(verifier, StaticTokens)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or (scope["path"].rstrip("/") or "/") != self.path:
             await self.app(scope, receive, send)
-            return
-        foreign = await self.security.validate_request(Request(scope))
-        if foreign is not None:
-            await foreign(scope, receive, send)
             return
         token = _bearer(scope)
         if token is None:

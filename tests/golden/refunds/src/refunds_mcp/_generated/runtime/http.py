@@ -144,7 +144,6 @@ def http_app(server: FailwellServer, options: HttpOptions, verifier: TokenVerifi
             verifier=verifier,
             path=options.path,
             realm=server.name,
-            security=_SDK_CHECKS_OFF,
             resource=resource,
         )
     if allowed is not None:  # outside the gate: a foreign host learns nothing about auth

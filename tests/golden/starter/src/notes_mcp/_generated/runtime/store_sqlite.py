@@ -149,9 +149,6 @@ class SQLiteStore:
     async def abandon(self, scope: str, owner: str) -> None:
         await self._run("abandon", scope, owner)
 
-    async def take(self, bucket: str, capacity: int, per_s: float) -> float:
-        return (await self.take_all([(bucket, RateLimit(capacity, per_s))]))[0]
-
     async def take_all(self, buckets: Sequence[tuple[str, RateLimit]]) -> list[float]:
         waits = await self._run("take_all", list(buckets))
         assert isinstance(waits, list)

@@ -86,9 +86,6 @@ class Store(Protocol):
     async def abandon(self, scope: str, owner: str) -> None:
         """Mark a running claim's outcome unknown (a deadline, a cancellation): the key is not run again."""
 
-    async def take(self, bucket: str, capacity: int, per_s: float) -> float:
-        """Take one token from a bucket refilled at `capacity` per `per_s`; 0, or seconds until one is free."""
-
     async def take_all(self, buckets: Sequence[tuple[str, RateLimit]]) -> list[float]:
         """Take one token from every bucket, in one atomic step, or from none when any bucket has none (so a call
         one limit refuses uses up no other): each bucket's seconds until it has a token, all 0 when taken."""

@@ -48,9 +48,6 @@ class MemoryStore:
         if record is not None and record.owner == owner and record.state == "running":
             record.state = "unknown"
 
-    async def take(self, bucket: str, capacity: int, per_s: float) -> float:
-        return (await self.take_all([(bucket, RateLimit(capacity, per_s))]))[0]
-
     async def take_all(self, buckets: Sequence[tuple[str, RateLimit]]) -> list[float]:
         now = time.time()
         tokens, waits = take_tokens([(self.buckets.get(name), limit) for name, limit in buckets], now)

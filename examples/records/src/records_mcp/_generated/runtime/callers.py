@@ -31,11 +31,16 @@ def caller_of(context: Context[Any, Any] | None) -> Caller:
     except ValueError:
         request_context = None
     request_id = str(request_context.request_id) if request_context is not None else None
+    http = request_context is not None and getattr(request_context, "request", None) is not None
+    return Caller(caller_name(http), request_id)
+
+
+def caller_name(http: bool) -> str:
+    """`token:<subject>` when the request carried a token, else `http:anonymous` or `stdio`."""
     token = get_access_token()
     if token is not None:
-        return Caller(f"token:{token.subject or token.client_id}", request_id)
-    http = request_context is not None and getattr(request_context, "request", None) is not None
-    return Caller("http:anonymous" if http else "stdio", request_id)
+        return f"token:{token.subject or token.client_id}"
+    return "http:anonymous" if http else "stdio"
 
 
 def scope_refused(tool: ToolDefinition, template: str) -> CallToolResult | None:

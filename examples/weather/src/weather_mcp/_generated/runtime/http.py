@@ -24,10 +24,12 @@ from starlette.routing import Route, request_response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .bearer import BearerGate
+from .contracts import CancelRelay
 from .http_envelope import EnvelopeCheck
 from .http_limits import MAX_HEADER_BYTES, BoundedH11Protocol, BoundedRequests, raise_open_file_limit
 from .oauth import metadata_url
 from .rebinding import RebindingGuard, protection
+from .sdk import answer_nothing_after_cancel
 from .server import FailwellServer
 
 logger = logging.getLogger("failwell.http")
@@ -126,6 +128,10 @@ def http_app(server: FailwellServer, options: HttpOptions, verifier: TokenVerifi
     """The ASGI app: the MCP endpoint (behind the bearer gate when there is a verifier), /healthz, and with
     OAuth authorization servers the protected resource metadata."""
     server.custom_route(HEALTH_PATH, methods=["GET"])(health(server))
+    answer_nothing_after_cancel()
+    store = server.services.store
+    if not options.stateful and isinstance(store, CancelRelay):
+        server.relay = store  # a cancel may reach another replica than the one that runs its call
     allowed = protection(options.host, options.allowed_hosts, options.allowed_origins)
     app = server.streamable_http_app(
         streamable_http_path=options.path,
@@ -133,7 +139,8 @@ def http_app(server: FailwellServer, options: HttpOptions, verifier: TokenVerifi
         host=options.host,
         transport_security=_SDK_CHECKS_OFF,
     )
-    app.add_middleware(EnvelopeCheck, path=options.path)  # innermost: a body is read only once the gate lets it by
+    # Innermost: a body is read only once the gate lets it by, and a cancel is told who sent it.
+    app.add_middleware(EnvelopeCheck, path=options.path, on_cancel=server.cancel_from_http)
     if verifier is not None:
         resource = options.resource_url if options.authorization_servers else ""
         if resource:

@@ -5,9 +5,9 @@ context and declared failures, and the store and upstream contracts."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 import anyio
 from mcp.types import Tool, ToolAnnotations
@@ -99,6 +99,18 @@ class Store(Protocol):
 
     async def aclose(self) -> None:
         """Close connections."""
+
+
+@runtime_checkable
+class CancelRelay(Protocol):
+    """Passes a client's cancel to every replica of one server (the Redis store is one), so the replica that runs
+    the call it names can stop it."""
+
+    async def announce_cancel(self, server: str, note: str) -> None:
+        """Send `note` (the caller, the request id, the sender) to every replica of `server` that listens."""
+
+    def cancels(self, server: str) -> AsyncIterator[str]:
+        """The notes announced for `server`, as they come, until the connection is lost (which raises)."""
 
 
 @dataclass

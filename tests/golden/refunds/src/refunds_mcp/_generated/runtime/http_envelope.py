@@ -13,6 +13,10 @@ protocol eras answer it alike.
   envelope on it says nothing of the era, as the SDK's own stdio runner decides.
 
 A body that is not `application/json` is left to the SDK, which refuses it.
+
+A 2025-era `notifications/cancelled` posted outside any session (stateless HTTP, the default: it carries no
+Mcp-Session-Id) is handed to `on_cancel` here, in the request's own task, before the SDK acknowledges it: the
+SDK serves it in a fresh session that knows no call, and ends that session as soon as it has answered 202.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .envelope import decode, shape_error
 
 VERSION_HEADER = "mcp-protocol-version"
+SESSION_HEADER = "mcp-session-id"
 
 HEADER_MISMATCH_MESSAGE = (
     "Header mismatch: the MCP-Protocol-Version header must name the protocol version the request's _meta "
@@ -40,9 +45,11 @@ class EnvelopeCheck:
     """ASGI middleware: answers a POST to `path` whose JSON body is not one JSON-RPC message, or whose
     2026-07-28 envelope disagrees with its MCP-Protocol-Version header; passes every other request on."""
 
-    def __init__(self, app: ASGIApp, path: str) -> None:
+    def __init__(self, app: ASGIApp, path: str, on_cancel: Callable[[str], Awaitable[None]] | None = None) -> None:
         self.app = app
         self.path = path.rstrip("/") or "/"
+        self.on_cancel = on_cancel
+        """Called with the request id a cancel posted outside any session names."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not self._checks(scope):
@@ -52,11 +59,14 @@ class EnvelopeCheck:
         if body is None:
             return  # the client left before its body was complete: nobody to answer
         headers = Headers(scope=scope)
-        error = body_error(body, headers.getlist(VERSION_HEADER))
-        if error is None:
-            await self.app(scope, _replaying(body, receive), send)
+        parsed, error = checked(body, headers.getlist(VERSION_HEADER))
+        if error is not None:
+            await answer(error, 400)(scope, receive, send)
             return
-        await answer(error, 400)(scope, receive, send)
+        cancelled = cancelled_id(parsed)
+        if cancelled is not None and self.on_cancel is not None and SESSION_HEADER not in headers:
+            await self.on_cancel(cancelled)
+        await self.app(scope, _replaying(body, receive), send)
 
     def _checks(self, scope: Scope) -> bool:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -67,14 +77,25 @@ class EnvelopeCheck:
         return content_type.split(";")[0].strip().lower() == "application/json"
 
 
-def body_error(body: bytes, version_headers: list[str]) -> JSONRPCError | None:
-    """The answer a body is owed before the SDK sees it; None when it is one message the SDK should serve."""
+def checked(body: bytes, version_headers: list[str]) -> tuple[Any, JSONRPCError | None]:
+    """The body parsed, and the answer it is owed before the SDK sees it (None when the SDK should serve it)."""
     parsed, error = decode(body, "body")
     if error is None:
         error = shape_error(parsed, "body")
     if error is None:
         error = era_error(parsed, version_headers)
-    return error
+    return parsed, error
+
+
+def cancelled_id(message: dict[str, Any]) -> str | None:
+    """The request id a 2025-era `notifications/cancelled` names, as the server keeps ids; None for any other body."""
+    if message.get("method") != "notifications/cancelled" or "id" in message:
+        return None
+    params = message.get("params")
+    request_id = params.get("requestId") if isinstance(params, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        return None
+    return str(request_id)
 
 
 def era_error(message: dict[str, Any], version_headers: list[str]) -> JSONRPCError | None:

@@ -19,8 +19,10 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
+from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
-from mcp.types import RequestParams, ServerCapabilities
+from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp.types import RequestId, RequestParams, ServerCapabilities
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 CHECKED_AGAINST = "2.3"
@@ -146,6 +148,31 @@ class WriteStreamProxy:
         await self._inner.__aexit__(*exc)
 
 
+def cancel_mark(context: Any) -> anyio.Event | None:
+    """The event that, once set, makes the SDK send nothing for this request (as after a client's cancel)."""
+    # Missing API: the SDK sets this event itself when it matches a `notifications/cancelled` to a request of the
+    # same session; a cancel it cannot match (stateless HTTP serves each request in a session of its own) can be
+    # applied only through the request's dispatch context, which the handler's Context holds privately.
+    try:
+        event = context.request_context.session._request_outbound.cancel_requested
+    except (AttributeError, ValueError):
+        return None
+    return event if isinstance(event, anyio.Event) else None
+
+
+def answer_nothing_after_cancel() -> None:
+    """Make the 2025-era HTTP transport end a cancelled request's stream with no message at all."""
+
+    async def end_quietly(self: StreamableHTTPServerTransport, request_id: RequestId) -> None:
+        self.close_sse_stream(str(request_id))
+
+    # Missing API: on the 2025-era wire the SDK answers a request that settled unanswered (it was cancelled) with
+    # {"code": -32800, "message": "Request cancelled"}, a code outside both JSON-RPC's and MCP's lists; the
+    # specification says a cancelled request gets no response. Its stream is closed instead, as the 2026-07-28
+    # transports do; the client that cancelled waits for nothing.
+    StreamableHTTPServerTransport._terminate_unanswered_request = end_quietly  # type: ignore[method-assign]
+
+
 @contextmanager
 def signed_in(access: AccessToken) -> Iterator[None]:
     """Code run inside sees `access` as the caller's token (`get_access_token()`), as after the SDK's auth."""
@@ -162,12 +189,24 @@ INTERNALS: dict[str, Callable[[], object]] = {
     "MCPServer._tool_input_schema": lambda: MCPServer._tool_input_schema,
     "MCPServer._lowlevel_server": lambda: MCPServer(name="probe")._lowlevel_server,
     "Server.add_request_handler": lambda: Server.add_request_handler,
+    "ServerSession._request_outbound": lambda: _probe_request_outbound(),
+    "StreamableHTTPServerTransport._terminate_unanswered_request": lambda: (
+        StreamableHTTPServerTransport._terminate_unanswered_request
+    ),
+    "StreamableHTTPServerTransport.close_sse_stream": lambda: StreamableHTTPServerTransport.close_sse_stream,
     "Server.get_capabilities": lambda: Server.get_capabilities,
     "Server.create_initialization_options": lambda: Server.create_initialization_options,
     "Server.run": lambda: Server.run,
     "auth_context_var.set": lambda: auth_context_var.set,
 }
 """Every SDK name used here that the SDK does not document as public, and how to find it."""
+
+
+def _probe_request_outbound() -> object:
+    """A ServerSession keeps its request's dispatch context as `_request_outbound` (read by `cancel_mark`)."""
+    if "_request_outbound" not in ServerSession.__init__.__code__.co_names:
+        raise AttributeError("_request_outbound")
+    return ServerSession
 
 
 def missing_internals() -> list[str]:

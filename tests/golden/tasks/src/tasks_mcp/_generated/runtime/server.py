@@ -37,13 +37,15 @@ from mcp.types import (
 )
 
 from .call import is_cancellation, run_tool
+from .callers import caller_name, caller_of
 from .classes import DEFAULT_MESSAGES, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
 from .config import ConfigurationError
-from .contracts import RateLimit, Services, Store, ToolDefinition, UpstreamBinder
+from .contracts import CancelRelay, RateLimit, Services, Store, ToolDefinition, UpstreamBinder
 from .idempotency import GRACE_S
+from .inflight import InFlight
 from .results import internal_error, unknown_name
 from .scrub import redact_secrets
-from .sdk import BaseServer
+from .sdk import BaseServer, cancel_mark
 
 logger = logging.getLogger("failwell")
 
@@ -72,6 +74,9 @@ class FailwellServer(BaseServer):
         """The prompts the server serves, by name: none, until a spec can declare some."""
         self.resources: tuple[str, ...] = ()
         """The resources the server serves, by URI: none, until a spec can declare some."""
+        self.in_flight = InFlight(name)
+        self.relay: CancelRelay | None = None
+        """Where cancels this process cannot apply go (set for stateless HTTP with the Redis store)."""
         self._answer_what_is_served()
         shorter = dict(deadlines or {})
         self.definitions = {
@@ -182,13 +187,26 @@ class FailwellServer(BaseServer):
         tool = self.definitions.get(name)
         if tool is None:
             raise unknown_name("tool", "tool", name, list(self.definitions), "tools/list")
-        try:
-            return await run_tool(tool, arguments, context, self.services)
-        except BaseException as exc:
-            if is_cancellation(exc):
-                raise
-            # The last guard: nothing any code path raises may reach the SDK, which would send its text.
-            return internal_error(tool, exc, self.services.messages["internal"])
+        caller = caller_of(context)
+        with self.in_flight.track(caller.name, caller.request_id, cancel_mark(context)):
+            try:
+                return await run_tool(tool, arguments, context, self.services)
+            except BaseException as exc:
+                if is_cancellation(exc):
+                    raise
+                # The last guard: nothing any code path raises may reach the SDK, which would send its text.
+                return internal_error(tool, exc, self.services.messages["internal"])
+        return _NEVER_SENT  # a client's cancel stopped the call: the SDK sends nothing for it
+
+    async def cancel_from_http(self, request_id: str) -> None:
+        """A cancel posted over HTTP outside any session, which the SDK cannot match: stateless HTTP serves each
+        request in a session of its own. On stdio, and in a stateful session, the SDK applies a cancel itself."""
+        await self.in_flight.cancel_anywhere(caller_name(http=True), request_id, self.relay)
+
+
+_NEVER_SENT = CallToolResult(content=[])
+"""What `call_tool` returns for a call a client cancelled: the SDK has marked the request cancelled, and sends
+nothing for it."""
 
 
 def _one_page(method: str, params: PaginatedRequestParams) -> None:
@@ -209,7 +227,13 @@ async def _set_level(context: Any, params: SetLevelRequestParams) -> EmptyResult
 @asynccontextmanager
 async def _lifespan(server: MCPServer[None]) -> AsyncIterator[None]:
     try:
-        yield None
+        async with anyio.create_task_group() as background:
+            if isinstance(server, FailwellServer) and server.relay is not None:
+                background.start_soon(server.in_flight.follow, server.relay)
+            try:
+                yield None
+            finally:
+                background.cancel_scope.cancel()
     finally:
         if isinstance(server, FailwellServer):
             await server.aclose()

@@ -85,6 +85,9 @@ def test_the_2026_suite_fails_only_what_the_baseline_names(tmp_path: Path, fixtu
             timeout=300,
         )
         assert server.process.poll() is None, "the server died during the suite"
+        logged = server.logged()
+    # test_logging_tool logged while no-log-without-logLevel passed: its lines went to stderr, not to the client.
+    assert '"event": "Tool processing data"' in logged
     report = run.stdout[-4000:] + run.stderr[-2000:]
     assert run.returncode == 0, report
     assert "Baseline check passed" in run.stdout, report

@@ -163,16 +163,7 @@ def test_failures_are_is_error_results_with_the_envelope(seen: dict[str, Any]) -
     assert invalid["envelope"]["class"] == "invalid_input" and invalid["envelope"]["failure"] == "invalid_arguments"
 
 
-CANCELLATION_BROKEN = {"http-2025-11-25", "http-stateful-2025-11-25"}
-"""A 2025-era `notifications/cancelled` over HTTP: stateless, it is dropped and the handler runs to its deadline;
-stateful, the handler stops but the client still gets -32800. Both are issue 16 point 5, being fixed."""
-
-
-def test_a_cancelled_call_stops_its_handler_and_gets_no_answer(
-    seen: dict[str, Any], request: pytest.FixtureRequest
-) -> None:
-    if request.node.callspec.id in CANCELLATION_BROKEN:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="issue 16 point 5"))
+def test_a_cancelled_call_stops_its_handler_and_gets_no_answer(seen: dict[str, Any]) -> None:
     assert seen["handlerStarted"] is True
     cancelled = seen["cancelled"]["error"]
     assert cancelled["type"] == "SdkError" and cancelled["message"] == "the test cancels it", "the client saw it"

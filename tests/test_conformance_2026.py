@@ -28,7 +28,17 @@ SUITE = NODE_TOOLS / "node_modules" / "conformance-2026"
 REVISION = "2026-07-28"
 FIXTURES = REPO / "tests" / "conformance" / "fixtures"
 BASELINE = REPO / "tests" / "conformance" / "expected-failures-2026.yml"
-FIXTURED = ("tools-call-simple-text", "tools-call-error", "tools-call-with-progress")
+FIXTURED = (
+    "tools-call-simple-text",
+    "tools-call-error",
+    "tools-call-with-progress",
+    "resources-read-text",
+    "resources-read-binary",
+    "resources-templates-read",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "completion-complete",
+)
 """The scenarios the fixture spec's tools make pass, which fail against a server without them."""
 GENERIC = ("tools-list", "resources-list", "prompts-list", "dns-rebinding-protection", "caching")
 """Scenarios that need no fixture: each runs, and every check of it is a success or skipped."""
@@ -39,8 +49,9 @@ def generate_fixture_server(dest: Path) -> Path:
     returns its `src` folder."""
     created = failwell("new", dest, "--spec", FIXTURES / "failwell.yaml")
     assert created.returncode == 0, created.stdout + created.stderr
-    for handler in sorted((FIXTURES / "handlers").glob("*.py")):
-        shutil.copy(handler, dest / "src" / "conformance_mcp" / "handlers" / handler.name)
+    for handler in sorted((FIXTURES / "handlers").rglob("*.py")):
+        relative = handler.relative_to(FIXTURES / "handlers")
+        shutil.copy(handler, dest / "src" / "conformance_mcp" / "handlers" / relative)
     return dest / "src"
 
 

@@ -1,6 +1,7 @@
-"""Write the one-module-per-tool files, which Copier cannot loop over.
+"""Write the one-module-per-tool (and per resource, per prompt) files, which Copier cannot loop over.
 
-Copier renders the project's fixed files; this step renders `template/_per_tool/` once per tool.
+Copier renders the project's fixed files; this step renders `template/_per_tool/` once per tool, resource
+and prompt.
 `failwell` renders them in memory with the rest (render.py); a plain `copier copy --trust` writes them
 through a task (`python -m failwell expand DEST`). Both produce the same files.
 """
@@ -18,6 +19,24 @@ from .model import SPEC_FILE, Project
 from .pipeline import load_project
 from .templates import template_root
 
+PER_READER = {
+    "resource": (
+        ("resource.py.jinja", "src/{package}/_generated/resources/{name}.py"),
+        ("resource_handler.py.jinja", "src/{package}/handlers/resources/{name}.py"),
+        ("test_resource_errors.py.jinja", "tests/generated/test_{name}_resource_errors.py"),
+    ),
+    "prompt": (
+        ("prompt.py.jinja", "src/{package}/_generated/prompts/{name}.py"),
+        ("prompt_handler.py.jinja", "src/{package}/handlers/prompts/{name}.py"),
+        ("test_prompt_errors.py.jinja", "tests/generated/test_{name}_prompt_errors.py"),
+    ),
+}
+"""The files of each resource and each prompt: its module, its handler (created once) and its error tests."""
+PACKAGES = (
+    ("package.py.jinja", "src/{package}/_generated/{kinds}/__init__.py"),
+    ("handlers_package.py.jinja", "src/{package}/handlers/{kinds}/__init__.py"),
+)
+"""The package of each kind's modules, when the spec has one of that kind."""
 PER_TOOL = (
     ("tool.py.jinja", "src/{package}/_generated/tools/{tool}.py"),
     ("handler.py.jinja", "src/{package}/handlers/{tool}.py"),
@@ -41,6 +60,16 @@ def tool_files(project: Project) -> dict[str, str]:
         template = env.get_template(template_name)
         for tool in project.tools:
             files[pattern.format(package=project.package, tool=tool.name)] = template.render(project=project, tool=tool)
+    for kind, readers in (("resource", project.resources), ("prompt", project.prompts)):
+        for template_name, pattern in PER_READER[kind] if readers else ():
+            template = env.get_template(template_name)
+            for reader in readers:
+                files[pattern.format(package=project.package, name=reader.name)] = template.render(
+                    project=project, reader=reader
+                )
+        for template_name, pattern in PACKAGES if readers else ():
+            text = env.get_template(template_name).render(kind=kind)
+            files[pattern.format(package=project.package, kinds=f"{kind}s")] = text
     return files
 
 

@@ -11,7 +11,7 @@ from . import fields as f
 from . import messages
 from .lint import default_deadline, placeholders
 from .naming import DEFAULT_TOKENS_ENV, pascal
-from .pyliteral import assignment, docstring, fitted, inline, literal, number, string, toml_string
+from .pyliteral import Call, assignment, call_lines, docstring, fitted, inline, literal, number, string, toml_string
 
 SPEC_FILE = "failwell.yaml"
 _FIELD_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
@@ -62,6 +62,8 @@ class Failure:
     test_arguments: str
     expected_line: str
     expected_envelope: str
+    jsonrpc_code: int
+    """The JSON-RPC error code of the failure where it has no `isError` channel (a resource's, a prompt's)."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,48 @@ class Tool:
     check_with_literal: str
     broken_changed_literal: str
     """The envelope's `changed` when the tool breaks mid-way (a crash, a missed deadline, a failing upstream)."""
+    registration: str
+    """The tool's entry in `build_server`'s list, laid out as ruff formats it."""
+
+
+@dataclass(frozen=True)
+class Reader:
+    """A resource or a prompt: a read with parameters (a template's, a prompt's arguments), declared failures,
+    and a handler, whose failures are JSON-RPC errors."""
+
+    kind: str
+    """`resource` or `prompt`."""
+    name: str
+    name_literal: str
+    label_literal: str
+    """How messages name it: `The task resource`."""
+    title_literal: str
+    description_literal: str
+    description_doc: str
+    deadline_s: float
+    models: tuple[f.ModelClass, ...]
+    uses_annotated: bool
+    uses_literal: bool
+    params_schema: str
+    accepts: str
+    completions: str
+    failures: tuple[Failure, ...]
+    failures_with_params: bool
+    registration: str
+    example_arguments: str
+    """Parameters (or arguments) that pass the schema."""
+    wrong_field_literal: str
+    wrong_value_line: str
+    wrong_expected_line: str
+    missing_field_literal: str
+    missing_expected_line: str
+    uri_literal: str = ""
+    mime_type_literal: str = ""
+    output_annotation: str = "str"
+    template: bool = False
+    example_uri_literal: str = ""
+    arguments_literal: str = ""
+    """A prompt's `ARGUMENTS = [PromptArgument(...), ...]`."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +220,8 @@ class Project:
     scope_message_literal: str
     authorization_servers_line: str
     """`AUTHORIZATION_SERVERS = [...]` when the spec names OAuth authorization servers, else empty."""
+    resources: tuple[Reader, ...] = ()
+    prompts: tuple[Reader, ...] = ()
 
     def context(self) -> dict[str, Any]:
         """The model as JSON data, keys sorted: what copier.yml's `project` answer holds (Jinja's `tojson`)."""
@@ -209,6 +255,12 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     scope_message = scope_template(auth_spec)
     issuers = list(auth_spec.get("authorization_servers", ()))
     tools = tuple(_tool(tool_name, spec, timeout, defaults, envs, scope_message) for tool_name, spec in tool_specs)
+    resources = tuple(
+        _reader("resource", n, spec, timeout, defaults) for n, spec in sorted((data.get("resources") or {}).items())
+    )
+    prompts = tuple(
+        _reader("prompt", n, spec, timeout, defaults) for n, spec in sorted((data.get("prompts") or {}).items())
+    )
     return Project(
         spec_text=spec_text,
         name=name,
@@ -240,6 +292,8 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         ),
         scope_message_literal=string(scope_message) if "scope_message" in auth_spec else "",
         authorization_servers_line=fitted("AUTHORIZATION_SERVERS: list[str] = ", issuers, "", 0) if issuers else "",
+        resources=resources,
+        prompts=prompts,
     )
 
 
@@ -466,7 +520,116 @@ def _tool(
         reconcilable="idempotency_key" in inputs and not batch,
         rerun_safe=bool(spec.get("rerun_safe")),
         check_with_literal=string(spec["check_with"]) if spec.get("check_with") else "",
+        registration=_registration(
+            name, f"{name}_handler", name, "reconcile" if "idempotency_key" in inputs and not batch else None
+        ),
     )
+
+
+def _registration(module: str, handlers: str, key: str, optional: str | None) -> str:
+    """`<module>.definition(chosen.get(<key>, <handlers>.handle))` for `build_server`'s lists (with the handler
+    module's `optional` function, when it may have one), laid out as ruff formats it."""
+    bound: Call = ("chosen.get", [string(key), f"{handlers}.handle"])
+    arguments: list[str | Call] = [bound]
+    if optional:
+        arguments.append(("getattr", [handlers, string(optional), "None"]))
+    return "\n".join(call_lines((f"{module}.definition", arguments), 12, ","))
+
+
+def _text_kind(mime_type: str) -> str:
+    """The handler's return type for a resource of this MIME type (as runtime/resources.py sends it)."""
+    base = mime_type.split(";")[0].strip().lower()
+    if base == "application/json" or base.endswith("+json"):
+        return "dict[str, Any] | list[Any]"
+    if base.startswith("text/") or base.endswith("+xml") or base in ("application/xml", "application/yaml"):
+        return "str"
+    return "bytes"
+
+
+def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults: dict[str, str]) -> Reader:
+    """A resource (`params`) or a prompt (`arguments`), for its generated module, handler and tests."""
+    fields: dict[str, Any] = dict(spec.get("params" if kind == "resource" else "arguments") or {})
+    label = f"The {name} {kind}"
+    models = tuple(f.models("Params", fields))
+    annotations = " ".join(member.annotation for model in models for member in model.fields)
+    example = f.example_arguments(fields)
+    as_read = {"effect": "read"}
+    failures = tuple(
+        _failure(failure, failure_spec, label, as_read, fields, example, defaults)
+        for failure, failure_spec in (spec.get("failures") or {}).items()
+    )
+    completions = {n: [str(v) for v in (s.get("enum") or s.get("examples") or [])] for n, s in fields.items()}
+    wrong = next(iter(fields), "")
+    wrong_value: Any = "not a number" if wrong and f.json_type(fields[wrong]) in ("integer", "number") else None
+    violations = ((n, f.violation(s)) for n, s in fields.items())
+    # A URI part cannot be empty: a template parameter's refused value must be one a URI can hold.
+    outside = next(((n, v) for n, v in violations if v[0] and (kind == "prompt" or v[1] != "")), None)
+    if wrong_value is None and outside is not None:
+        wrong, wrong_value = outside[0], outside[1][1]
+    missing = next((n for n, s in fields.items() if f.is_required(s)), "") if kind == "prompt" else ""
+    uri = spec.get("uri", "")
+    example_uri = uri
+    for field, value in example.items():
+        example_uri = example_uri.replace("{" + field + "}", _uri_part(value))
+    mime_type = spec.get("mime_type", "text/plain")
+    reader = Reader(
+        kind=kind,
+        name=name,
+        name_literal=string(name),
+        label_literal=string(label),
+        title_literal=string(spec["title"]) if "title" in spec else "None",
+        description_literal=string(spec["description"].strip()),
+        description_doc=docstring(spec["description"]),
+        deadline_s=float(spec.get("deadline_s", default_deadline(timeout))),
+        models=models,
+        uses_annotated="Annotated[" in annotations,
+        uses_literal="Literal[" in annotations,
+        params_schema=literal(f.published_schema(fields)),
+        accepts=literal(f.accepts_table(fields)),
+        completions=literal({n: v for n, v in completions.items() if v}),
+        failures=failures,
+        failures_with_params=any(failure_spec_has_params(s) for s in (spec.get("failures") or {}).values()),
+        registration=_registration(
+            f"{name}_{kind}",
+            f"{name}_{kind}_handler",
+            f"{kind}:{name}",
+            "listing" if kind == "resource" and "{" in uri else None,
+        ),
+        example_arguments=literal(example),
+        wrong_field_literal=string(wrong),
+        wrong_value_line=assignment("value: Any", inline(wrong_value), 4),
+        wrong_expected_line=assignment(
+            "expected", string(f"`{wrong}` received {messages.shown(wrong_value)}" if wrong else ""), 4
+        ),
+        missing_field_literal=string(missing),
+        missing_expected_line=assignment("expected", string(f"`{missing}` is required" if missing else ""), 4),
+        uri_literal=string(uri),
+        mime_type_literal=string(mime_type),
+        output_annotation=_text_kind(mime_type) if kind == "resource" else "str | list[Message]",
+        template="{" in uri,
+        example_uri_literal=string(example_uri),
+        arguments_literal=_prompt_arguments(fields),
+    )
+    return reader
+
+
+def _prompt_arguments(fields: dict[str, Any]) -> str:
+    """`ARGUMENTS = [PromptArgument(...), ...]` for a prompt's module, laid out as ruff formats it."""
+    if not fields:
+        return "ARGUMENTS: list[PromptArgument] = []"
+    lines = ["ARGUMENTS: list[PromptArgument] = ["]
+    for name, spec in fields.items():
+        described = f"description={string(' '.join(spec['description'].split()))}" if "description" in spec else ""
+        arguments = [f"name={string(name)}", *([described] if described else []), f"required={f.is_required(spec)}"]
+        lines += call_lines(("PromptArgument", list(arguments)), 4, ",")
+    return "\n".join([*lines, "]"])
+
+
+def _uri_part(value: Any) -> str:
+    """A parameter's value as it stands in a URI (percent-encoded, as the runtime expands it)."""
+    from urllib.parse import quote
+
+    return quote(json.dumps(value) if isinstance(value, bool) else str(value), safe="")
 
 
 def scope_template(auth: dict[str, Any]) -> str:
@@ -624,4 +787,5 @@ def _failure(
         test_arguments=literal(arguments, 4),
         expected_line=assignment("expected", string(with_reference(expected)), 4),
         expected_envelope=literal(envelope, 4),
+        jsonrpc_code=int(messages.runtime("classes").JSONRPC_CODES[spec["class"]]),
     )

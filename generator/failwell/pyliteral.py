@@ -112,3 +112,38 @@ def fitted(prefix: str, value: list[Any], suffix: str, indent: int) -> str:
     """`prefix` + a list + `suffix` on one line when it fits, else the list exploded, as `ruff format` does."""
     line = f"{' ' * indent}{prefix}{inline(value)}{suffix}"
     return line if len(line) <= LINE_LENGTH else f"{' ' * indent}{prefix}{literal(value, indent)}{suffix}"
+
+
+Call = tuple[str, list["str | Call"]]
+"""A call expression to lay out: its callee, and its arguments (source text, or calls)."""
+
+
+def call_lines(call: Call, indent: int, suffix: str = "") -> list[str]:
+    """A call (with `suffix` after it) as `ruff format` lays it out: on one line when it fits; else its
+    arguments on a line of their own when they fit there; else one per line with a trailing comma (a lone
+    argument that is a call laid out the same way, one level in)."""
+    pad = " " * indent
+    flat = _flat(call)
+    if len(pad) + len(flat) + len(suffix) <= LINE_LENGTH:
+        return [f"{pad}{flat}{suffix}"]
+    callee, arguments = call
+    if len(arguments) == 1 and not isinstance(arguments[0], str):
+        return [f"{pad}{callee}(", *call_lines(arguments[0], indent + 4), f"{pad}){suffix}"]
+    joined = ", ".join(_flat(argument) for argument in arguments)
+    if len(pad) + 4 + len(joined) <= LINE_LENGTH:
+        return [f"{pad}{callee}(", f"{pad}    {joined}", f"{pad}){suffix}"]
+    body = [line for argument in arguments for line in _argument_lines(argument, indent + 4)]
+    return [f"{pad}{callee}(", *body, f"{pad}){suffix}"]
+
+
+def _argument_lines(argument: str | Call, indent: int) -> list[str]:
+    if isinstance(argument, str):
+        return [f"{' ' * indent}{argument},"]
+    return call_lines(argument, indent, ",")
+
+
+def _flat(call: str | Call) -> str:
+    if isinstance(call, str):
+        return call
+    callee, arguments = call
+    return f"{callee}({', '.join(_flat(argument) for argument in arguments)})"

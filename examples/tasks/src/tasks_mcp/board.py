@@ -40,9 +40,10 @@ class Task:
 
 @dataclass
 class Board:
-    """All tasks, by reference."""
+    """All tasks, by reference, and the references of tasks closed long ago and archived (they expired)."""
 
     tasks: dict[str, Task] = field(default_factory=dict)
+    archived: set[str] = field(default_factory=set)
     recent_creates: deque[float] = field(default_factory=deque)
 
     def next_ref(self) -> str:
@@ -63,7 +64,7 @@ class Board:
 
 def seeded() -> Board:
     """A board with the tasks a demo expects."""
-    board = Board()
+    board = Board(archived={"T-0"})
     for title, assignee in (
         ("Draft the release notes", "@ada"),
         ("Fix the login redirect", "@grace"),

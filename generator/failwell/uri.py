@@ -53,6 +53,10 @@ def parse(uri: str) -> Template:
             "FW170", 0, f"the URI is {len(uri):,} characters long; a resource URI has at most {MAX_LENGTH:,}"
         )
     if not SCHEME.match(uri):
+        cased = re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", uri)
+        if cased:
+            scheme = cased.group()[:-1]
+            raise UriError("FW170", 0, f"the URI's scheme `{scheme}` is written lowercase: `{scheme.lower()}`")
         raise UriError("FW170", 0, "the URI has no scheme; start it with one, such as tasks:// or file:///")
     space = re.search(r"\s", uri)
     if space:
@@ -68,8 +72,10 @@ def parse(uri: str) -> Template:
         if brace.group() == "}":
             raise UriError("FW171", at, f"a `}}` that closes no `{{`; {_LEVEL_1}")
         end = uri.find("}", at)
-        if end < 0 or "{" in uri[at + 1 : end]:
+        if end < 0:
             raise UriError("FW171", at, f"a `{{` that is never closed; {_LEVEL_1}")
+        if "{" in uri[at + 1 : end]:
+            raise UriError("FW171", at, f"a `{{` inside a variable's braces; {_LEVEL_1}")
         variables.append(_variable(uri[at + 1 : end], at))
         literals.append(uri[start:at])
         offsets.append(at)

@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import fields as f
-from . import naming, patterns
+from . import naming, patterns, uri
 from .errors import Diagnostic
 from .load import Document
 from .naming import (
@@ -94,6 +94,19 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
                         f"add `auth: {{}}` under `server:` (tokens from {DEFAULT_TOKENS_ENV}), or remove `scopes`"
                     )
                     out.append(doc.diagnostic(("tools", name, "scopes"), "FW136", message, key=True))
+    resources = data.get("resources")
+    if isinstance(resources, dict):
+        for name, resource in resources.items():
+            _name(doc, out, ("resources", name), name, "resource", frozenset(), key=True)
+            if isinstance(resource, dict):
+                _resource(doc, out, ("resources", name), resource, timeout, defaults)
+        _overlapping(doc, out, resources)
+    prompts = data.get("prompts")
+    if isinstance(prompts, dict):
+        for name, prompt in prompts.items():
+            _name(doc, out, ("prompts", name), name, "prompt", frozenset(), key=True)
+            if isinstance(prompt, dict):
+                _prompt(doc, out, ("prompts", name), prompt, defaults)
     _buildable(doc, out)
     return out
 
@@ -208,15 +221,7 @@ def _tool(
     timeout: float,
     defaults: dict[str, Any],
 ) -> None:
-    deadline = tool.get("deadline_s")
-    if doc.is_broken((*path, "deadline_s")):
-        deadline = None
-    if isinstance(deadline, int | float) and not isinstance(deadline, bool) and deadline >= timeout:
-        message = (
-            f"deadline_s {deadline} is not shorter than the client's timeout ({timeout} s), so the client would "
-            f"give up first; use at most {default_deadline(timeout)}"
-        )
-        out.append(doc.diagnostic((*path, "deadline_s"), "FW120", message))
+    _deadline(doc, out, path, tool, timeout)
     effect, mode = tool.get("effect"), tool.get("idempotency")
     if effect in ("write", "destructive") and mode is None:
         message = (
@@ -256,7 +261,35 @@ def _tool(
             out.append(doc.diagnostic((*path, "batch", "items"), "FW129", message))
         elif isinstance(field.get("items"), dict) and isinstance(field["items"].get("properties"), dict):
             item_fields = list(field["items"]["properties"])
-    model_names = {"Input", "Output", "Item"} | _nested_names("Input", inputs)
+    known = {**inputs, **{key: {} for key in item_fields}}
+    _failures(doc, out, path, failures, known, defaults, _nested_names("Input", inputs))
+
+
+def _deadline(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], spec: dict[str, Any], timeout: float) -> None:
+    """A tool's, resource's or prompt's deadline is shorter than the client's timeout."""
+    deadline = spec.get("deadline_s")
+    if doc.is_broken((*path, "deadline_s")):
+        deadline = None
+    if isinstance(deadline, int | float) and not isinstance(deadline, bool) and deadline >= timeout:
+        message = (
+            f"deadline_s {deadline} is not shorter than the client's timeout ({timeout} s), so the client would "
+            f"give up first; use at most {default_deadline(timeout)}"
+        )
+        out.append(doc.diagnostic((*path, "deadline_s"), "FW120", message))
+
+
+def _failures(
+    doc: _Linted,
+    out: list[Diagnostic],
+    path: tuple[str, ...],
+    failures: dict[str, Any],
+    fields: dict[str, Any],
+    defaults: dict[str, Any],
+    nested_models: set[str],
+) -> None:
+    """The failures of a tool, resource or prompt, whose messages may name `fields` (its inputs, params or
+    arguments) and whose classes live in a module beside the models `Input`, `Output`, `Item` and `nested_models`."""
+    model_names = {"Input", "Output", "Item"} | nested_models
     for fname, failure in failures.items():
         fpath = (*path, "failures", fname)
         _name(doc, out, fpath, fname, "failure", RESERVED_FAILURE_NAMES, key=True)
@@ -270,7 +303,7 @@ def _tool(
             and not doc.is_broken((*fpath, "message"))
             and not doc.is_broken((*fpath, "fields"))
         ):
-            _failure(doc, out, fpath, failure, {**inputs, **{key: {} for key in item_fields}}, defaults)
+            _failure(doc, out, fpath, failure, fields, defaults)
 
 
 def _check_with(
@@ -286,6 +319,132 @@ def _check_with(
         known = ", ".join(reads) or "none"
         message = f"check_with `{name}` is not a read tool of this spec; the read tools are: {known}"
         out.append(doc.diagnostic((*path, "check_with"), "FW139", message))
+
+
+PARAM_TYPES = ("string", "integer", "number", "boolean")
+"""What a URI template's params may be: each is parsed from its part of the URI."""
+
+
+def _resource(
+    doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], resource: dict[str, Any], timeout: float,
+    defaults: dict[str, Any],
+) -> None:  # fmt: skip
+    """A resource's deadline, params (scalars, each required: a URI has every part), URI and failures."""
+    _deadline(doc, out, path, resource, timeout)
+    params = resource.get("params")
+    declared: dict[str, Any] = params if isinstance(params, dict) else {}
+    _fields(doc, out, (*path, "params"), declared)
+    for name, spec in declared.items():
+        ppath = (*path, "params", name)
+        if not isinstance(spec, dict) or doc.is_broken(ppath, below=False):
+            continue
+        kind = f.json_type(spec)
+        if kind not in PARAM_TYPES:
+            message = (
+                f"param `{name}` is of type {kind}, and a URI template's params are parsed from the URI: "
+                f"use {', '.join(PARAM_TYPES[:-1])} or {PARAM_TYPES[-1]}"
+            )
+            out.append(doc.diagnostic((*ppath, "type"), "FW176", message))
+        optional = "default" if "default" in spec else "required" if spec.get("required") is False else None
+        if optional:
+            message = (
+                f"param `{name}` has `{optional}`, but a URI always has every part, so no param is optional; "
+                f"remove `{optional}` (a URI without this part is another resource)"
+            )
+            out.append(doc.diagnostic((*ppath, optional), "FW177", message, key=True))
+    text = resource.get("uri")
+    if isinstance(text, str) and not doc.is_broken((*path, "uri")):
+        _uri(doc, out, path, text, None if "params" in resource and params is None else declared)
+    failures = resource.get("failures")
+    if isinstance(failures, dict):
+        _failures(doc, out, path, failures, declared, defaults, set())
+
+
+def _uri(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], text: str, params: dict[str, Any] | None) -> None:
+    """A resource's URI is a URI or a level-1 template, whose variables are its params (None: not known)."""
+    where = (*path, "uri")
+    try:
+        template = uri.parse(text)
+    except uri.UriError as exc:
+        out.append(_at_offset(doc, where, text, exc.offset, exc.code, exc.message))
+        return
+    seen: set[str] = set()
+    for name, offset, before in zip(template.variables, template.offsets, template.literals, strict=False):
+        if name in seen:
+            message = f"{{{name}}} is in the URI twice; a param fills one part of it, so use it once"
+            out.append(_at_offset(doc, where, text, offset, "FW174", message))
+        elif not before:
+            message = (
+                f"{{{name}}} follows another variable with nothing between them, so a URI cannot be split into "
+                "the two; put a literal part between them, such as `/` or `-`"
+            )
+            out.append(_at_offset(doc, where, text, offset, "FW175", message))
+        elif params is not None and name not in params:
+            close = difflib.get_close_matches(name, list(params), n=1)
+            hint = f" (did you mean {{{close[0]}}}?)" if close else ""
+            message = (
+                f"URI variable {{{name}}} is not a declared param{hint}; declare it under `params:`, "
+                f"such as `{name}: {{type: string}}`"
+            )
+            out.append(_at_offset(doc, where, text, offset, "FW172", message))
+        seen.add(name)
+    for name in params or ():
+        if name not in seen:
+            message = (
+                f"param `{name}` is not in the URI, which has no variables: a static URI takes no params; "
+                f"put {{{name}}} in the URI or remove the param"
+                if template.is_static
+                else f"param `{name}` is not in the URI; put {{{name}}} in it or remove the param"
+            )
+            out.append(doc.diagnostic((*path, "params", name), "FW173", message, key=True))
+
+
+def _overlapping(doc: _Linted, out: list[Diagnostic], resources: dict[str, Any]) -> None:
+    """FW178: two resources whose URIs can match the same URI, so a read of it could not tell which is meant.
+
+    Only URIs of the same scheme and number of `/` can match one URI, so only those are compared."""
+    groups: dict[tuple[str, int], list[tuple[str, uri.Template]]] = {}
+    for name, resource in resources.items():
+        text = resource.get("uri") if isinstance(resource, dict) else None
+        if not isinstance(name, str) or not isinstance(text, str) or doc.is_broken(("resources", name, "uri")):
+            continue
+        try:
+            template = uri.parse(text)
+        except uri.UriError:
+            continue  # FW170, FW171
+        scheme = text[: text.index(":")]
+        group = groups.setdefault((scheme, sum(part.count("/") for part in template.literals)), [])
+        for other, earlier in group:
+            example = uri.overlap(earlier, template)
+            if example is not None:
+                line, col = doc.position(("resources", other, "uri"))
+                message = (
+                    f"resources `{name}` and `{other}` (at {doc.file}:{line}:{col}) can both match the URI {example}, "
+                    "so a read of it could not tell which is meant; make a literal part of their URIs differ"
+                )
+                out.append(doc.diagnostic(("resources", name, "uri"), "FW178", message))
+                break
+        group.append((name, template))
+
+
+def _prompt(
+    doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], prompt: dict[str, Any], defaults: dict[str, Any]
+) -> None:
+    """A prompt's arguments (strings: MCP prompt arguments are) and failures."""
+    arguments = prompt.get("arguments")
+    declared: dict[str, Any] = arguments if isinstance(arguments, dict) else {}
+    _fields(doc, out, (*path, "arguments"), declared)
+    for name, spec in declared.items():
+        apath = (*path, "arguments", name)
+        if isinstance(spec, dict) and not doc.is_broken(apath, below=False) and f.json_type(spec) != "string":
+            message = (
+                f"argument `{name}` is of type {f.json_type(spec)}, and MCP prompt arguments are strings; make it a "
+                "string and say what it accepts with pattern, enum, minLength or maxLength"
+            )
+            out.append(doc.diagnostic((*apath, "type" if "type" in spec else "enum"), "FW179", message))
+    failures = prompt.get("failures")
+    if isinstance(failures, dict):
+        _failures(doc, out, path, failures, declared, defaults, set())
 
 
 def _nested_names(prefix: str, fields: dict[str, Any]) -> set[str]:
@@ -443,13 +602,21 @@ def _pattern_diagnostic(
     """A refused pattern's diagnostic, pointing at the column of the offending part when the YAML scalar is
     on one line (else at the scalar)."""
     shown = "pattern is not a valid regular expression: " if error.code == "FW133" else "pattern: "
-    diagnostic = doc.diagnostic(path, error.code, f"{shown}{error.message}")
+    return _at_offset(doc, path, pattern, error.offset, error.code, f"{shown}{error.message}")
+
+
+def _at_offset(
+    doc: _Linted, path: tuple[str | int, ...], text: str, offset: int, code: str, message: str
+) -> Diagnostic:
+    """A diagnostic about the character at `offset` of the string at `path`, pointing at its column when the
+    YAML scalar is on one line (else at the scalar)."""
+    diagnostic = doc.diagnostic(path, code, message)
     lines = doc.text.splitlines()
     raw = lines[diagnostic.line - 1][diagnostic.col - 1 :] if diagnostic.line <= len(lines) else ""
-    starts = _scalar_offsets(raw, pattern)
+    starts = _scalar_offsets(raw, text)
     if starts is None:
         return diagnostic
-    return dataclasses.replace(diagnostic, col=diagnostic.col + starts[min(error.offset, len(pattern))])
+    return dataclasses.replace(diagnostic, col=diagnostic.col + starts[min(offset, len(text))])
 
 
 def _scalar_offsets(raw: str, text: str) -> list[int] | None:
@@ -508,14 +675,13 @@ def _buildable(doc: _Linted, out: list[Diagnostic]) -> None:
     if isinstance(version, str | int | float) and not isinstance(version, bool) and not _PEP440.fullmatch(str(version)):
         message = f"version {str(version)!r} is not a PEP 440 version, which the package needs; such as 1.0.0 or 1.0rc1"
         out.append(doc.diagnostic(("server", "version"), "FW159", message))
-    tools = doc.data.get("tools")
-    if tools == {}:
-        message = "the server has no tools; declare at least one under `tools:`"
-        out.append(doc.diagnostic(("tools",), "FW158", message, key=True))
-    if not isinstance(tools, dict):
-        return
+    served = [key for key in ("tools", "resources", "prompts") if key in doc.data]
+    if served and all(doc.data[key] == {} for key in served):
+        message = "the server has no tools, resources or prompts; declare at least one, such as under `tools:`"
+        out.append(doc.diagnostic((served[0],), "FW158", message, key=True))
     claimed: dict[str, tuple[str | int, ...]] = {}
-    for name, tool in tools.items():
+    tools = doc.data.get("tools")
+    for name, tool in tools.items() if isinstance(tools, dict) else ():
         path: tuple[str | int, ...] = ("tools", name)
         if not isinstance(name, str) or problem_with_name(name, "tool"):
             continue
@@ -531,6 +697,18 @@ def _buildable(doc: _Linted, out: list[Diagnostic]) -> None:
         _claim(doc, out, claimed, path, f"tool `{name}`", becomes)
         if isinstance(tool, dict):
             _tool_buildable(doc, out, path, tool)
+    for kind, section in (("resource", "params"), ("prompt", "arguments")):
+        specs = doc.data.get(f"{kind}s")
+        for name, spec in specs.items() if isinstance(specs, dict) else ():
+            path = (f"{kind}s", name)
+            if not isinstance(name, str) or problem_with_name(name, kind):
+                continue
+            test = f"test_{name}_{kind}_errors"
+            _claim(doc, out, claimed, path, f"{kind} `{name}`", {f"a test file named {test}.py": f"test:{test}"})
+            if isinstance(spec, dict) and isinstance(spec.get(section), dict):
+                _fields_buildable(doc, out, (*path, section), spec[section])
+            if isinstance(spec, dict) and isinstance(spec.get("failures"), dict):
+                _failures_buildable(doc, out, path, spec["failures"], {}, [], kind)
 
 
 def _claim(
@@ -563,22 +741,37 @@ def _tool_buildable(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, 
     for model, where in models:
         _claim(doc, out, claimed, where, f"`{where[-1]}`", {f"the model class {model}": model})
     failures = tool.get("failures")
-    for fname in failures if isinstance(failures, dict) else ():
+    if isinstance(failures, dict):
+        _failures_buildable(doc, out, path, failures, tool.get("input") or {}, models, "tool", claimed)
+
+
+def _failures_buildable(
+    doc: _Linted,
+    out: list[Diagnostic],
+    path: tuple[str | int, ...],
+    failures: dict[str, Any],
+    inputs: dict[str, Any],
+    models: list[tuple[str, tuple[str | int, ...]]],
+    kind: str,
+    claimed: dict[str, tuple[str | int, ...]] | None = None,
+) -> None:
+    """Each failure's class name fits the module of its tool, resource or prompt (`kind`), beside `models`."""
+    claimed = {} if claimed is None else claimed
+    for fname in failures:
         fpath = (*path, "failures", fname)
         if not isinstance(fname, str) or problem_with_name(fname, "failure", naming.RESERVED_FAILURE_NAMES):
             continue
         class_name = pascal(fname)
-        if class_name in {"Input", "Output", "Item"} or class_name in _nested_names("Input", tool.get("input") or {}):
+        if class_name in {"Input", "Output", "Item"} or class_name in _nested_names("Input", inputs):
             continue  # FW104
         why = naming.reserved_class_name(class_name) or (
-            f"the tool module already has the model {class_name}" if class_name in {m for m, _ in models} else None
+            f"the {kind} module already has the model {class_name}" if class_name in {m for m, _ in models} else None
         )
         if why:
             out.append(doc.diagnostic(fpath, "FW151", f"failure `{fname}` becomes class {class_name}: {why}", key=True))
             continue
-        _claim(
-            doc, out, claimed, fpath, f"failure `{fname}`", {f"the class {class_name} of the tool module": class_name}
-        )
+        shown = f"the class {class_name} of the {kind} module"
+        _claim(doc, out, claimed, fpath, f"failure `{fname}`", {shown: class_name})
 
 
 def _models(

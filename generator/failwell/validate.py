@@ -65,6 +65,14 @@ def _diagnose(doc: Document, error: ValidationError) -> list[Diagnostic]:
     subschema: Any = error.schema
     if error.validator == "anyOf" and path and isinstance(instance, dict):
         return [doc.diagnostic(path, "FW010", f"{where} needs a `type` (string, integer, ...) or an `enum`")]
+    if error.validator == "anyOf" and not path:  # the spec's own: at least one of tools, resources, prompts
+        first, *others = [branch["required"][0] for branch in expected]
+        alternatives = " or ".join(f"`{name}`" for name in others)
+        message = (
+            f"the spec is missing required key `{first}` (or {alternatives}): "
+            "a server serves at least one tool, resource or prompt"
+        )
+        return [doc.diagnostic((first,), "FW010", message, key=True)]
     if error.validator in ("oneOf", "anyOf") and error.context:
         # the branch of the value's own type says most: `fields: [a_very_long_name]` is a list, not a mapping
         fitting = [e for e in error.context if not (e.validator == "type" and tuple(e.absolute_path) == path)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,43 +62,90 @@ class Row:
     missing: tuple[str, ...]
     problems: tuple[tuple[str, str], ...]
     source: tuple[str | int, ...]
+    kind: str = "tool"
+    """Whose message it is: a tool's, a resource's or a prompt's (`tool` is then the resource or prompt)."""
+
+    @property
+    def owner(self) -> str:
+        """The tool's name, or the resource's or prompt's with its kind: `resource task`."""
+        return self.tool if self.kind == "tool" else f"{self.kind} {self.tool}"
 
 
 def rows(data: dict[str, Any]) -> list[Row]:
-    """Every message of every tool of a valid spec, declared ones first, then the runtime's own."""
+    """Every message of every tool of a valid spec, declared ones first, then the runtime's own; then every
+    message of its resources and of its prompts, which are reads."""
     overrides = data.get("messages") or {}
     defaults = {**messages.default_messages(), **{k: " ".join(v.split()) for k, v in overrides.items()}}
     tool_names = set(data.get("tools", {}))
+    default = default_deadline(float(data["server"].get("client_timeout_s", 60)))
     out: list[Row] = []
     for tool, spec in sorted(data.get("tools", {}).items()):
         inputs = with_idempotency_key(spec)
         keyed = "idempotency_key" in inputs
         effect = spec["effect"]
         example = f.example_arguments(inputs)
+        batch_items = (inputs.get((spec.get("batch") or {}).get("items", "")) or {}).get("items") or {}
+        item_fields = set(batch_items.get("properties") or {})
         for name, failure in (spec.get("failures") or {}).items():
-            template = failure_template(failure, defaults)
-            params = failure_params(failure["class"], failure.get("fields") or [])
-            _, _, values = example_values(template, params, tool, inputs, example)
-            values["reference"] = EXAMPLE_REFERENCE
-            source: tuple[str | int, ...] = (
-                ("tools", tool, "failures", name, "message") if "message" in failure else ("messages", failure["class"])
-            )
-            rerun = bool(spec.get("rerun_safe"))
-            text = messages.compose(template, failure["class"], effect, values, failure.get("changed"), keyed, rerun)
-            changed = failure.get("changed") or messages.default_changed(failure["class"], effect)
-            batch_items = (inputs.get((spec.get("batch") or {}).get("items", "")) or {}).get("items") or {}
-            known = set(inputs) | set(batch_items.get("properties") or {}) | {q.name for q in params}
-            named = {p for p in placeholders(template) if p in known}
-            missing, problems = check(template, text, failure["class"], named, tool_names, tool)
-            retryable = messages.is_retryable(failure["class"], effect, keyed)
-            out.append(Row(tool, name, failure["class"], text, retryable, changed, missing, problems, source))
-        deadline = float(spec.get("deadline_s", default_deadline(float(data["server"].get("client_timeout_s", 60)))))
+            owner = _Owner("tool", tool, effect, keyed, bool(spec.get("rerun_safe")))
+            out.append(_declared_row(owner, name, failure, inputs, example, defaults, tool_names, item_fields))
+        deadline = float(spec.get("deadline_s", default))
         out.extend(_runtime_rows(tool, effect, inputs, defaults, deadline, keyed))
         if keyed and not spec.get("rerun_safe"):
             out.append(_outcome_unknown_row(tool, effect, spec.get("check_with"), overrides.get("outcome_unknown")))
         if spec.get("scopes"):
             out.append(_scope_row(tool, effect, spec["scopes"][0], data["server"].get("auth") or {}))
+    for kind, section in (("resource", "params"), ("prompt", "arguments")):
+        for name, spec in sorted((data.get(f"{kind}s") or {}).items()):
+            owner = _Owner(kind, name)
+            fields = spec.get(section) or {}
+            example = f.example_arguments(fields)
+            for fname, failure in (spec.get("failures") or {}).items():
+                out.append(_declared_row(owner, fname, failure, fields, example, defaults, tool_names))
+            out.extend(_deadline_and_internal_rows(owner, defaults, float(spec.get("deadline_s", default))))
     return out
+
+
+@dataclass(frozen=True)
+class _Owner:
+    """What a message belongs to: a tool (with how it runs) or a resource or prompt (a read, never keyed)."""
+
+    kind: str
+    name: str
+    effect: str = "read"
+    keyed: bool = False
+    rerun_safe: bool = False
+
+
+def _declared_row(
+    owner: _Owner,
+    name: str,
+    failure: dict[str, Any],
+    fields: dict[str, Any],
+    example: dict[str, Any],
+    defaults: dict[str, str],
+    tool_names: set[str],
+    item_fields: AbstractSet[str] = frozenset(),
+) -> Row:
+    """The message of a declared failure, with example values for `fields` (inputs, params or arguments)."""
+    template = failure_template(failure, defaults)
+    params = failure_params(failure["class"], failure.get("fields") or [])
+    _, _, values = example_values(template, params, owner.name, fields, example)
+    values["reference"] = EXAMPLE_REFERENCE
+    source: tuple[str | int, ...] = (
+        (f"{owner.kind}s", owner.name, "failures", name, "message")
+        if "message" in failure
+        else ("messages", failure["class"])
+    )
+    effect, keyed = owner.effect, owner.keyed
+    text = messages.compose(template, failure["class"], effect, values, failure.get("changed"), keyed, owner.rerun_safe)
+    changed = failure.get("changed") or messages.default_changed(failure["class"], effect)
+    known = set(fields) | item_fields | {q.name for q in params}
+    named = {p for p in placeholders(template) if p in known}
+    own = owner.name if owner.kind == "tool" else ""
+    missing, problems = check(template, text, failure["class"], named, tool_names, own)
+    retryable = messages.is_retryable(failure["class"], effect, keyed)
+    return Row(owner.name, name, failure["class"], text, retryable, changed, missing, problems, source, owner.kind)
 
 
 def _outcome_unknown_row(tool: str, effect: str, check_with: str | None, template: str | None) -> Row:
@@ -125,12 +173,20 @@ def _runtime_rows(
     problems.append(messages.argument_problem(tool, accepts, "colour", "unknown", "red"))
     invalid = messages.invalid_arguments_text(tool, effect, problems)
     out = [Row(tool, "invalid_arguments", "invalid_input", invalid, False, "none", (), (), ("tools", tool, "input"))]
+    return out + _deadline_and_internal_rows(_Owner("tool", tool, effect, keyed), defaults, deadline_s)
+
+
+def _deadline_and_internal_rows(owner: _Owner, defaults: dict[str, str], deadline_s: float) -> list[Row]:
+    """What the runtime answers when a handler runs past its deadline or raises what it did not declare."""
+    out = []
+    effect, keyed = owner.effect, owner.keyed
     for failure_class, failure in (("timeout", "deadline"), ("internal", "internal")):
-        values = {"tool": tool, "reference": EXAMPLE_REFERENCE, "deadline_s": f"{deadline_s:g}"}
+        values = {"tool": owner.name, "reference": EXAMPLE_REFERENCE, "deadline_s": f"{deadline_s:g}"}
         text = messages.compose(defaults[failure_class], failure_class, effect, values, keyed=keyed)
         changed = messages.default_changed(failure_class, effect)
         retryable = messages.is_retryable(failure_class, effect, keyed)
-        out.append(Row(tool, failure, failure_class, text, retryable, changed, (), (), ("messages", failure_class)))
+        source = ("messages", failure_class)
+        out.append(Row(owner.name, failure, failure_class, text, retryable, changed, (), (), source, owner.kind))
     return out
 
 
@@ -171,7 +227,7 @@ def lint_wording(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:
         for code, message in row.problems:
             if (row.source, code) not in seen:
                 seen.add((row.source, code))
-                out.append(doc.diagnostic(row.source, code, f"{row.tool}.{row.failure}: {message}", warning=True))
+                out.append(doc.diagnostic(row.source, code, f"{row.owner}.{row.failure}: {message}", warning=True))
     return out
 
 
@@ -188,14 +244,14 @@ def render_rows(rows: list[Row], output: str) -> str:
             text = row.text.replace("|", "\\|").replace("\n", "<br>")
             missing = ", ".join(row.missing) or "-"
             retry = "yes" if row.retryable else "no"
-            cells = [row.tool, row.failure, row.failure_class, retry, row.changed, missing, text]
+            cells = [row.owner, row.failure, row.failure_class, retry, row.changed, missing, text]
             lines.append("| " + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"
     blocks = []
     for row in rows:
         missing = ", ".join(row.missing) or "none"
         head = (
-            f"{row.tool}.{row.failure}  [{row.failure_class}]  retryable: {'yes' if row.retryable else 'no'}"
+            f"{row.owner}.{row.failure}  [{row.failure_class}]  retryable: {'yes' if row.retryable else 'no'}"
             f"  changed: {row.changed}  missing parts: {missing}"
         )
         body = "\n".join("    " + line for line in row.text.splitlines())
@@ -206,6 +262,7 @@ def render_rows(rows: list[Row], output: str) -> str:
 
 def _as_dict(row: Row) -> dict[str, Any]:
     return {
+        "kind": row.kind,
         "tool": row.tool,
         "failure": row.failure,
         "class": row.failure_class,

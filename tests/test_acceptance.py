@@ -274,7 +274,9 @@ def test_reserved_names_cover_what_the_generated_modules_use(path: Path) -> None
     tools = [t.name for t in project.tools]
     package = project.package
     server = _names(ast.parse(files[f"src/{package}/_generated/server.py"]))
-    snake = {n for n in server if naming.IDENTIFIER.match(n)} - set(tools) - {f"{t}_handler" for t in tools}
+    readers = [f"{r.name}_{r.kind}" for r in (*project.resources, *project.prompts)]
+    own = {*tools, *(f"{t}_handler" for t in tools), *readers, *(f"{r}_handler" for r in readers)}
+    snake = {n for n in server if naming.IDENTIFIER.match(n)} - own
     assert snake - naming.RESERVED_TOOL_NAMES == set()
     for tool_name, tool_model in zip(tools, project.tools, strict=True):
         module = ast.parse(files[f"src/{package}/_generated/tools/{tool_name}.py"])

@@ -206,8 +206,8 @@ CASES = [
     ),
     (
         replace("    title: Triage a task\n", "    title: Triage a task\n    idempotency: none\n"),
-        "spec.yaml:35:5: FW015 unknown key `idempotency` in `prompts.triage`; allowed keys: arguments, description, "
-        "failures, title",
+        "spec.yaml:35:5: FW015 unknown key `idempotency` in `prompts.triage`; allowed keys: arguments, deadline_s, "
+        "description, failures, title",
     ),
     (
         replace("{class: not_found, message", "{class: not_found, changed: possible, message"),
@@ -259,8 +259,8 @@ CASES = [
     ),
     (
         replace("tools:\n", "tools:\n  board_resource:\n    description: Read the board.\n    effect: read\n"),
-        "spec.yaml:26:3: FW154 resource `board` and the name at spec.yaml:5:3 both become a test file named "
-        "test_board_resource_errors.py; rename one of them",
+        "spec.yaml:26:3: FW154 resource `board` and the name at spec.yaml:5:3 both become the name `board_resource` "
+        "in _generated/server.py; rename one of them",
     ),
     (
         replace("tools:\n", "tools:\n  triage_prompt_errors:\n    description: Triage.\n    effect: read\n"),

@@ -106,7 +106,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
         for name, prompt in prompts.items():
             _name(doc, out, ("prompts", name), name, "prompt", frozenset(), key=True)
             if isinstance(prompt, dict):
-                _prompt(doc, out, ("prompts", name), prompt, defaults)
+                _prompt(doc, out, ("prompts", name), prompt, timeout, defaults)
     _buildable(doc, out)
     return out
 
@@ -428,9 +428,15 @@ def _overlapping(doc: _Linted, out: list[Diagnostic], resources: dict[str, Any])
 
 
 def _prompt(
-    doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], prompt: dict[str, Any], defaults: dict[str, Any]
+    doc: _Linted,
+    out: list[Diagnostic],
+    path: tuple[str, ...],
+    prompt: dict[str, Any],
+    timeout: float,
+    defaults: dict[str, Any],
 ) -> None:
-    """A prompt's arguments (strings: MCP prompt arguments are) and failures."""
+    """A prompt's deadline, arguments (strings: MCP prompt arguments are) and failures."""
+    _deadline(doc, out, path, prompt, timeout)
     arguments = prompt.get("arguments")
     declared: dict[str, Any] = arguments if isinstance(arguments, dict) else {}
     _fields(doc, out, (*path, "arguments"), declared)
@@ -704,7 +710,18 @@ def _buildable(doc: _Linted, out: list[Diagnostic]) -> None:
             if not isinstance(name, str) or problem_with_name(name, kind):
                 continue
             test = f"test_{name}_{kind}_errors"
-            _claim(doc, out, claimed, path, f"{kind} `{name}`", {f"a test file named {test}.py": f"test:{test}"})
+            becomes = {
+                f"the name `{name}_{kind}` in _generated/server.py": f"server:{name}_{kind}",
+                f"the name `{name}_{kind}_handler` in _generated/server.py": f"server:{name}_{kind}_handler",
+                f"a test file named {test}.py": f"test:{test}",
+            }
+            why = naming.reserved_tool_name(f"{name}_{kind}") or naming.reserved_tool_name(f"{name}_{kind}_handler")
+            if why:
+                message = (
+                    f"{kind} name `{name}`: its names in _generated/server.py would be reserved ({why}); pick another"
+                )
+                out.append(doc.diagnostic(path, "FW150", message, key=True))
+            _claim(doc, out, claimed, path, f"{kind} `{name}`", becomes)
             if isinstance(spec, dict) and isinstance(spec.get(section), dict):
                 _fields_buildable(doc, out, (*path, section), spec[section])
             if isinstance(spec, dict) and isinstance(spec.get("failures"), dict):

@@ -32,7 +32,8 @@ def build_server(
 ) -> FailwellServer:
     """The server, with each tool's handler from `handlers/`.
 
-    Tests inject faults through `handlers` (tool name -> handler) and shorten `deadlines` (tool name -> seconds).
+    Tests inject faults through `handlers` (tool name -> handler) and shorten `deadlines` (tool name -> seconds);
+    a resource or prompt is named `resource:<name>` or `prompt:<name>` there.
     """
     chosen = dict(handlers or {})
     return FailwellServer(

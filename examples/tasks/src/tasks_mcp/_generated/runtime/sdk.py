@@ -51,6 +51,12 @@ class BaseServer(MCPServer[None]):
         # server, held in a private attribute, does.
         self._lowlevel_server.add_request_handler(method, params_type, handler)
 
+    def remove_request_handler(self, method: str) -> None:
+        """Answer `method` with -32601 Method not found, as for a method the server never had."""
+        # Missing API: MCPServer registers handlers for prompts, resources and subscriptions/listen whether or not
+        # a server has any, and offers no way to drop one; only its low-level server's private table holds them.
+        self._lowlevel_server._request_handlers.pop(method, None)
+
     def capabilities(self, modern: bool) -> ServerCapabilities:
         """What `initialize` (`modern` False) or `server/discover` (the 2026-07-28 era) declares; subclasses say."""
         raise NotImplementedError
@@ -189,6 +195,7 @@ INTERNALS: dict[str, Callable[[], object]] = {
     "MCPServer._tool_input_schema": lambda: MCPServer._tool_input_schema,
     "MCPServer._lowlevel_server": lambda: MCPServer(name="probe")._lowlevel_server,
     "Server.add_request_handler": lambda: Server.add_request_handler,
+    "Server._request_handlers": lambda: MCPServer(name="probe")._lowlevel_server._request_handlers,
     "ServerSession._request_outbound": lambda: _probe_request_outbound(),
     "StreamableHTTPServerTransport._terminate_unanswered_request": lambda: (
         StreamableHTTPServerTransport._terminate_unanswered_request

@@ -16,7 +16,7 @@ async def handle(params: Params, ctx: Context) -> Output:
     return [
         Message(
             "user",
-            f"Triage task {task.ref}, \"{task.title}\" ({task.status}, assigned to {owner}). "
+            f'Triage task {task.ref}, "{task.title}" ({task.status}, assigned to {owner}). '
             f"{detail}: who of {', '.join(MEMBERS)} should own it, and what is the next step?",
         )
     ]

@@ -30,7 +30,8 @@ def build_server(
 ) -> FailwellServer:
     """The server, with each tool's handler from `handlers/`.
 
-    Tests inject faults through `handlers` (tool name -> handler) and shorten `deadlines` (tool name -> seconds).
+    Tests inject faults through `handlers` (tool name -> handler) and shorten `deadlines` (tool name -> seconds);
+    a resource or prompt is named `resource:<name>` or `prompt:<name>` there.
     """
     chosen = dict(handlers or {})
     return FailwellServer(
@@ -43,8 +44,7 @@ def build_server(
         idempotency_ttl_s=86400.0,
         tools=[
             notes_add.definition(
-                chosen.get("notes_add", notes_add_handler.handle),
-                getattr(notes_add_handler, "reconcile", None),
+                chosen.get("notes_add", notes_add_handler.handle), getattr(notes_add_handler, "reconcile", None)
             ),
             notes_get.definition(chosen.get("notes_get", notes_get_handler.handle)),
         ],

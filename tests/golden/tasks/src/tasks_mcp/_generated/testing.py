@@ -10,7 +10,7 @@ sleeps for a minute and logs `handler released` when it is cancelled. The genera
 import logging
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -18,7 +18,7 @@ import anyio
 from mcp import Client
 from mcp.server.auth.provider import AccessToken
 from mcp.shared.exceptions import MCPError
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, GetPromptResult, ReadResourceResult, TextContent
 
 from .runtime.cli import serve
 from .runtime.contracts import Handler, ToolContext
@@ -94,6 +94,50 @@ async def call_tool(
     async with Client(server) as client:
         try:
             return outcome_of(await client.call_tool(tool, arguments, read_timeout_seconds=read_timeout_s))
+        except MCPError as exc:
+            error = exc
+    raise error
+
+
+async def read_resource(
+    uri: str,
+    handler: Handler | None = None,
+    *,
+    resource: str = "",
+    deadline_s: float | None = None,
+    read_timeout_s: float | None = None,
+) -> ReadResourceResult:
+    """Read `uri` through the real MCP client, in-process, with `handler` injected for the resource named
+    `resource` (and its deadline shortened to `deadline_s`). A JSON-RPC error is raised as `MCPError`."""
+    key = f"resource:{resource}"
+    deadlines = {key: deadline_s} if deadline_s is not None else None
+    server = build_server({key: handler} if handler is not None else None, deadlines, MemoryStore())
+    async with Client(server) as client:
+        try:
+            with anyio.fail_after(read_timeout_s) if read_timeout_s is not None else nullcontext():
+                return await client.read_resource(uri)
+        except MCPError as exc:
+            error = exc
+    raise error
+
+
+async def get_prompt(
+    name: str,
+    arguments: dict[str, Any],
+    handler: Handler | None = None,
+    *,
+    deadline_s: float | None = None,
+    read_timeout_s: float | None = None,
+) -> GetPromptResult:
+    """Get prompt `name` with `arguments` through the real MCP client, in-process, with `handler` injected (and
+    its deadline shortened to `deadline_s`). A JSON-RPC error is raised as `MCPError`."""
+    key = f"prompt:{name}"
+    deadlines = {key: deadline_s} if deadline_s is not None else None
+    server = build_server({key: handler} if handler is not None else None, deadlines, MemoryStore())
+    async with Client(server) as client:
+        try:
+            with anyio.fail_after(read_timeout_s) if read_timeout_s is not None else nullcontext():
+                return await client.get_prompt(name, arguments)
         except MCPError as exc:
             error = exc
     raise error

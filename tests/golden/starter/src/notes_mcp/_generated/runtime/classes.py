@@ -84,6 +84,20 @@ CLASSES: dict[FailureClass, ClassPolicy] = {
     ),
 }
 
+JSONRPC_CODES: dict[FailureClass, int] = {
+    "invalid_input": -32602,
+    "not_found": -32602,
+    "permission_denied": -31403,
+    "conflict": -31409,
+    "rate_limited": -31429,
+    "upstream_unavailable": -31503,
+    "timeout": -31504,
+    "internal": -32603,
+}
+"""The JSON-RPC error code of each class where a failure has no `isError` channel (resources and prompts):
+-32602 for what the client asked wrongly, -32603 for a fault inside the server, and for the rest an application
+code outside the -32768..-32000 block JSON-RPC reserves (-31000 minus the HTTP status it matches)."""
+
 DEFAULT_MESSAGES: dict[FailureClass, str] = {
     "internal": "{tool} failed because of a fault inside the server, not because of the arguments.",
     "timeout": "{tool} did not finish within its {deadline_s} s deadline.",

@@ -121,17 +121,23 @@ def new_reference() -> str:
 
 def invalid_arguments(tool: ToolDefinition, exc: ValidationError) -> CallToolResult:
     """Name each bad argument, the value received and what is accepted; no pydantic text."""
+    problems = argument_problems(tool, exc)
+    text = invalid_arguments_text(tool.name, tool.effect, list(problems.values()))
+    reply = ErrorReply(
+        "invalid_input", "invalid_arguments", text, composed=True, changed="none", log={"fields": sorted(problems)}
+    )
+    return error_result(tool, reply)
+
+
+def argument_problems(tool: ToolDefinition, exc: ValidationError) -> dict[str, str]:
+    """One line per bad argument, by its path: the value received and what it accepts."""
     problems: dict[str, str] = {}
     for error in exc.errors(include_url=False):
         path = _path(error["loc"])
         if path not in problems:
             kind = {"missing": "missing", "extra_forbidden": "unknown"}.get(error["type"], "invalid")
             problems[path] = argument_problem(tool.name, tool.accepts, path, kind, error.get("input"))
-    text = invalid_arguments_text(tool.name, tool.effect, list(problems.values()))
-    reply = ErrorReply(
-        "invalid_input", "invalid_arguments", text, composed=True, changed="none", log={"fields": sorted(problems)}
-    )
-    return error_result(tool, reply)
+    return problems
 
 
 def _path(loc: tuple[int | str, ...]) -> str:

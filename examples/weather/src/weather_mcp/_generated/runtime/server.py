@@ -44,6 +44,7 @@ from .idempotency import GRACE_S
 from .results import internal_error, unknown_name
 from .scrub import redact_secrets
 from .sdk import BaseServer
+from .telemetry import TelemetryMiddleware
 
 logger = logging.getLogger("failwell")
 
@@ -66,6 +67,7 @@ class FailwellServer(BaseServer):
         idempotency_ttl_s: float = 86_400,
         scope_message: str = SCOPE_MESSAGE,
         outcome_unknown: str = OUTCOME_UNKNOWN_MESSAGE,
+        tool_failure_envelope: bool = True,
     ) -> None:
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan)
         self.prompts: tuple[str, ...] = ()
@@ -75,8 +77,14 @@ class FailwellServer(BaseServer):
         self._answer_what_is_served()
         shorter = dict(deadlines or {})
         self.definitions = {
-            tool.name: replace(tool, deadline_s=shorter[tool.name]) if tool.name in shorter else tool for tool in tools
+            tool.name: replace(
+                tool,
+                deadline_s=shorter.get(tool.name, tool.deadline_s),
+                tool_failure_envelope=tool_failure_envelope,
+            )
+            for tool in tools
         }
+        self.replace_telemetry(TelemetryMiddleware(frozenset(self.definitions)))
         self.services = Services(
             messages={**DEFAULT_MESSAGES, **(messages or {})},
             scope_message=scope_message,

@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from .classes import CHANGED_SENTENCES, CLASSES, SAME_KEY_SENTENCE, FailureClass
+from .classes import CHANGED_SENTENCES, CLASSES, PERMISSION_SENTENCE, SAME_KEY_SENTENCE, FailureClass
 
 TOOL_FAILURE_KEY = "io.modelcontextprotocol/toolFailure"
 """The `_meta` key SEP-3313 gives the object."""
@@ -38,12 +38,16 @@ user); governance: refused by who the caller is, an operator must grant it; reli
 A failure failwell itself calls retryable is `reliability` whatever its class (a duplicate of a keyed call still
 running is a `conflict` to retry in a moment), because the draft allows `retryable` only there."""
 
-_NOT_GUIDANCE = frozenset(
-    {
-        *CHANGED_SENTENCES.values(),
-        SAME_KEY_SENTENCE,
-        *(CLASSES[name].retry_sentence for name in ("invalid_input", "not_found", "permission_denied", "conflict")),
-    }
+_NOT_GUIDANCE = re.compile(
+    "|".join(
+        re.sub(r"\\\{\w+\\\}", ".+", re.escape(sentence))
+        for sentence in (
+            *CHANGED_SENTENCES.values(),
+            SAME_KEY_SENTENCE,
+            PERMISSION_SENTENCE,
+            *(CLASSES[name].retry_sentence for name in ("invalid_input", "not_found", "permission_denied", "conflict")),
+        )
+    )
 )
 """Sentences that say what happened, not what to do next; the guidance is the last sentence before them."""
 
@@ -74,6 +78,6 @@ def agent_guidance(text: str) -> str:
     """The message's next step: its last sentence that says what to do, not only that nothing changed or that
     retrying the same call will not help (for a declared failure, the spec's own last sentence)."""
     sentences = [sentence for sentence in _SENTENCE_END.split(text.strip()) if sentence]
-    while sentences and sentences[-1] in _NOT_GUIDANCE:
+    while sentences and _NOT_GUIDANCE.fullmatch(sentences[-1]):
         sentences.pop()
     return sentences[-1].lstrip("- ") if sentences else ""

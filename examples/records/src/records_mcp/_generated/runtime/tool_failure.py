@@ -38,20 +38,18 @@ user); governance: refused by who the caller is, an operator must grant it; reli
 A failure failwell itself calls retryable is `reliability` whatever its class (a duplicate of a keyed call still
 running is a `conflict` to retry in a moment), because the draft allows `retryable` only there."""
 
-_NOT_GUIDANCE = re.compile(
-    "|".join(
-        re.sub(r"\\\{\w+\\\}", ".+", re.escape(sentence))
-        for sentence in (
-            *CHANGED_SENTENCES.values(),
-            SAME_KEY_SENTENCE,
-            PERMISSION_SENTENCE,
-            *(CLASSES[name].retry_sentence for name in ("invalid_input", "not_found", "permission_denied", "conflict")),
-        )
-    )
+_NOT_GUIDANCE = frozenset(
+    {
+        *CHANGED_SENTENCES.values(),
+        SAME_KEY_SENTENCE,
+        *(CLASSES[name].retry_sentence for name in ("invalid_input", "not_found", "permission_denied", "conflict")),
+    }
 )
 """Sentences that say what happened, not what to do next; the guidance is the last sentence before them."""
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_PERMISSION = re.compile(re.sub(r"\\\{\w+\\\}", ".+", re.escape(PERMISSION_SENTENCE)))
+"""The sentence the runtime adds naming a missing permission and the caller's role: not guidance either."""
+_PERMISSION_START = PERMISSION_SENTENCE.split("{", 1)[0]
+_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+")
 
 
 def tool_failure(envelope: Mapping[str, Any], text: str, now_s: float | None = None) -> dict[str, Any]:
@@ -77,7 +75,10 @@ def tool_failure(envelope: Mapping[str, Any], text: str, now_s: float | None = N
 def agent_guidance(text: str) -> str:
     """The message's next step: its last sentence that says what to do, not only that nothing changed or that
     retrying the same call will not help (for a declared failure, the spec's own last sentence)."""
-    sentences = [sentence for sentence in _SENTENCE_END.split(text.strip()) if sentence]
-    while sentences and _NOT_GUIDANCE.fullmatch(sentences[-1]):
+    sentences = _SENTENCE_END.split(text.strip())
+    while sentences and (
+        sentences[-1] in _NOT_GUIDANCE
+        or (sentences[-1].startswith(_PERMISSION_START) and _PERMISSION.fullmatch(sentences[-1]) is not None)
+    ):
         sentences.pop()
-    return sentences[-1].lstrip("- ") if sentences else ""
+    return sentences[-1].lstrip(" -") if sentences else ""

@@ -280,19 +280,21 @@ def telemetry(calls: int) -> None:
         command = [sys.executable, str(BENCH / "telemetry.py"), "--calls", str(calls), "--today", str(today), "--sdk"]
         env = {**os.environ, "PYTHONPATH": str(REPO / "examples" / "tasks" / "src")}
         result = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
-    us = {
-        key.removesuffix("_us"): float(value)
-        for key, value in (part.split("=", 1) for part in result.stdout.split()[1:])
-    }
+    figure = {key: float(value) for key, value in (part.split("=", 1) for part in result.stdout.split()[1:])}
     for path in ("success", "failure"):
-        report(f"telemetry.no_sdk_vs_today_{path}", us[f"none_{path}"] / us[f"today_{path}"], 1.02,
-               f"now={us[f'none_{path}']:.0f}us today={us[f'today_{path}']:.0f}us p50 (today: {TODAY})")  # fmt: skip
+        now, today = figure[f"none_{path}_us"], figure[f"today_{path}_us"]
+        report(f"telemetry.no_sdk_vs_today_{path}", figure[f"ratio_none_today_{path}"], 1.02,
+               f"now={now:.0f}us today={today:.0f}us p50, ratio paired by round (today: {TODAY})")  # fmt: skip
+    off = figure["off_failure_us"]
+    report("telemetry.no_sdk_without_the_draft_object_vs_today_failure", figure["ratio_off_today_failure"], 1.02,
+           f"now={off:.0f}us p50 with server.tool_failure_envelope: false")  # fmt: skip
     for path in ("success", "failure"):
-        report(f"telemetry.in_memory_sdk_vs_no_sdk_{path}", us[f"sdk_{path}"] / us[f"none_{path}"], 2.0,
-               f"sdk={us[f'sdk_{path}']:.0f}us none={us[f'none_{path}']:.0f}us p50 (reported)")  # fmt: skip
-    print(f"telemetry failure/success: today {us['today_failure'] / us['today_success']:.3f}, "
-          f"no SDK {us['none_failure'] / us['none_success']:.3f}, "
-          f"in-memory SDK {us['sdk_failure'] / us['sdk_success']:.3f}", flush=True)  # fmt: skip
+        sdk, none = figure[f"sdk_{path}_us"], figure[f"none_{path}_us"]
+        report(f"telemetry.in_memory_sdk_vs_no_sdk_{path}", sdk / none, 2.0,
+               f"sdk={sdk:.0f}us none={none:.0f}us p50 (reported)")  # fmt: skip
+    print(f"telemetry failure/success p50: today {figure['today_failure_us'] / figure['today_success_us']:.3f}, "
+          f"no SDK {figure['none_failure_us'] / figure['none_success_us']:.3f}, "
+          f"in-memory SDK {figure['sdk_failure_us'] / figure['sdk_success_us']:.3f}", flush=True)  # fmt: skip
 
 
 def tasks_tests() -> None:

@@ -4,8 +4,9 @@ the SDK's in-memory client.
 `--today DIR`: DIR holds the tasks example as it was before telemetry (run.py extracts it from git), as the
 package `tasks_today`; its calls and this runtime's, with no OpenTelemetry SDK configured (the API's no-ops,
 what every server runs unless its user sets one up), take turns in batches, so the machine's noise falls on
-both alike. `--sdk`: this runtime with no SDK, then (a provider is set once per process) with the SDK, an
-in-memory span exporter and an in-memory metric reader. Prints one line of `name_us=...` figures.
+both alike; "off" is this runtime without the SEP-3313 object (`server.tool_failure_envelope: false`).
+`--sdk`: then (a provider is set once per process) this runtime with the SDK, an in-memory span exporter and
+an in-memory metric reader. Prints one line of `<variant>_<path>_us=...` and `ratio_<variant>_today_<path>=...`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import logging
 import statistics
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 ROUNDS = 20
@@ -66,14 +68,23 @@ async def batch(server: Any, calls: int, samples: list[float]) -> None:
                 samples.append(time.perf_counter() - started)
 
 
-async def take_turns(variants: dict[str, dict[str, Any]], calls: int) -> dict[str, float]:
-    """Each variant's servers in turn, ROUNDS times: the p50 of each, in µs, as `<variant>_<path>`."""
-    samples: dict[str, list[float]] = {f"{name}_{path}": [] for name in variants for path in ("success", "failure")}
+async def take_turns(variants: dict[str, dict[str, Any]], calls: int) -> dict[str, list[float]]:
+    """Each variant's servers in turn, ROUNDS times: each round's p50 of each, in µs, as `<variant>_<path>`."""
+    rounds: dict[str, list[float]] = {f"{name}_{path}": [] for name in variants for path in ("success", "failure")}
     for _ in range(ROUNDS):
         for name, built in variants.items():
             for path, server in built.items():
-                await batch(server, calls // ROUNDS, samples[f"{name}_{path}"])
-    return {key: statistics.median(values) * 1e6 for key, values in samples.items()}
+                samples: list[float] = []
+                await batch(server, calls // ROUNDS, samples)
+                rounds[f"{name}_{path}"].append(statistics.median(samples) * 1e6)
+    return rounds
+
+
+def paired(rounds: dict[str, list[float]], variant: str, baseline: str, path: str) -> float:
+    """The median over rounds of the variant's p50 over the baseline's in the same round: a burst of load on the
+    shared machine moves a whole round, not the ratio."""
+    pairs = zip(rounds[f"{variant}_{path}"], rounds[f"{baseline}_{path}"], strict=True)
+    return statistics.median(mine / theirs for mine, theirs in pairs)
 
 
 def main() -> None:
@@ -83,16 +94,25 @@ def main() -> None:
     parser.add_argument("--sdk", action="store_true", help="then again with the SDK and in-memory exporters")
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
-    figures: dict[str, float] = {}
-    variants = {"none": servers("tasks_mcp")}
+    variants = {"none": servers("tasks_mcp"), "off": servers("tasks_mcp")}
+    for server in variants["off"].values():  # as `server.tool_failure_envelope: false` builds it
+        server.definitions = {
+            name: replace(tool, tool_failure_envelope=False) for name, tool in server.definitions.items()
+        }
     if args.today:
         sys.path.insert(0, args.today)
         variants["today"] = servers("tasks_today")
-    figures |= asyncio.run(take_turns(variants, args.calls))
+    rounds = asyncio.run(take_turns(variants, args.calls))
+    figures = {f"{key}_us": statistics.median(values) for key, values in rounds.items()}
+    if args.today:
+        for variant in ("none", "off"):
+            for path in ("success", "failure"):
+                figures[f"ratio_{variant}_today_{path}"] = paired(rounds, variant, "today", path)
     if args.sdk:
         configure_sdk()
-        figures |= asyncio.run(take_turns({"sdk": servers("tasks_mcp")}, args.calls))
-    print("telemetry " + " ".join(f"{key}_us={value:.1f}" for key, value in sorted(figures.items())))
+        rounds = asyncio.run(take_turns({"sdk": servers("tasks_mcp")}, args.calls))
+        figures |= {f"{key}_us": statistics.median(values) for key, values in rounds.items()}
+    print("telemetry " + " ".join(f"{key}={value:.4g}" for key, value in sorted(figures.items())))
 
 
 if __name__ == "__main__":

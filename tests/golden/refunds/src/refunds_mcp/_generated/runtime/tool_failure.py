@@ -11,6 +11,7 @@ CallToolResult's `_meta`: a behavioural `class` (capability / reliability / gove
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Mapping
@@ -72,9 +73,11 @@ def tool_failure(envelope: Mapping[str, Any], text: str, now_s: float | None = N
     return failure
 
 
+@functools.lru_cache(maxsize=256)
 def agent_guidance(text: str) -> str:
     """The message's next step: its last sentence that says what to do, not only that nothing changed or that
-    retrying the same call will not help (for a declared failure, the spec's own last sentence)."""
+    retrying the same call will not help (for a declared failure, the spec's own last sentence). Kept for the
+    last 256 messages: a failure that repeats (a rate limit, a service down) is worded the same each time."""
     sentences = _SENTENCE_END.split(text.strip())
     while sentences and (
         sentences[-1] in _NOT_GUIDANCE

@@ -63,11 +63,11 @@ async def run_tool(
 ) -> CallToolResult:
     """Answer one call; its progress notifications end with the answer (the last waiting one just before it)."""
     progress = Progress(context)
-    with telemetry.tool_call(tool.name) as record:
+    with telemetry.ToolCall() as traced:
         try:
             result = await _answer(tool, arguments, context, services, progress)
             await progress.finish()
-            telemetry.answered(record, result)
+            traced.answered(result)
             return result
         finally:
             progress.close()  # a keyed write still running in its grace period, or a cancelled call, sends no more

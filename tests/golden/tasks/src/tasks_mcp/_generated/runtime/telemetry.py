@@ -15,8 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass
+from contextvars import ContextVar, Token
 from typing import Any
 
 from mcp.shared.exceptions import MCPError
@@ -55,52 +54,55 @@ BREAKER_STATES = ("closed", "half_open", "open")
 """Worst last: a call that met an open breaker says open."""
 
 
-@dataclass
-class CallRecord:
-    """What one tool call's span says beyond its result, filled in as the call goes."""
+class ToolCall:
+    """One tool call as its span sees it: the runtime's parts it meets (keys, upstreams) note what happened while it
+    runs, and `answered` puts that and the result's failure on the span (the server span of its `tools/call`). Only
+    a recording span gets any of it, and when nothing records, entering and leaving it costs next to nothing."""
 
-    tool: str
-    replay: bool = False
-    attempts: int = 0
-    breaker: str | None = None
+    __slots__ = ("attempts", "breaker", "replay", "span", "token")
+
+    def __init__(self) -> None:
+        self.replay = False
+        self.attempts = 0
+        self.breaker: str | None = None
+        self.span: trace.Span | None = None
+        self.token: Token[ToolCall | None] | None = None
+
+    def __enter__(self) -> ToolCall:
+        span = trace.get_current_span()
+        if span.is_recording():
+            self.span, self.token = span, _CALL.set(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.token is not None:
+            _CALL.reset(self.token)
+            self.token = None
+
+    def answered(self, result: Any) -> None:
+        span = self.span
+        if span is None:
+            return
+        attributes: dict[str, Any] = {"failwell.replay": self.replay}
+        if self.attempts or self.breaker:
+            attributes["failwell.upstream.attempts"] = self.attempts
+        if self.breaker:
+            attributes["failwell.breaker.state"] = self.breaker
+        envelope = _envelope(result)
+        if envelope is not None:
+            attributes |= {
+                "error.type": envelope["class"],
+                "failwell.failure.class": envelope["class"],
+                "failwell.failure.name": envelope["failure"],
+                "failwell.failure.retryable": bool(envelope["retryable"]),
+                "failwell.failure.changed": envelope["changed"],
+                "failwell.failure.reference": envelope["reference"],
+            }
+            span.set_status(StatusCode.ERROR)
+        span.set_attributes(attributes)
 
 
-_CALL: ContextVar[CallRecord | None] = ContextVar("failwell_call", default=None)
-
-
-@contextmanager
-def tool_call(tool: str) -> Iterator[CallRecord]:
-    """The record of one tool call, where the runtime's parts it meets (keys, upstreams) note what happened."""
-    record = CallRecord(tool)
-    token = _CALL.set(record)
-    try:
-        yield record
-    finally:
-        _CALL.reset(token)
-
-
-def answered(record: CallRecord, result: Any) -> None:
-    """Put what the call did on its span (the server span of its `tools/call`): a no-op when nothing records."""
-    span = trace.get_current_span()
-    if not span.is_recording():
-        return
-    attributes: dict[str, Any] = {"failwell.replay": record.replay}
-    if record.attempts or record.breaker:
-        attributes["failwell.upstream.attempts"] = record.attempts
-    if record.breaker:
-        attributes["failwell.breaker.state"] = record.breaker
-    envelope = _envelope(result)
-    if envelope is not None:
-        attributes |= {
-            "error.type": envelope["class"],
-            "failwell.failure.class": envelope["class"],
-            "failwell.failure.name": envelope["failure"],
-            "failwell.failure.retryable": bool(envelope["retryable"]),
-            "failwell.failure.changed": envelope["changed"],
-            "failwell.failure.reference": envelope["reference"],
-        }
-        span.set_status(StatusCode.ERROR)
-    span.set_attributes(attributes)
+_CALL: ContextVar[ToolCall | None] = ContextVar("failwell_call", default=None)
 
 
 def replayed(tool: str) -> None:
@@ -251,11 +253,11 @@ def _parent(meta: Mapping[str, Any] | None) -> Any:
 
 def _envelope(result: Any) -> Mapping[str, Any] | None:
     """failwell's envelope of an error result, or None for a success or another value."""
-    meta = getattr(result, "meta", None) if not isinstance(result, dict) else result.get("_meta")
-    if not _is_error(result) or not isinstance(meta, Mapping):
+    if not _is_error(result):
         return None
-    envelope = meta.get(ENVELOPE_KEY)
-    return envelope if isinstance(envelope, Mapping) else None
+    meta = result.get("_meta") if isinstance(result, dict) else getattr(result, "meta", None)
+    envelope = meta.get(ENVELOPE_KEY) if isinstance(meta, dict) else None
+    return envelope if isinstance(envelope, dict) else None
 
 
 def _is_error(result: Any) -> bool:

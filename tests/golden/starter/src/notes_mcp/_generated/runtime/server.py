@@ -77,13 +77,12 @@ class FailwellServer(BaseServer):
         self._answer_what_is_served()
         shorter = dict(deadlines or {})
         self.definitions = {
-            tool.name: replace(
-                tool,
-                deadline_s=shorter.get(tool.name, tool.deadline_s),
-                tool_failure_envelope=tool_failure_envelope,
-            )
-            for tool in tools
+            tool.name: replace(tool, deadline_s=shorter[tool.name]) if tool.name in shorter else tool for tool in tools
         }
+        if not tool_failure_envelope:  # `server.tool_failure_envelope: false`: no SEP-3313 object on error results
+            self.definitions = {
+                name: replace(tool, tool_failure_envelope=False) for name, tool in self.definitions.items()
+            }
         self.replace_telemetry(TelemetryMiddleware(frozenset(self.definitions)))
         self.services = Services(
             messages={**DEFAULT_MESSAGES, **(messages or {})},

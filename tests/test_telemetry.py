@@ -425,6 +425,27 @@ async def test_a_replay_and_an_unknown_outcome_are_on_the_span_and_counted_and_n
             }, (each, attributes)
 
 
+def test_the_guidance_is_the_last_sentence_that_says_what_to_do(probe: Any) -> None:
+    from probe_mcp._generated.runtime.tool_failure import agent_guidance
+
+    said = {
+        "No thing T-1. Refs look like T-1. Call probe_find to find one. Nothing was changed. "
+        "Retrying the same call will not help.": "Call probe_find to find one.",
+        "It may not. Ask an admin. It needs the p:admin permission, and the caller's role is viewer. "
+        "Nothing was changed. Retrying will not help until the permission is granted.": "Ask an admin.",
+        "Not accepted:\n- `a` received 1 (an integer), but it accepts one of: x, y.\nCorrect them, call t. "
+        "Nothing was changed. Retrying with the same arguments will fail the same way.": "Correct them, call t.",
+        "2 of 3 rows were written; 1 failed and was not:\n- rows[1]: bad\nPart of the change was applied. "
+        "Send only the failed rows again, after fixing them.": "Send only the failed rows again, after fixing them.",
+        "It was limited. Nothing was changed. Retry after 3 s; calling sooner will be refused again.": (
+            "Retry after 3 s; calling sooner will be refused again."
+        ),
+        "Use one of: a, b. Nothing was changed.": "Use one of: a, b.",
+        "Nothing was changed.": "",
+    }
+    assert {text: agent_guidance(text) for text in said} == said
+
+
 def test_the_spec_switch_leaves_the_draft_out(tmp_path: Path) -> None:
     from failwell import new
 

@@ -50,7 +50,8 @@ _NOT_GUIDANCE = frozenset(
 _PERMISSION = re.compile(re.sub(r"\\\{\w+\\\}", ".+", re.escape(PERMISSION_SENTENCE)))
 """The sentence the runtime adds naming a missing permission and the caller's role: not guidance either."""
 _PERMISSION_START = PERMISSION_SENTENCE.split("{", 1)[0]
-_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=:)\n\s*")
+"""Where a sentence ends, or a line that introduces a list (an argument list, a batch's failed items)."""
 
 
 def tool_failure(envelope: Mapping[str, Any], text: str, now_s: float | None = None) -> dict[str, Any]:

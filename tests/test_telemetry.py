@@ -299,6 +299,9 @@ async def test_every_class_is_the_spans_error_type_the_histograms_and_the_drafts
     assert set(expected) == {"invalid_input", "not_found", "permission_denied", "conflict", "rate_limited",
                              "upstream_unavailable", "timeout", "internal"}  # fmt: skip
     spans = otel.finished("tools/call probe_fail") + otel.finished("tools/call probe_limited")
+    assert len(spans) == 10, "one span per call: the SDK's own middleware is replaced, not doubled"
+    assert {span.instrumentation_scope.name for span in spans if span.instrumentation_scope} == {"failwell"}
+    assert not any(span.attributes.get("error.type") == "tool_error" for span in otel.spans.get_finished_spans())
     by_reference = {span.attributes.get("failwell.failure.reference"): span for span in spans}
     for kind, (failure_class, name, sep_class) in expected.items():
         result = seen[kind]

@@ -261,6 +261,42 @@ def keyed_write(calls: int) -> None:
             report("runtime.keyed_write_sqlite_added_ms", added / 1.0, 1.0, line.split(" ", 1)[1])
 
 
+TODAY = "9fa37fd"
+"""The last commit before the SEP-3313 envelope and the telemetry: "today", for the no-SDK comparison."""
+
+
+def telemetry(calls: int) -> None:
+    """A succeeding and a failing call: today's runtime and this one with no OpenTelemetry SDK configured, taking
+    turns in one process; then this one with the SDK, an in-memory exporter and reader (bench/telemetry.py)."""
+    with tempfile.TemporaryDirectory() as folder:
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", TODAY, "examples/tasks/src"], capture_output=True)
+        if archive.returncode != 0:
+            print(f"telemetry skipped: no commit {TODAY} to compare with (not a git checkout?)", flush=True)
+            return
+        subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+        today = Path(folder) / "today"
+        today.mkdir()
+        (Path(folder) / "examples" / "tasks" / "src" / "tasks_mcp").rename(today / "tasks_today")
+        command = [sys.executable, str(BENCH / "telemetry.py"), "--calls", str(calls), "--today", str(today), "--sdk"]
+        env = {**os.environ, "PYTHONPATH": str(REPO / "examples" / "tasks" / "src")}
+        result = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
+    figure = {key: float(value) for key, value in (part.split("=", 1) for part in result.stdout.split()[1:])}
+    for path in ("success", "failure"):
+        now, today = figure[f"none_{path}_us"], figure[f"today_{path}_us"]
+        report(f"telemetry.no_sdk_vs_today_{path}", figure[f"ratio_none_today_{path}"], 1.02,
+               f"now={now:.0f}us today={today:.0f}us p50, ratio paired by round (today: {TODAY})")  # fmt: skip
+    off = figure["off_failure_us"]
+    report("telemetry.no_sdk_without_the_draft_object_vs_today_failure", figure["ratio_off_today_failure"], 1.02,
+           f"now={off:.0f}us p50 with server.tool_failure_envelope: false")  # fmt: skip
+    for path in ("success", "failure"):
+        sdk, none = figure[f"sdk_{path}_us"], figure[f"none_{path}_us"]
+        report(f"telemetry.in_memory_sdk_vs_no_sdk_{path}", sdk / none, 2.0,
+               f"sdk={sdk:.0f}us none={none:.0f}us p50 (reported)")  # fmt: skip
+    print(f"telemetry failure/success p50: today {figure['today_failure_us'] / figure['today_success_us']:.3f}, "
+          f"no SDK {figure['none_failure_us'] / figure['none_success_us']:.3f}, "
+          f"in-memory SDK {figure['sdk_failure_us'] / figure['sdk_success_us']:.3f}", flush=True)  # fmt: skip
+
+
 def tasks_tests() -> None:
     seconds = timed([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=REPO / "examples" / "tasks",
                     env={**os.environ, "PYTHONPATH": "src"})  # fmt: skip
@@ -278,6 +314,7 @@ def main() -> None:
         ("in-process", lambda: asyncio.run(in_process(300 if args.quick else 2000))),
         ("stdio", lambda: stdio(200 if args.quick else 1000)),
         ("keyed write", lambda: keyed_write(300 if args.quick else 2000)),
+        ("telemetry", lambda: telemetry(400 if args.quick else 2000)),
         ("generation", lambda: generation(sizes, 1 if args.quick else 3)),
         ("validation", lambda: validation(2000, 1 if args.quick else 5)),
     ]

@@ -222,6 +222,8 @@ class Project:
     """`AUTHORIZATION_SERVERS = [...]` when the spec names OAuth authorization servers, else empty."""
     resources: tuple[Reader, ...] = ()
     prompts: tuple[Reader, ...] = ()
+    tool_failure_envelope: bool = True
+    """Whether error results also carry the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object."""
 
     def context(self) -> dict[str, Any]:
         """The model as JSON data, keys sorted: what copier.yml's `project` answer holds (Jinja's `tojson`)."""
@@ -294,6 +296,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         authorization_servers_line=fitted("AUTHORIZATION_SERVERS: list[str] = ", issuers, "", 0) if issuers else "",
         resources=resources,
         prompts=prompts,
+        tool_failure_envelope=bool(server.get("tool_failure_envelope", True)),
     )
 
 

@@ -17,6 +17,9 @@ from tasks_mcp._generated.testing import LEAK_MARKERS, crash, get_prompt, never_
 
 pytestmark = pytest.mark.anyio
 
+DRAFT = "io.modelcontextprotocol/toolFailure"
+"""Where the SEP-3313 draft's object sits in an error's `data`, beside failwell's envelope."""
+
 VALID: dict[str, Any] = {
     "ref": "T-1",
 }
@@ -77,7 +80,7 @@ async def test_declared_failure_task_missing() -> None:
     reference = error.error.data["reference"]
     assert reference.startswith("ERR-")
     assert error.error.message == expected.format(reference=reference)
-    envelope = {key: value for key, value in error.error.data.items() if key != "reference"}
+    envelope = {key: value for key, value in error.error.data.items() if key not in ("reference", DRAFT)}
     assert envelope == {
         "class": "not_found",
         "failure": "task_missing",
@@ -85,6 +88,8 @@ async def test_declared_failure_task_missing() -> None:
         "retry_after_s": None,
         "changed": "none",
     }
+    draft = error.error.data[DRAFT]
+    assert (draft["code"], draft["correlationId"]) == ("task_missing", reference)
 
 
 async def test_declared_failure_task_archived() -> None:
@@ -100,7 +105,7 @@ async def test_declared_failure_task_archived() -> None:
     reference = error.error.data["reference"]
     assert reference.startswith("ERR-")
     assert error.error.message == expected.format(reference=reference)
-    envelope = {key: value for key, value in error.error.data.items() if key != "reference"}
+    envelope = {key: value for key, value in error.error.data.items() if key not in ("reference", DRAFT)}
     assert envelope == {
         "class": "not_found",
         "failure": "task_archived",
@@ -108,6 +113,8 @@ async def test_declared_failure_task_archived() -> None:
         "retry_after_s": None,
         "changed": "none",
     }
+    draft = error.error.data[DRAFT]
+    assert (draft["code"], draft["correlationId"]) == ("task_archived", reference)
 
 
 async def test_unexpected_exception_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:

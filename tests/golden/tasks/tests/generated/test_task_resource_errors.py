@@ -19,6 +19,9 @@ from tasks_mcp._generated.testing import LEAK_MARKERS, crash, never_called, read
 
 pytestmark = pytest.mark.anyio
 
+DRAFT = "io.modelcontextprotocol/toolFailure"
+"""Where the SEP-3313 draft's object sits in an error's `data`, beside failwell's envelope."""
+
 VALID: dict[str, Any] = {
     "ref": "T-1",
 }
@@ -84,7 +87,7 @@ async def test_declared_failure_task_missing() -> None:
     reference = error.error.data["reference"]
     assert reference.startswith("ERR-")
     assert error.error.message == expected.format(reference=reference)
-    envelope = {key: value for key, value in error.error.data.items() if key != "reference"}
+    envelope = {key: value for key, value in error.error.data.items() if key not in ("reference", DRAFT)}
     assert envelope == {
         "class": "not_found",
         "failure": "task_missing",
@@ -92,6 +95,8 @@ async def test_declared_failure_task_missing() -> None:
         "retry_after_s": None,
         "changed": "none",
     }
+    draft = error.error.data[DRAFT]
+    assert (draft["code"], draft["correlationId"]) == ("task_missing", reference)
 
 
 async def test_declared_failure_task_archived() -> None:
@@ -107,7 +112,7 @@ async def test_declared_failure_task_archived() -> None:
     reference = error.error.data["reference"]
     assert reference.startswith("ERR-")
     assert error.error.message == expected.format(reference=reference)
-    envelope = {key: value for key, value in error.error.data.items() if key != "reference"}
+    envelope = {key: value for key, value in error.error.data.items() if key not in ("reference", DRAFT)}
     assert envelope == {
         "class": "not_found",
         "failure": "task_archived",
@@ -115,6 +120,8 @@ async def test_declared_failure_task_archived() -> None:
         "retry_after_s": None,
         "changed": "none",
     }
+    draft = error.error.data[DRAFT]
+    assert (draft["code"], draft["correlationId"]) == ("task_archived", reference)
 
 
 async def test_unexpected_exception_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:

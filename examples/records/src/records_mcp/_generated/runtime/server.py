@@ -54,6 +54,7 @@ from .resources import ResourceDefinition, page, unknown_resource
 from .results import internal_error, unknown_name
 from .scrub import redact_secrets
 from .sdk import BaseServer, cancel_mark
+from .telemetry import TelemetryMiddleware
 
 logger = logging.getLogger("failwell")
 
@@ -78,12 +79,19 @@ class FailwellServer(BaseServer):
         idempotency_ttl_s: float = 86_400,
         scope_message: str = SCOPE_MESSAGE,
         outcome_unknown: str = OUTCOME_UNKNOWN_MESSAGE,
+        tool_failure_envelope: bool = True,
     ) -> None:
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan)
         shorter = dict(deadlines or {})
-        self.resources = tuple(_shortened(resource, shorter.get(f"resource:{resource.name}")) for resource in resources)
+        self.resources = tuple(
+            _configured(resource, shorter.get(f"resource:{resource.name}"), tool_failure_envelope)
+            for resource in resources
+        )
         """The resources and resource templates the server serves."""
-        self.prompts = {prompt.name: _shortened(prompt, shorter.get(f"prompt:{prompt.name}")) for prompt in prompts}
+        self.prompts = {
+            prompt.name: _configured(prompt, shorter.get(f"prompt:{prompt.name}"), tool_failure_envelope)
+            for prompt in prompts
+        }
         """The prompts the server serves, by name."""
         self.in_flight = InFlight(name)
         self.relay: CancelRelay | None = None
@@ -92,6 +100,11 @@ class FailwellServer(BaseServer):
         self.definitions = {
             tool.name: replace(tool, deadline_s=shorter[tool.name]) if tool.name in shorter else tool for tool in tools
         }
+        if not tool_failure_envelope:  # `server.tool_failure_envelope: false`: no SEP-3313 object on error results
+            self.definitions = {
+                name: replace(tool, tool_failure_envelope=False) for name, tool in self.definitions.items()
+            }
+        self.replace_telemetry(TelemetryMiddleware(frozenset(self.definitions)))
         self.services = Services(
             messages={**DEFAULT_MESSAGES, **(messages or {})},
             scope_message=scope_message,
@@ -307,11 +320,11 @@ nothing for it."""
 Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
 
 
-def _shortened(definition: Reader, deadline_s: float | None) -> Reader:
-    """A resource or prompt with its reader's deadline shortened (by tests)."""
-    if deadline_s is None:
-        return definition
-    return replace(definition, reader=replace(definition.reader, deadline_s=deadline_s))
+def _configured(definition: Reader, deadline_s: float | None, tool_failure_envelope: bool) -> Reader:
+    """A resource or prompt with its reader's deadline shortened (by tests), and without the SEP-3313 object in
+    its errors' `data` when the spec turns it off."""
+    reader = replace(definition.reader, tool_failure_envelope=tool_failure_envelope)
+    return replace(definition, reader=reader if deadline_s is None else replace(reader, deadline_s=deadline_s))
 
 
 def _contents(resource: ResourceDefinition, uri: str) -> Callable[[Any, Any], Awaitable[ReadResourceResult]]:

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from .classes import CLASSES, STORE_MESSAGE, Changed, FailureClass, default_changed, is_retryable
 from .contracts import ToolDefinition, ToolFailure
 from .scrub import scrub, secret_named
+from .tool_failure import TOOL_FAILURE_KEY, tool_failure
 from .wording import argument_problem, compose, display, invalid_arguments_text, seconds
 
 ENVELOPE_KEY = "dev.failwell/error"
@@ -100,7 +101,10 @@ def error_result(tool: ToolDefinition, reply: ErrorReply) -> CallToolResult:
             **reply.log,
         },
     )
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta={ENVELOPE_KEY: envelope})
+    meta: dict[str, Any] = {ENVELOPE_KEY: envelope}
+    if tool.tool_failure_envelope:
+        meta[TOOL_FAILURE_KEY] = tool_failure(envelope, text)  # the SEP-3313 draft's object, beside failwell's
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta=meta)
 
 
 def unknown_name(kind: str, key: str, asked: str, available: Sequence[str], listing: str) -> MCPError:

@@ -195,6 +195,8 @@ class ToolDefinition:
     batch: Batch | None = None
     scopes: Sequence[str] = ()
     """The scopes an HTTP caller's token must grant to call the tool."""
+    tool_failure_envelope: bool = True
+    """Whether its error results also carry the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object."""
 
     def to_mcp(self) -> Tool:
         """The tool as `tools/list` shows it."""

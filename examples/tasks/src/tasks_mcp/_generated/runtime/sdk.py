@@ -83,6 +83,14 @@ class BaseServer(MCPServer[None]):
         # create_initialization_options) and `server/discover` call this method, so it is replaced here.
         lowlevel.get_capabilities = declared  # type: ignore[method-assign]
 
+    def replace_telemetry(self, middleware: Any) -> None:
+        """Put `middleware` where the SDK's OpenTelemetry middleware is (outermost), in its place."""
+        # Missing API: the SDK's OpenTelemetryMiddleware, on by default, marks every error result
+        # `error.type="tool_error"` and takes no way to say the failure's class; the chain it sits in is public
+        # (MCPServer.middleware) but the class is in a private module, so it is found here by its name.
+        chain = self.middleware
+        chain[:] = [middleware, *(step for step in chain if type(step).__name__ != "OpenTelemetryMiddleware")]
+
     async def run_session(self, read_stream: Any, write_stream: Any) -> None:
         """Serve one session over the given streams, as `run_stdio_async` does over the process's own."""
         # Missing API: MCPServer.run_stdio_async takes no streams, so a server that reads stdin itself (to answer
@@ -191,6 +199,14 @@ def signed_in(access: AccessToken) -> Iterator[None]:
         auth_context_var.reset(reset)
 
 
+def _sdk_telemetry(chain: list[Any]) -> object:
+    """The SDK's OpenTelemetry middleware in `chain`, or AttributeError when a release renamed or dropped it."""
+    for step in chain:
+        if type(step).__name__ == "OpenTelemetryMiddleware":
+            return step
+    raise AttributeError("OpenTelemetryMiddleware")
+
+
 INTERNALS: dict[str, Callable[[], object]] = {
     "MCPServer._tool_input_schema": lambda: MCPServer._tool_input_schema,
     "MCPServer._lowlevel_server": lambda: MCPServer(name="probe")._lowlevel_server,
@@ -205,6 +221,7 @@ INTERNALS: dict[str, Callable[[], object]] = {
     "Server.create_initialization_options": lambda: Server.create_initialization_options,
     "Server.run": lambda: Server.run,
     "auth_context_var.set": lambda: auth_context_var.set,
+    "OpenTelemetryMiddleware": lambda: _sdk_telemetry(MCPServer(name="probe").middleware),
 }
 """Every SDK name used here that the SDK does not document as public, and how to find it."""
 

@@ -11,6 +11,7 @@ import math
 
 from mcp.types import CallToolResult
 
+from . import telemetry
 from .contracts import RateLimit, Store, ToolDefinition
 from .results import ErrorReply, error_result
 from .wording import seconds
@@ -31,6 +32,7 @@ async def rate_limited(
     wait, limit = max(zip(waits, (limit for _, limit in buckets), strict=True), key=lambda refused: refused[0])
     if wait <= 0:
         return None
+    telemetry.rate_limit_refused(tool.name)
     retry_after = float(max(1, math.ceil(wait)))  # once every refusing bucket has refilled a token
     body = f"{template} It allows {limit.calls} calls every {seconds(limit.per_s)} s."
     reply = ErrorReply(

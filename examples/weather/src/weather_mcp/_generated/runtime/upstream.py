@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 import anyio
 import httpx
 
+from . import telemetry
 from .breaker import CircuitBreaker
 from .classes import CLASSES, Changed, Effect
 from .config import WHERE, ConfigurationError, required_env
@@ -155,7 +156,7 @@ class UpstreamPool:
         """The upstream `name` as one tool call sees it."""
         config = self.configs[name]
         if name not in self.breakers:
-            self.breakers[name] = CircuitBreaker(config.breaker_failures, config.breaker_reset_s)
+            self.breakers[name] = CircuitBreaker(config.breaker_failures, config.breaker_reset_s, name=name)
         return Upstream(
             self,
             config,
@@ -237,6 +238,7 @@ class Upstream:
         retry = 0
         while True:
             wait = breaker.wait_s()
+            telemetry.breaker_met(breaker.state)
             if wait is not None:
                 raise self._judged(
                     UpstreamUnavailable(
@@ -251,7 +253,11 @@ class Upstream:
                     UpstreamTimeout(self.config.name, detail="the tool's deadline left no time for another attempt")
                 )
             self.attempts += 1
-            failure, retry_after = await self._attempt(client, method, path, budget, kwargs, breaker)
+            with telemetry.upstream_attempt(self.config.name, method.upper(), client.base_url.host, retry) as outcome:
+                failure, retry_after = await self._attempt(client, method, path, budget, kwargs, breaker)
+                status = failure.status_code if isinstance(failure, httpx.Response) else failure.status
+                outcome(status, None if isinstance(failure, httpx.Response) else failure.failure_class)
+            telemetry.breaker_met(breaker.state)
             if isinstance(failure, httpx.Response):
                 return failure
             retryable = failure.status in RETRY_STATUSES or isinstance(

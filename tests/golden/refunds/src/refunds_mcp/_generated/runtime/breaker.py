@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import telemetry
+
 logger = logging.getLogger("failwell.upstream")
 
 
@@ -22,6 +24,8 @@ class CircuitBreaker:
     consecutive: int = 0
     opened_at: float | None = None
     probing: bool = False
+    name: str = ""
+    """The upstream's name, counted by the `failwell.breaker.openings` metric."""
 
     def wait_s(self) -> float | None:
         """None when a call may go ahead now, else the seconds until one may."""
@@ -43,6 +47,7 @@ class CircuitBreaker:
         if self.probing or self.consecutive >= self.failures:
             if self.opened_at is None or self.probing:
                 logger.warning("circuit opened", extra={"failures": self.consecutive, "reset_s": self.reset_s})
+                telemetry.breaker_opened(self.name)
             self.opened_at, self.probing = self.clock(), False
 
     @property

@@ -24,6 +24,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import BaseModel, ValidationError
 
+from . import telemetry
 from .batches import all_or_nothing_batch, partial_batch
 from .callers import Caller, caller_of, scope_refused
 from .contracts import Sent, Services, ToolContext, ToolDefinition, ToolFailure
@@ -62,12 +63,14 @@ async def run_tool(
 ) -> CallToolResult:
     """Answer one call; its progress notifications end with the answer (the last waiting one just before it)."""
     progress = Progress(context)
-    try:
-        result = await _answer(tool, arguments, context, services, progress)
-        await progress.finish()
-        return result
-    finally:
-        progress.close()  # a keyed write still running in its grace period, or a cancelled call, sends no more
+    with telemetry.ToolCall() as traced:
+        try:
+            result = await _answer(tool, arguments, context, services, progress)
+            await progress.finish()
+            traced.answered(result)
+            return result
+        finally:
+            progress.close()  # a keyed write still running in its grace period, or a cancelled call, sends no more
 
 
 async def _answer(

@@ -10,6 +10,8 @@ Calling a tool, in the order a call meets them:
     batches.py      partial and all_or_nothing batch tools
     progress.py     a call's progress notifications: increasing, at most ten a second, none after the answer
     results.py      every result: success, and the one function that builds each error result and envelope
+    tool_failure.py the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object beside the envelope
+    telemetry.py    OpenTelemetry spans and metrics per failure class (no-ops until an SDK is configured)
 What the model reads:
     classes.py      the eight failure classes and the sentences each adds
     wording.py      the six-part composition and the lines about bad arguments and batches

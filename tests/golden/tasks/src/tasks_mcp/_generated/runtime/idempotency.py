@@ -27,6 +27,7 @@ import anyio
 from mcp.types import CallToolResult
 from pydantic import BaseModel
 
+from . import telemetry
 from .classes import FailureClass
 from .contracts import AfterUnknown, Services, Store, ToolDefinition
 from .results import (
@@ -121,8 +122,10 @@ async def run_once(
     except Exception as exc:
         return store_unavailable(tool, exc)
     if begin.outcome == "replay":
+        telemetry.replayed(tool.name)
         return CallToolResult.model_validate_json(begin.result)
     if begin.outcome == "unknown":
+        telemetry.outcome_unknown(tool.name)
         return outcome_unknown(tool, services.outcome_unknown)
     if begin.outcome not in ("started", "reconcile"):
         return key_refused(tool, begin.outcome, begin.retry_after_s)

@@ -4,7 +4,8 @@ against their schema, the handler run within its deadline, a declared failure co
 words, anything unexpected turned into `internal` with a reference id (the traceback to the stderr log).
 
 Resources and prompts have no `isError` channel, so every failure is raised as a JSON-RPC error: the
-composed message, with the envelope tools put in `_meta` as its `data`, and the class's code
+composed message, with the envelope tools put in `_meta` as its `data` (and the SEP-3313 draft's object under
+`io.modelcontextprotocol/toolFailure` there, unless the spec turns it off), and the class's code
 (`classes.JSONRPC_CODES`: -32602 for bad parameters and what does not exist, -32603 for a fault inside).
 """
 
@@ -25,6 +26,7 @@ from .classes import JSONRPC_CODES
 from .contracts import Services, ToolContext, ToolDefinition
 from .progress import Progress
 from .results import ENVELOPE_KEY, ErrorReply, argument_problems, error_result
+from .tool_failure import TOOL_FAILURE_KEY
 from .wording import compose
 
 
@@ -77,7 +79,11 @@ def invalid_parameters(reader: ToolDefinition, exc: ValidationError) -> CallTool
 
 
 def jsonrpc_error(result: CallToolResult) -> MCPError:
-    """A failure result as the JSON-RPC error a read answers with: its text, its class's code, its envelope."""
+    """A failure result as the JSON-RPC error a read answers with: its text, its class's code, and as `data` its
+    envelope (with the SEP-3313 draft's object under its key, when the result has one)."""
     text = "\n".join(block.text for block in result.content if isinstance(block, TextContent))
-    envelope = dict((result.meta or {})[ENVELOPE_KEY])
+    meta = result.meta or {}
+    envelope = dict(meta[ENVELOPE_KEY])
+    if TOOL_FAILURE_KEY in meta:
+        envelope[TOOL_FAILURE_KEY] = meta[TOOL_FAILURE_KEY]
     return MCPError(code=JSONRPC_CODES[envelope["class"]], message=text, data=envelope)

@@ -2,11 +2,13 @@
 subprocess, over stdio and over streamable HTTP on 127.0.0.1, in both eras (a 2025-11-25 `initialize`, and
 the 2026-07-28 per-request envelope with `server/discover`), on the raw wire and through the real MCP client.
 
-Capabilities name exactly what is served: tools, whose list never changes; no prompts or resources (a spec
-cannot declare any); logging only in the handshake era, where `logging/setLevel` is answered. A prompt, a
-resource or a tool the server does not have is -32602 with what was asked and what exists in `data`, a
-cursor on a one-page list is -32602, a method of a capability not declared (completion, subscriptions) is
--32601; never code 0, never -32603, and never an ERROR line or a traceback in the log for a client's mistake.
+Capabilities name exactly what is served: tools, prompts and resources, whose lists never change (so nothing
+can be subscribed to), completion (the example's prompt and template have values to offer); logging only in
+the handshake era, where `logging/setLevel` is answered. A prompt, a resource or a tool the server does not
+have is -32602 with what was asked and what exists in `data`, a cursor the server did not give out is -32602,
+a method of a capability not declared (subscriptions) is -32601, and so are prompts and resources on a server
+whose spec declares none; never code 0, never -32603, and never an ERROR line or a traceback in the log for a
+client's mistake.
 """
 
 from __future__ import annotations
@@ -39,6 +41,12 @@ ENVELOPE = {
     "io.modelcontextprotocol/clientCapabilities": {},
 }
 PROMPT_REF = {"type": "ref/prompt", "name": "nope"}
+CAPABILITIES = {
+    "tools": {"listChanged": False},
+    "prompts": {"listChanged": False},
+    "resources": {"listChanged": False},
+    "completions": {},
+}
 REQUESTS: dict[str, tuple[str, dict[str, Any]]] = {
     "tools_cursor": ("tools/list", {"cursor": "bogus"}),
     "tools_empty_cursor": ("tools/list", {"cursor": ""}),
@@ -52,6 +60,7 @@ REQUESTS: dict[str, tuple[str, dict[str, Any]]] = {
     "templates_cursor": ("resources/templates/list", {"cursor": "bogus"}),
     "resource": ("resources/read", {"uri": "file:///nope.txt"}),
     "subscribe": ("resources/subscribe", {"uri": "file:///nope.txt"}),
+    "listen": ("subscriptions/listen", {"notifications": {"toolsListChanged": True}}),
     "complete": ("completion/complete", {"ref": PROMPT_REF, "argument": {"name": "a", "value": "b"}}),
     "set_level": ("logging/setLevel", {"level": "info"}),
     "tool": ("tools/call", {"name": "tasks_delete", "arguments": {"ref": "T-1"}}),
@@ -157,7 +166,7 @@ def one_sentence(message: str) -> None:
 def test_the_capabilities_name_exactly_what_is_served(answered: tuple[str, dict[str, dict[str, Any]], str]) -> None:
     era, answers, _ = answered
     opened = answers["opened"]["result"]
-    expected: dict[str, Any] = {"tools": {"listChanged": False}}
+    expected: dict[str, Any] = dict(CAPABILITIES)
     if era == LEGACY:
         expected["logging"] = {}  # logging/setLevel is answered in this era (2026-07-28 removed it)
     assert opened["capabilities"] == expected
@@ -173,30 +182,37 @@ def test_a_prompt_or_resource_the_server_lacks_is_32602_naming_it_and_what_exist
     prompt = error(answers["prompt"])
     assert prompt == {
         "code": -32602,
-        "message": "Unknown prompt: nope; this server has no prompts.",
-        "data": {"prompt": "nope", "available": []},
+        "message": "Unknown prompt: nope; call prompts/list for the prompts this server has.",
+        "data": {"prompt": "nope", "available": ["triage"]},
     }
     resource = error(answers["resource"])
     assert resource == {
         "code": -32602,
-        "message": "Unknown resource: file:///nope.txt; this server has no resources.",
-        "data": {"uri": "file:///nope.txt", "available": []},
+        "message": (
+            "Unknown resource: file:///nope.txt; call resources/list and resources/templates/list for the "
+            "resources this server has."
+        ),
+        "data": {"uri": "file:///nope.txt", "resources": [], "templates": ["tasks://{ref}"]},
     }
+    completion = error(answers["complete"])
+    assert completion["code"] == -32602 and completion["data"] == {"prompt": "nope", "available": ["triage"]}
 
 
-def test_the_lists_of_what_is_not_declared_are_empty_and_a_cursor_on_any_list_is_32602(
+def test_the_lists_say_what_is_served_and_a_cursor_the_server_did_not_give_is_32602(
     answered: tuple[str, dict[str, dict[str, Any]], str],
 ) -> None:
     _, answers, _ = answered
-    assert answers["prompts"]["result"]["prompts"] == []
-    assert answers["resources"]["result"]["resources"] == []
-    assert answers["templates"]["result"]["resourceTemplates"] == []
+    assert [prompt["name"] for prompt in answers["prompts"]["result"]["prompts"]] == ["triage"]
+    assert [resource["uri"] for resource in answers["resources"]["result"]["resources"]] == [
+        "tasks://T-1",
+        "tasks://T-3",
+    ]
+    assert [each["uriTemplate"] for each in answers["templates"]["result"]["resourceTemplates"]] == ["tasks://{ref}"]
     assert [tool["name"] for tool in answers["tools"]["result"]["tools"]] == TOOLS
     cursors = {
         "tools_cursor": ("tools/list", "bogus"),
         "tools_empty_cursor": ("tools/list", ""),
         "prompts_cursor": ("prompts/list", "bogus"),
-        "resources_cursor": ("resources/list", "bogus"),
         "templates_cursor": ("resources/templates/list", "bogus"),
     }
     for name, (method, cursor) in cursors.items():
@@ -204,13 +220,19 @@ def test_the_lists_of_what_is_not_declared_are_empty_and_a_cursor_on_any_list_is
         assert found["code"] == -32602, (name, found)
         assert found["message"] == f"Invalid cursor: {method} answers with one page, so it takes no cursor."
         assert found["data"] == {"method": method, "cursor": cursor}
+    paged = error(answers["resources_cursor"])
+    assert paged == {
+        "code": -32602,
+        "message": "Invalid cursor: resources/list takes only a nextCursor it gave out; list again from the start.",
+        "data": {"method": "resources/list", "cursor": "bogus"},
+    }
 
 
 def test_a_method_of_a_capability_not_declared_is_32601_naming_it(
     answered: tuple[str, dict[str, dict[str, Any]], str],
 ) -> None:
     era, answers, _ = answered
-    undeclared = ["complete", "subscribe"] + (["set_level"] if era == MODERN else [])
+    undeclared = ["subscribe", "listen"] + (["set_level"] if era == MODERN else [])
     for name in undeclared:
         found = error(answers[name])
         assert found["code"] == -32601, (name, found)
@@ -248,16 +270,17 @@ async def test_the_real_client_sees_the_same_in_the_era_it_negotiates(tmp_path: 
     with http_server("tasks_mcp", SRC, tmp_path / "stderr.log", env) as running:
         async with client(running.url, TOKEN, mode) as session:
             declared = session.server_capabilities.model_dump(by_alias=True, exclude_none=True)
-            assert declared == ({"tools": {"listChanged": False}} | ({"logging": {}} if mode == "legacy" else {}))
+            assert declared == (CAPABILITIES | ({"logging": {}} if mode == "legacy" else {}))
             with pytest.raises(MCPError) as prompt:
                 await session.get_prompt("nope")
-            assert (prompt.value.error.code, prompt.value.error.data) == (-32602, {"prompt": "nope", "available": []})
+            wanted = (-32602, {"prompt": "nope", "available": ["triage"]})
+            assert (prompt.value.error.code, prompt.value.error.data) == wanted
             with pytest.raises(MCPError) as tool:
                 await session.call_tool("tasks_delete", {})
             assert (
                 tool.value.error.message == "Unknown tool: tasks_delete; call tools/list for the tools this server has."
             )
-            assert (await session.list_prompts()).prompts == []
+            assert [each.name for each in (await session.list_prompts()).prompts] == ["triage"]
         assert "Traceback" not in running.logged()
 
 
@@ -270,3 +293,26 @@ def test_over_http_the_status_follows_the_code_in_the_2026_era(
             code = answer.get("error", {}).get("code")
             expected = {-32602: 400, -32601: 404}.get(code, 200) if era == MODERN else 200
             assert answer["status"] == expected, (era, name, answer)
+
+
+def test_a_server_without_prompts_or_resources_does_not_serve_their_methods(tmp_path: Path) -> None:
+    """The records example declares tools only: its capabilities say so, and prompts and resources are -32601."""
+    methods = ["prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read"]
+    params: dict[str, dict[str, Any]] = {"prompts/get": {"name": "x"}, "resources/read": {"uri": "a://b"}}
+    messages = [*opening(LEGACY), *(rpc(i, m, params.get(m, {}), LEGACY) for i, m in enumerate(methods, start=1))]
+    ran = subprocess.run(
+        [sys.executable, "-m", "records_mcp"],
+        input="".join(json.dumps(message) + "\n" for message in messages).encode(),
+        capture_output=True,
+        timeout=60,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(EXAMPLES / "records" / "src"),
+            "FAILWELL_SQLITE_PATH": str(tmp_path / "records.sqlite3"),
+        },
+    )
+    answers = {answer["id"]: answer for answer in map(json.loads, ran.stdout.decode().splitlines())}
+    assert answers[0]["result"]["capabilities"] == {"tools": {"listChanged": False}, "logging": {}}
+    for number, method in enumerate(methods, start=1):
+        assert answers[number]["error"]["code"] == -32601, (method, answers[number])
+        assert answers[number]["error"]["data"] == method

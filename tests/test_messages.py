@@ -68,6 +68,16 @@ def test_the_readme_class_table_is_the_code_table() -> None:
         assert row in readme, row
 
 
+def test_the_readme_code_table_is_the_code_table() -> None:
+    """Each class's JSON-RPC code where a failure has no isError channel, as the README lists it."""
+    readme = (REPO / "README.md").read_text()
+    codes = messages.runtime("classes").JSONRPC_CODES
+    assert set(codes) == set(messages.failure_classes())
+    for name, code in codes.items():
+        assert f"| `{name}` | {code} |" in readme, name
+        assert not -32099 <= code <= -32000, "no code of the block JSON-RPC reserves for implementations"
+
+
 SAFE = ["T-1", "release notes", "@ada", "tasks:create", "2024/01/02", "and/or", "10:30", "a list of 3 items", "3.5"]
 UNSAFE = {
     "postgres://admin:hunter2@db.internal:5432/app": ["hunter2", "db.internal"],

@@ -400,31 +400,30 @@ def _uri(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], text: str, 
 
 
 def _overlapping(doc: _Linted, out: list[Diagnostic], resources: dict[str, Any]) -> None:
-    """FW178: two resources whose URIs can match the same URI, so a read of it could not tell which is meant.
-
-    Only URIs of the same scheme and number of `/` can match one URI, so only those are compared."""
-    groups: dict[tuple[str, int], list[tuple[str, uri.Template]]] = {}
+    """FW178: two resources whose URIs can match the same URI, so a read of it could not tell which is meant;
+    each is reported once, naming the first resource it clashes with."""
+    names: list[str] = []
+    templates: list[uri.Template] = []
     for name, resource in resources.items():
         text = resource.get("uri") if isinstance(resource, dict) else None
         if not isinstance(name, str) or not isinstance(text, str) or doc.is_broken(("resources", name, "uri")):
             continue
         try:
-            template = uri.parse(text)
+            templates.append(uri.parse(text))
         except uri.UriError:
             continue  # FW170, FW171
-        scheme = text[: text.index(":")]
-        group = groups.setdefault((scheme, sum(part.count("/") for part in template.literals)), [])
-        for other, earlier in group:
-            example = uri.overlap(earlier, template)
-            if example is not None:
-                line, col = doc.position(("resources", other, "uri"))
-                message = (
-                    f"resources `{name}` and `{other}` (at {doc.file}:{line}:{col}) can both match the URI {example}, "
-                    "so a read of it could not tell which is meant; make a literal part of their URIs differ"
-                )
-                out.append(doc.diagnostic(("resources", name, "uri"), "FW178", message))
-                break
-        group.append((name, template))
+        names.append(name)
+    reported: set[int] = set()
+    for first, later, example in uri.clashes(templates):
+        if later in reported:
+            continue
+        reported.add(later)
+        line, col = doc.position(("resources", names[first], "uri"))
+        message = (
+            f"resources `{names[later]}` and `{names[first]}` (at {doc.file}:{line}:{col}) can both match the URI "
+            f"{example}, so a read of it could not tell which is meant; make a literal part of their URIs differ"
+        )
+        out.append(doc.diagnostic(("resources", names[later], "uri"), "FW178", message))
 
 
 def _prompt(

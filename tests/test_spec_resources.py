@@ -230,7 +230,7 @@ CASES = [
             'message: "No task {ref}. Refs look like T-1; call tasks_search to find one."\n  board',
             'message: "No task {reff}. Refs look like T-1; call tasks_search to find one."\n  board',
         ),
-        "spec.yaml:22:18: FW110 placeholder {reff} is neither an input field nor a declared field (did you mean "
+        "spec.yaml:22:18: FW110 placeholder {reff} is neither a param nor a declared field (did you mean "
         "{ref}?); add `fields: [reff]` to the failure or use one of: ref, reference, tool",
     ),
     (
@@ -240,6 +240,21 @@ CASES = [
         ),
         "spec.yaml:22:18: FW201 warning: resource task.task_missing: no next step: name a tool to call or an action "
         "to take",
+    ),
+    (
+        replace(
+            'task_missing: {class: not_found, message: "No task {ref}.',
+            'task_missing: {class: not_found, message: "No task {refs}.',
+        ),
+        "spec.yaml:40:49: FW110 placeholder {refs} is neither an argument nor a declared field (did you mean {ref}?); "
+        "add `fields: [refs]` to the failure or use one of: ref, tone, reference, tool",
+    ),
+    (
+        replace(
+            'task_missing: {class: not_found, message: "No task {ref}.',
+            'task_missing: {class: not_found, fields: [ref], message: "No task {ref}.',
+        ),
+        "spec.yaml:40:48: FW104 failure field `ref` has the name of an argument, whose value fills {ref} already",
     ),
     (
         replace("  board:", "  Board:"),

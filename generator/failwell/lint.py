@@ -286,6 +286,7 @@ def _failures(
     fields: dict[str, Any],
     defaults: dict[str, Any],
     nested_models: set[str],
+    noun: str = "an input field",
 ) -> None:
     """The failures of a tool, resource or prompt, whose messages may name `fields` (its inputs, params or
     arguments) and whose classes live in a module beside the models `Input`, `Output`, `Item` and `nested_models`."""
@@ -303,7 +304,7 @@ def _failures(
             and not doc.is_broken((*fpath, "message"))
             and not doc.is_broken((*fpath, "fields"))
         ):
-            _failure(doc, out, fpath, failure, fields, defaults)
+            _failure(doc, out, fpath, failure, fields, defaults, noun)
 
 
 def _check_with(
@@ -357,7 +358,7 @@ def _resource(
         _uri(doc, out, path, text, None if "params" in resource and params is None else declared)
     failures = resource.get("failures")
     if isinstance(failures, dict):
-        _failures(doc, out, path, failures, declared, defaults, set())
+        _failures(doc, out, path, failures, declared, defaults, set(), "a param")
 
 
 def _uri(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], text: str, params: dict[str, Any] | None) -> None:
@@ -443,7 +444,7 @@ def _prompt(
             out.append(doc.diagnostic((*apath, "type" if "type" in spec else "enum"), "FW179", message))
     failures = prompt.get("failures")
     if isinstance(failures, dict):
-        _failures(doc, out, path, failures, declared, defaults, set())
+        _failures(doc, out, path, failures, declared, defaults, set(), "an argument")
 
 
 def _nested_names(prefix: str, fields: dict[str, Any]) -> set[str]:
@@ -465,13 +466,14 @@ def _failure(
     failure: dict[str, Any],
     inputs: dict[str, Any],
     defaults: dict[str, Any],
+    noun: str,
 ) -> None:
     declared = failure.get("fields", [])
     declared_names = [n for n in declared if isinstance(n, str)] if isinstance(declared, list | dict) else []
     for name in declared_names:
         _name(doc, out, (*path, "fields"), name, "failure field", RESERVED_FAILURE_FIELD_NAMES)
         if name in inputs:
-            message = f"failure field `{name}` has the name of an input field, whose value fills {{{name}}} already"
+            message = f"failure field `{name}` has the name of {noun}, whose value fills {{{name}}} already"
             out.append(doc.diagnostic((*path, "fields"), "FW104", message))
     failure_class = failure.get("class")
     template = failure.get("message")
@@ -489,7 +491,7 @@ def _failure(
     if not isinstance(template, str):
         return
     known = [*inputs, *declared_names, *sorted(builtin_placeholders(str(failure_class)))]
-    used = _placeholders(doc, out, template_path, template, known)
+    used = _placeholders(doc, out, template_path, template, known, noun)
     for name in declared_names:
         if used is not None and name not in used:
             message = f"declared field `{name}` is not used in the message; show it with {{{name}}} or remove it"
@@ -497,7 +499,12 @@ def _failure(
 
 
 def _placeholders(
-    doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], template: str, known: list[str]
+    doc: _Linted,
+    out: list[Diagnostic],
+    path: tuple[str | int, ...],
+    template: str,
+    known: list[str],
+    noun: str = "an input field",
 ) -> list[str] | None:
     """Check a template's placeholders against `known`; the names used, or None when it is malformed."""
     try:
@@ -510,7 +517,7 @@ def _placeholders(
             close = difflib.get_close_matches(name, known, n=1)
             hint = f" (did you mean {{{close[0]}}}?)" if close else ""
             message = (
-                f"placeholder {{{name}}} is neither an input field nor a declared field{hint}; "
+                f"placeholder {{{name}}} is neither {noun} nor a declared field{hint}; "
                 f"add `fields: [{name}]` to the failure or use one of: {', '.join(known) or 'none declared'}"
             )
             out.append(doc.diagnostic(path, "FW110", message))

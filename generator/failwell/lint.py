@@ -1,4 +1,5 @@
-"""What the schema cannot say: names that fit Python, placeholders that exist, deadlines that fit."""
+"""What the schema cannot say: names that fit Python, placeholders that exist, deadlines that fit, resource URIs
+that are level-1 templates of their params and that no two resources share."""
 
 from __future__ import annotations
 
@@ -668,7 +669,7 @@ _PEP440 = re.compile(
 
 
 def _buildable(doc: _Linted, out: list[Diagnostic]) -> None:
-    """Names that would collide in the generated code, constraints no value meets, no tools, a version
+    """Names that would collide in the generated code, constraints no value meets, nothing to serve, a version
     packaging refuses."""
     server = doc.data.get("server") if isinstance(doc.data.get("server"), dict) else {}
     assert isinstance(server, dict)

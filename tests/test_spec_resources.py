@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -229,7 +230,7 @@ CASES = [
             'message: "No task {ref}. Refs look like T-1; call tasks_search to find one."\n  board',
             'message: "No task {reff}. Refs look like T-1; call tasks_search to find one."\n  board',
         ),
-        "spec.yaml:22:18: FW110 placeholder {reff} is neither an input field nor a declared field (did you mean "
+        "spec.yaml:22:18: FW110 placeholder {reff} is neither a param nor a declared field (did you mean "
         "{ref}?); add `fields: [reff]` to the failure or use one of: ref, reference, tool",
     ),
     (
@@ -239,6 +240,21 @@ CASES = [
         ),
         "spec.yaml:22:18: FW201 warning: resource task.task_missing: no next step: name a tool to call or an action "
         "to take",
+    ),
+    (
+        replace(
+            'task_missing: {class: not_found, message: "No task {ref}.',
+            'task_missing: {class: not_found, message: "No task {refs}.',
+        ),
+        "spec.yaml:40:49: FW110 placeholder {refs} is neither an argument nor a declared field (did you mean {ref}?); "
+        "add `fields: [refs]` to the failure or use one of: ref, tone, reference, tool",
+    ),
+    (
+        replace(
+            'task_missing: {class: not_found, message: "No task {ref}.',
+            'task_missing: {class: not_found, fields: [ref], message: "No task {ref}.',
+        ),
+        "spec.yaml:40:48: FW104 failure field `ref` has the name of an argument, whose value fills {ref} already",
     ),
     (
         replace("  board:", "  Board:"),
@@ -313,3 +329,22 @@ def test_messages_lists_resource_and_prompt_failures_by_kind(tmp_path: Path) -> 
     assert "No task T-1. Refs look like T-1; call tasks_search to find one. Nothing was changed." in table
     assert "| prompt triage | task_missing | not_found | no | none | - |" in render_rows(rows, "markdown")
     assert '"kind": "resource"' in render_rows(rows, "json")
+
+
+def test_clashes_compare_only_segments_that_can_meet() -> None:
+    uris = ["a://{x}/b", "a://c/{y}", "a://c/d/e", "a://{z}/d/{w}", "b://{x}", "a://{q}"]
+    found = uri.clashes([uri.parse(text) for text in uris])
+    assert found == [(0, 1, "a://c/b"), (2, 3, "a://c/d/e")]
+
+
+def test_two_thousand_resources_are_checked_in_bounded_time() -> None:
+    lines = ["failwell: 1", "server: {name: x}", "resources:"]
+    for i in range(1000):
+        params = "{x: {type: string}}"
+        lines.append(f"  t{i}: {{uri: 'tasks://{{x}}/k{i}', description: One., params: {params}}}")
+        lines.append(f"  s{i}: {{uri: 'tasks://s{i}/m{i}', description: One.}}")
+    lines.append("  clash: {uri: 'tasks://s7/k7', description: One.}")
+    started = time.perf_counter()
+    found = printed("\n".join(lines) + "\n")
+    assert time.perf_counter() - started < 5
+    assert [line.split(" FW178 ")[1][:44] for line in found] == ["resources `clash` and `t7` (at spec.yaml:18:"]

@@ -1,4 +1,5 @@
-"""What the schema cannot say: names that fit Python, placeholders that exist, deadlines that fit."""
+"""What the schema cannot say: names that fit Python, placeholders that exist, deadlines that fit, resource URIs
+that are level-1 templates of their params and that no two resources share."""
 
 from __future__ import annotations
 
@@ -286,6 +287,7 @@ def _failures(
     fields: dict[str, Any],
     defaults: dict[str, Any],
     nested_models: set[str],
+    noun: str = "an input field",
 ) -> None:
     """The failures of a tool, resource or prompt, whose messages may name `fields` (its inputs, params or
     arguments) and whose classes live in a module beside the models `Input`, `Output`, `Item` and `nested_models`."""
@@ -303,7 +305,7 @@ def _failures(
             and not doc.is_broken((*fpath, "message"))
             and not doc.is_broken((*fpath, "fields"))
         ):
-            _failure(doc, out, fpath, failure, fields, defaults)
+            _failure(doc, out, fpath, failure, fields, defaults, noun)
 
 
 def _check_with(
@@ -357,7 +359,7 @@ def _resource(
         _uri(doc, out, path, text, None if "params" in resource and params is None else declared)
     failures = resource.get("failures")
     if isinstance(failures, dict):
-        _failures(doc, out, path, failures, declared, defaults, set())
+        _failures(doc, out, path, failures, declared, defaults, set(), "a param")
 
 
 def _uri(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], text: str, params: dict[str, Any] | None) -> None:
@@ -400,31 +402,30 @@ def _uri(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], text: str, 
 
 
 def _overlapping(doc: _Linted, out: list[Diagnostic], resources: dict[str, Any]) -> None:
-    """FW178: two resources whose URIs can match the same URI, so a read of it could not tell which is meant.
-
-    Only URIs of the same scheme and number of `/` can match one URI, so only those are compared."""
-    groups: dict[tuple[str, int], list[tuple[str, uri.Template]]] = {}
+    """FW178: two resources whose URIs can match the same URI, so a read of it could not tell which is meant;
+    each is reported once, naming the first resource it clashes with."""
+    names: list[str] = []
+    templates: list[uri.Template] = []
     for name, resource in resources.items():
         text = resource.get("uri") if isinstance(resource, dict) else None
         if not isinstance(name, str) or not isinstance(text, str) or doc.is_broken(("resources", name, "uri")):
             continue
         try:
-            template = uri.parse(text)
+            templates.append(uri.parse(text))
         except uri.UriError:
             continue  # FW170, FW171
-        scheme = text[: text.index(":")]
-        group = groups.setdefault((scheme, sum(part.count("/") for part in template.literals)), [])
-        for other, earlier in group:
-            example = uri.overlap(earlier, template)
-            if example is not None:
-                line, col = doc.position(("resources", other, "uri"))
-                message = (
-                    f"resources `{name}` and `{other}` (at {doc.file}:{line}:{col}) can both match the URI {example}, "
-                    "so a read of it could not tell which is meant; make a literal part of their URIs differ"
-                )
-                out.append(doc.diagnostic(("resources", name, "uri"), "FW178", message))
-                break
-        group.append((name, template))
+        names.append(name)
+    reported: set[int] = set()
+    for first, later, example in uri.clashes(templates):
+        if later in reported:
+            continue
+        reported.add(later)
+        line, col = doc.position(("resources", names[first], "uri"))
+        message = (
+            f"resources `{names[later]}` and `{names[first]}` (at {doc.file}:{line}:{col}) can both match the URI "
+            f"{example}, so a read of it could not tell which is meant; make a literal part of their URIs differ"
+        )
+        out.append(doc.diagnostic(("resources", names[later], "uri"), "FW178", message))
 
 
 def _prompt(
@@ -450,7 +451,7 @@ def _prompt(
             out.append(doc.diagnostic((*apath, "type" if "type" in spec else "enum"), "FW179", message))
     failures = prompt.get("failures")
     if isinstance(failures, dict):
-        _failures(doc, out, path, failures, declared, defaults, set())
+        _failures(doc, out, path, failures, declared, defaults, set(), "an argument")
 
 
 def _nested_names(prefix: str, fields: dict[str, Any]) -> set[str]:
@@ -472,13 +473,14 @@ def _failure(
     failure: dict[str, Any],
     inputs: dict[str, Any],
     defaults: dict[str, Any],
+    noun: str,
 ) -> None:
     declared = failure.get("fields", [])
     declared_names = [n for n in declared if isinstance(n, str)] if isinstance(declared, list | dict) else []
     for name in declared_names:
         _name(doc, out, (*path, "fields"), name, "failure field", RESERVED_FAILURE_FIELD_NAMES)
         if name in inputs:
-            message = f"failure field `{name}` has the name of an input field, whose value fills {{{name}}} already"
+            message = f"failure field `{name}` has the name of {noun}, whose value fills {{{name}}} already"
             out.append(doc.diagnostic((*path, "fields"), "FW104", message))
     failure_class = failure.get("class")
     template = failure.get("message")
@@ -496,7 +498,7 @@ def _failure(
     if not isinstance(template, str):
         return
     known = [*inputs, *declared_names, *sorted(builtin_placeholders(str(failure_class)))]
-    used = _placeholders(doc, out, template_path, template, known)
+    used = _placeholders(doc, out, template_path, template, known, noun)
     for name in declared_names:
         if used is not None and name not in used:
             message = f"declared field `{name}` is not used in the message; show it with {{{name}}} or remove it"
@@ -504,7 +506,12 @@ def _failure(
 
 
 def _placeholders(
-    doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], template: str, known: list[str]
+    doc: _Linted,
+    out: list[Diagnostic],
+    path: tuple[str | int, ...],
+    template: str,
+    known: list[str],
+    noun: str = "an input field",
 ) -> list[str] | None:
     """Check a template's placeholders against `known`; the names used, or None when it is malformed."""
     try:
@@ -517,7 +524,7 @@ def _placeholders(
             close = difflib.get_close_matches(name, known, n=1)
             hint = f" (did you mean {{{close[0]}}}?)" if close else ""
             message = (
-                f"placeholder {{{name}}} is neither an input field nor a declared field{hint}; "
+                f"placeholder {{{name}}} is neither {noun} nor a declared field{hint}; "
                 f"add `fields: [{name}]` to the failure or use one of: {', '.join(known) or 'none declared'}"
             )
             out.append(doc.diagnostic(path, "FW110", message))
@@ -668,7 +675,7 @@ _PEP440 = re.compile(
 
 
 def _buildable(doc: _Linted, out: list[Diagnostic]) -> None:
-    """Names that would collide in the generated code, constraints no value meets, no tools, a version
+    """Names that would collide in the generated code, constraints no value meets, nothing to serve, a version
     packaging refuses."""
     server = doc.data.get("server") if isinstance(doc.data.get("server"), dict) else {}
     assert isinstance(server, dict)

@@ -8,6 +8,7 @@ says whether two URIs can match the same URI, and gives one such URI.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import deque
 from dataclasses import dataclass
@@ -174,3 +175,88 @@ def _spelled(
         chars.append(char)
         step = came[pair]
     return "".join(reversed(chars))
+
+
+def clashes(templates: list[Template]) -> list[tuple[int, int, str]]:
+    """Each pair (i, j), i < j, of `templates` that can match one URI, with such a URI.
+
+    A variable never matches a `/`, so two URIs match one URI when they have as many `/`-separated segments
+    and each pair of segments can match one: the URIs go into a trie of segments, which is walked against
+    itself, and only the segments of one trie node are compared with each other."""
+    root = _Node()
+    for index, template in enumerate(templates):
+        node = root
+        for segment in _segments(template):
+            node = node.child(segment)
+        node.ends.append(index)
+    found: list[tuple[int, int, str]] = []
+    stack: list[tuple[_Node, _Node, _Path]] = [(root, root, None)]
+    while stack:
+        a, b, path = stack.pop()
+        if a.ends and b.ends:
+            pairs = itertools.combinations(a.ends, 2) if a is b else itertools.product(a.ends, b.ends)
+            found += [(min(i, j), max(i, j), _joined(path)) for i, j in pairs]
+        if a is b:
+            stack += [(child, child, (text, path)) for text, child in a.literals.items()]
+        else:
+            fewer, more = sorted((a.literals, b.literals), key=len)
+            shared_texts = [text for text in fewer if text in more]
+            stack += [(a.literals[text], b.literals[text], (text, path)) for text in shared_texts]
+        for x, y in ((a, b),) if a is b else ((a, b), (b, a)):
+            for matcher, _segment, child in x.patterns.values():
+                stack += [(child, other, (text, path)) for text, other in y.literals.items() if matcher.fullmatch(text)]
+        mine, theirs = list(a.patterns.values()), list(b.patterns.values())
+        for i, (_, segment, child) in enumerate(mine):
+            for _, other_segment, other in theirs[i:] if a is b else theirs:
+                shared = "x".join(segment.literals) if child is other else overlap(segment, other_segment)
+                if shared is not None:
+                    stack.append((child, other, (shared, path)))
+    return sorted(set(found))
+
+
+_Path = tuple[str, "_Path"] | None
+"""The segments read on the way to a pair of trie nodes, the last one first."""
+
+
+def _joined(path: _Path) -> str:
+    segments: list[str] = []
+    while path is not None:
+        segments.append(path[0])
+        path = path[1]
+    return "/".join(reversed(segments))
+
+
+class _Node:
+    """A trie node: the URIs that end here (their indexes), and the next segments, literal or with variables
+    (those by their literal text, so `{x}` and `{y}` share a node)."""
+
+    def __init__(self) -> None:
+        self.ends: list[int] = []
+        self.literals: dict[str, _Node] = {}
+        self.patterns: dict[tuple[str, ...], tuple[re.Pattern[str], Template, _Node]] = {}
+
+    def child(self, segment: Template) -> _Node:
+        if segment.is_static:
+            return self.literals.setdefault(segment.literals[0], _Node())
+        if segment.literals not in self.patterns:
+            matcher = re.compile("[^/]+".join(re.escape(literal) for literal in segment.literals))
+            self.patterns[segment.literals] = (matcher, segment, _Node())
+        return self.patterns[segment.literals][2]
+
+
+def _segments(template: Template) -> list[Template]:
+    """The `/`-separated segments of a URI, each a template of its own."""
+    segments: list[Template] = []
+    literals: list[str] = [""]
+    variables: list[str] = []
+    for index, literal in enumerate(template.literals):
+        first, *rest = literal.split("/")
+        literals[-1] += first
+        for piece in rest:
+            segments.append(Template(tuple(literals), tuple(variables), ()))
+            literals, variables = [piece], []
+        if index < len(template.variables):
+            variables.append(template.variables[index])
+            literals.append("")
+    segments.append(Template(tuple(literals), tuple(variables), ()))
+    return segments

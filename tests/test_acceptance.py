@@ -295,6 +295,11 @@ def test_reserved_names_cover_what_the_generated_modules_use(path: Path) -> None
                 }
                 snake_read = {n for n in read if naming.IDENTIFIER.match(n)}
                 assert snake_read - naming.MODEL_BODY_NAMES == set(), (tool_name, node.name)
+    for reader in (*project.resources, *project.prompts):
+        module = ast.parse(files[f"src/{package}/_generated/{reader.kind}s/{reader.name}.py"])
+        pascal = {n for n in _names(module) if re.fullmatch(r"[A-Z][A-Za-z0-9]*", n)}
+        own = {f.class_name for f in reader.failures} | {m.name for m in reader.models}
+        assert pascal - own - naming.READER_MODULE_NAMES - naming.BUILTINS == set(), reader.name
     tests = {Path(p).stem for p in files if p.startswith("tests/generated/") and not p.endswith("_errors.py")}
     assert {t.removeprefix("test_") for t in tests if t.startswith("test_")} <= naming.GENERATED_TESTS | {"__init__"}
 

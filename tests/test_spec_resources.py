@@ -286,7 +286,7 @@ CASES = [
     (
         replace("  task_missing: {class", "  exception: {class"),
         "spec.yaml:40:7: FW151 failure `exception` becomes class Exception: Exception is a Python builtin, which the "
-        "tool module would shadow",
+        "prompt module would shadow",
     ),
 ]
 
@@ -294,6 +294,34 @@ CASES = [
 @pytest.mark.parametrize(("text", "expected"), CASES, ids=[line.split(" ")[1] for _, line in CASES])
 def test_each_rule_prints_its_line(text: str, expected: str) -> None:
     assert expected in printed(text), printed(text)
+
+
+def test_a_failure_whose_class_name_the_module_already_has_is_refused() -> None:
+    spec = """\
+failwell: 1
+server: {name: x}
+resources:
+  task:
+    uri: "t://{ref}"
+    description: A task.
+    params:
+      ref: {type: string, example: T-1}
+    failures:
+      listing: {class: not_found, message: "No task {ref}. Refs look like T-1; call tasks_search."}
+      params: {class: not_found, message: "No task {ref}. Refs look like T-1; call tasks_search."}
+prompts:
+  triage:
+    description: Triage.
+    failures:
+      message: {class: not_found, message: "No task. Refs look like T-1; call tasks_search."}
+"""
+    assert printed(spec) == [
+        "spec.yaml:10:7: FW151 failure `listing` becomes class Listing: the resource module already defines or "
+        "imports Listing",
+        "spec.yaml:11:7: FW104 failure `params` becomes class Params, which a generated model already uses; rename it",
+        "spec.yaml:16:7: FW151 failure `message` becomes class Message: the prompt module already defines or imports "
+        "Message",
+    ]
 
 
 def test_a_resource_and_a_prompt_may_share_a_tools_name() -> None:

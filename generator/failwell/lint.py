@@ -288,10 +288,12 @@ def _failures(
     defaults: dict[str, Any],
     nested_models: set[str],
     noun: str = "an input field",
+    models: frozenset[str] = frozenset({"Input", "Output", "Item"}),
 ) -> None:
     """The failures of a tool, resource or prompt, whose messages may name `fields` (its inputs, params or
-    arguments) and whose classes live in a module beside the models `Input`, `Output`, `Item` and `nested_models`."""
-    model_names = {"Input", "Output", "Item"} | nested_models
+    arguments) and whose classes live in a module beside the `models` (`Input`, `Output` and `Item` for a tool,
+    `Params` for a resource or prompt) and `nested_models`."""
+    model_names = set(models) | nested_models
     for fname, failure in failures.items():
         fpath = (*path, "failures", fname)
         _name(doc, out, fpath, fname, "failure", RESERVED_FAILURE_NAMES, key=True)
@@ -359,7 +361,8 @@ def _resource(
         _uri(doc, out, path, text, None if "params" in resource and params is None else declared)
     failures = resource.get("failures")
     if isinstance(failures, dict):
-        _failures(doc, out, path, failures, declared, defaults, set(), "a param")
+        nested = _nested_names("Params", declared)
+        _failures(doc, out, path, failures, declared, defaults, nested, "a param", frozenset({"Params"}))
 
 
 def _uri(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], text: str, params: dict[str, Any] | None) -> None:
@@ -451,7 +454,8 @@ def _prompt(
             out.append(doc.diagnostic((*apath, "type" if "type" in spec else "enum"), "FW179", message))
     failures = prompt.get("failures")
     if isinstance(failures, dict):
-        _failures(doc, out, path, failures, declared, defaults, set(), "an argument")
+        nested = _nested_names("Params", declared)
+        _failures(doc, out, path, failures, declared, defaults, nested, "an argument", frozenset({"Params"}))
 
 
 def _nested_names(prefix: str, fields: dict[str, Any]) -> set[str]:
@@ -732,7 +736,7 @@ def _buildable(doc: _Linted, out: list[Diagnostic]) -> None:
             if isinstance(spec, dict) and isinstance(spec.get(section), dict):
                 _fields_buildable(doc, out, (*path, section), spec[section])
             if isinstance(spec, dict) and isinstance(spec.get("failures"), dict):
-                _failures_buildable(doc, out, path, spec["failures"], {}, [], kind)
+                _failures_buildable(doc, out, path, spec["failures"], spec.get(section) or {}, [], kind)
 
 
 def _claim(
@@ -786,9 +790,13 @@ def _failures_buildable(
         if not isinstance(fname, str) or problem_with_name(fname, "failure", naming.RESERVED_FAILURE_NAMES):
             continue
         class_name = pascal(fname)
-        if class_name in {"Input", "Output", "Item"} or class_name in _nested_names("Input", inputs):
+        root = "Input" if kind == "tool" else "Params"
+        if class_name in ({"Input", "Output", "Item"} if kind == "tool" else {"Params"}):
             continue  # FW104
-        why = naming.reserved_class_name(class_name) or (
+        if class_name in _nested_names(root, inputs):
+            continue  # FW104
+        module = naming.TOOL_MODULE_NAMES if kind == "tool" else naming.READER_MODULE_NAMES
+        why = naming.reserved_class_name(class_name, module, kind) or (
             f"the {kind} module already has the model {class_name}" if class_name in {m for m, _ in models} else None
         )
         if why:

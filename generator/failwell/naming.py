@@ -74,6 +74,15 @@ TOOL_MODULE_NAMES = frozenset(
 could be: its imports, models, aliases and constants (its nested models, `Input...` and `Output...`, are
 checked per tool)."""
 
+READER_MODULE_NAMES = frozenset(
+    {"Awaitable", "Callable", "Sequence", "Annotated", "Any", "Literal", "BaseModel", "ConfigDict", "Field"}
+    | {"Changed", "ToolContext", "ToolDefinition", "ToolFailure", "ResourceDefinition", "PromptDefinition"}
+    | {"PromptArgument", "Message", "NAME", "URI", "MIME_TYPE", "ARGUMENTS", "PARAMS_SCHEMA", "ACCEPTS"}
+    | {"COMPLETIONS", "Params", "Output", "Context", "Handler", "Listing"}
+)
+"""The names of a resource's or prompt's module (`_generated/resources/<r>.py`, `_generated/prompts/<p>.py`)
+that a failure's class name could be."""
+
 BASEMODEL_ATTRIBUTES = frozenset(
     {"construct", "copy", "dict", "from_orm", "json", "parse_file", "parse_obj", "parse_raw", "schema"}
     | {"schema_json", "update_forward_refs", "validate", "model_computed_fields", "model_config"}
@@ -115,14 +124,14 @@ def reserved_tool_name(name: str) -> str | None:
     return None
 
 
-def reserved_class_name(name: str) -> str | None:
-    """Why a failure's class name collides with a name of its tool's module, or None."""
+def reserved_class_name(name: str, module: frozenset[str] = TOOL_MODULE_NAMES, kind: str = "tool") -> str | None:
+    """Why a failure's class name collides with a name of its tool's (resource's, prompt's) module, or None."""
     if keyword.iskeyword(name):
         return f"{name} is a Python keyword"
     if name in BUILTINS:
-        return f"{name} is a Python builtin, which the tool module would shadow"
-    if name in TOOL_MODULE_NAMES:
-        return f"the tool module already defines or imports {name}"
+        return f"{name} is a Python builtin, which the {kind} module would shadow"
+    if name in module:
+        return f"the {kind} module already defines or imports {name}"
     return None
 
 

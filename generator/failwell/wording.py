@@ -116,6 +116,11 @@ class _Owner:
     keyed: bool = False
     rerun_safe: bool = False
 
+    @property
+    def label(self) -> str:
+        """How the runtime's messages name it (`{tool}`): the tool's name, or `The task resource`."""
+        return self.name if self.kind == "tool" else f"The {self.name} {self.kind}"
+
 
 def _declared_row(
     owner: _Owner,
@@ -130,7 +135,7 @@ def _declared_row(
     """The message of a declared failure, with example values for `fields` (inputs, params or arguments)."""
     template = failure_template(failure, defaults)
     params = failure_params(failure["class"], failure.get("fields") or [])
-    _, _, values = example_values(template, params, owner.name, fields, example)
+    _, _, values = example_values(template, params, owner.label, fields, example)
     values["reference"] = EXAMPLE_REFERENCE
     source: tuple[str | int, ...] = (
         (f"{owner.kind}s", owner.name, "failures", name, "message")
@@ -181,7 +186,7 @@ def _deadline_and_internal_rows(owner: _Owner, defaults: dict[str, str], deadlin
     out = []
     effect, keyed = owner.effect, owner.keyed
     for failure_class, failure in (("timeout", "deadline"), ("internal", "internal")):
-        values = {"tool": owner.name, "reference": EXAMPLE_REFERENCE, "deadline_s": f"{deadline_s:g}"}
+        values = {"tool": owner.label, "reference": EXAMPLE_REFERENCE, "deadline_s": f"{deadline_s:g}"}
         text = messages.compose(defaults[failure_class], failure_class, effect, values, keyed=keyed)
         changed = messages.default_changed(failure_class, effect)
         retryable = messages.is_retryable(failure_class, effect, keyed)

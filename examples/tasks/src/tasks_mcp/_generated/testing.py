@@ -172,9 +172,11 @@ async def slow(params: Any, ctx: ToolContext[Any]) -> NoReturn:
 
 
 def serve_faulty(argv: list[str]) -> None:
-    """Serve with every handler replaced by `crash` (the default) or `slow`."""
+    """Serve with every handler (of every tool, resource and prompt) replaced by `crash` (the default) or `slow`."""
     fault = slow if argv[:1] == ["slow"] else crash
-    names = list(build_server(store=MemoryStore()).definitions)
+    server = build_server(store=MemoryStore())
+    names = [*server.definitions, *(f"resource:{each.name}" for each in server.resources)]
+    names += [f"prompt:{name}" for name in server.prompts]
     options = [arg for arg in argv if arg not in ("crash", "slow")]
     serve(lambda: build_server({name: fault for name in names}, store=MemoryStore()), options)
 

@@ -102,8 +102,10 @@ def test_key_order_in_the_yaml_changes_nothing(tmp_path: Path) -> None:
     ]
     reordered = spec.replace("".join(field_keys), "".join(reversed(field_keys)))
     head, _, tools = reordered.partition("\ntools:\n")
+    tools, _, readers = tools.partition("\n\n# Resources and prompts")
     blocks = tools.split("\n\n  tasks_")
-    reordered = head + "\ntools:\n" + "\n\n  tasks_".join([blocks[0], *reversed(blocks[1:])]) + "\n"
+    reordered = head + "\ntools:\n" + "\n\n  tasks_".join([blocks[0], *reversed(blocks[1:])])
+    reordered += "\n\n# Resources and prompts" + readers
     assert reordered != spec
     (tmp_path / "a.yaml").write_text(spec)
     (tmp_path / "b.yaml").write_text(reordered)

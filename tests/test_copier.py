@@ -42,11 +42,14 @@ def test_copier_copy_equals_failwell_new(tmp_path: Path, spec: str | None) -> No
         path.write_text(REDIS_REFUNDS, encoding="utf-8")
     elif spec is not None:
         path = EXAMPLES / spec / "failwell.yaml"
-    copier_copy(tmp_path / "copier", *(["-d", f"spec={path}"] if path else []))
-    assert failwell("new", tmp_path / "failwell", *(["--spec", path] if path else [])).returncode == 0
-    copied, rendered = tree(tmp_path / "copier"), tree(tmp_path / "failwell")
+    copier, failwell_new = tmp_path / "copier" / "my-server", tmp_path / "failwell" / "my-server"
+    copier_copy(copier, *(["-d", f"spec={path}"] if path else []))
+    assert failwell("new", failwell_new, *(["--spec", path] if path else [])).returncode == 0
+    copied, rendered = tree(copier), tree(failwell_new)
     assert copied == rendered
-    assert executable(tmp_path / "copier") == executable(tmp_path / "failwell")
+    assert executable(copier) == executable(failwell_new)
+    if spec is None:
+        assert "src/my_server_mcp/handlers/notes_get.py" in copied, "both name the starter after DEST"
     if spec == "redis_refunds":
         assert {
             "src/refunds_mcp/_generated/runtime/store_redis.py",

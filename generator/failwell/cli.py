@@ -7,13 +7,16 @@ import json
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperArgument, TyperCommand
 
 from . import FailwellError, Result, generate, new, review, schema, validate
 from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE
 from .expand import main as expand_main
+from .locate import find_spec
+from .version import VERSION
 from .wording import render_rows
 
 
@@ -25,12 +28,54 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
+class _Argument(TyperArgument):
+    """An argument shown by its metavar alone: `DEST`, `[PROJECT]` (not `{dest}` or `<path>`)."""
+
+    def _usage_display_name(self) -> str:
+        return self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+
+    def display_type(self, ctx: Any) -> str:
+        return ""
+
+
+class _Command(TyperCommand):
+    """A command whose arguments are shown as `_Argument` shows them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if isinstance(param, TyperArgument):
+                param.__class__ = _Argument
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"failwell {VERSION}")
+        raise typer.Exit()
+
+
 app = typer.Typer(
-    help="Generate Python MCP servers that fail well, from one YAML spec.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", help="Print failwell's version and exit.", callback=_version, is_eager=True),
+    ] = False,
+) -> None:
+    """Generate Python MCP servers that fail well, from one YAML spec.
+
+    \b
+    failwell new my-server            a project from a starter spec
+    failwell generate                 after editing failwell.yaml
+    """
 
 
 def _run(action: Callable[[], int | None]) -> None:
@@ -47,43 +92,95 @@ def _run(action: Callable[[], int | None]) -> None:
     raise typer.Exit(code)
 
 
-@app.command("validate")
+SPEC_ARGUMENT = typer.Argument(
+    metavar="SPEC", help="The spec (default: failwell.yaml here or in a folder above).", show_default=False
+)
+
+
+@app.command("validate", cls=_Command)
 def validate_command(
-    spec: Annotated[Path, typer.Argument(help="The spec to check.")] = Path("failwell.yaml"),
-    strict: Annotated[bool, typer.Option(help="Treat warnings as errors.")] = False,
+    spec: Annotated[Path, SPEC_ARGUMENT] = Path("failwell.yaml"),
+    strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")] = False,
 ) -> None:
-    """Check a spec: every problem at once, as FILE:LINE:COL: CODE message."""
+    """Check a spec: every problem at once, as FILE:LINE:COL: CODE message.
+
+    \b
+    Example:
+      failwell validate failwell.yaml --strict
+    """
 
     def action() -> None:
-        for diagnostic in validate(spec, strict=strict):
+        found = find_spec(spec)
+        for diagnostic in validate(found, strict=strict):
             typer.echo(str(diagnostic))
-        typer.echo(f"failwell: {spec} is valid", err=True)
+        typer.echo(f"failwell: {found} is valid", err=True)
 
     _run(action)
 
 
-@app.command("new")
+@app.command("new", cls=_Command)
 def new_command(
-    dest: Annotated[Path, typer.Argument(help="An empty or new folder for the project.")],
-    spec: Annotated[Path | None, typer.Option(help="The spec to start from (default: a small starter spec).")] = None,
+    dest: Annotated[Path, typer.Argument(metavar="DEST", help="An empty or new folder for the project.")],
+    spec: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="SPEC", help="The spec to start from (default: a small starter spec).", show_default=False
+        ),
+    ] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(metavar="NAME", help="The starter server's name (default: made from DEST).", show_default=False),
+    ] = None,
 ) -> None:
-    """Create a complete MCP server project from a spec."""
+    """Create a complete MCP server project from a spec, and print the next steps.
+
+    \b
+    Example:
+      failwell new my-server                   # server my-server, package my_server_mcp
+      failwell new my-server --spec spec.yaml  # from your own spec
+    """
 
     def action() -> None:
-        result = new(dest, spec)
-        typer.echo(f"failwell: created {len(result.plan.create)} files in {dest}", err=True)
+        result = new(dest, spec, name)
+        _print_diagnostics(result)
+        typer.echo(f"failwell: created {len(result.plan.create)} files in {dest}. Next:", err=True)
+        for step in next_steps(dest):
+            typer.echo(f"  {step}", err=True)
 
     _run(action)
 
 
-@app.command("generate")
+def next_steps(dest: Path) -> list[str]:
+    """The three commands that take a new project to a tested server in a client."""
+    return [
+        f"cd {dest} && python3 -m venv .venv && .venv/bin/pip install -e '.[test]'",
+        ".venv/bin/python -m pytest",
+        "failwell generate   # after editing failwell.yaml",
+    ]
+
+
+@app.command("generate", cls=_Command)
 def generate_command(
-    project: Annotated[Path, typer.Argument(help="The project folder (holding failwell.yaml).")] = Path("."),
-    check: Annotated[bool, typer.Option(help="Write nothing; exit 1 when generated files are stale.")] = False,
-    diff: Annotated[bool, typer.Option(help="With --check, print a unified diff of what would change.")] = False,
-    force: Annotated[bool, typer.Option(help="Overwrite generated files that were edited by hand.")] = False,
+    project: Annotated[
+        Path,
+        typer.Argument(
+            metavar="PROJECT", help="The project folder (default: the one holding this folder).", show_default=False
+        ),
+    ] = Path("."),
+    check: Annotated[
+        bool, typer.Option("--check", help="Write nothing; exit 1 when generated files are stale.")
+    ] = False,
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Print a unified diff of what changes (or, with --check, would).")
+    ] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite generated files that were edited by hand.")] = False,
 ) -> None:
-    """Re-render a project from its failwell.yaml; your handlers and tests are never overwritten."""
+    """Re-render a project from its failwell.yaml; your handlers and tests are never overwritten.
+
+    \b
+    Example:
+      failwell generate --check --diff   # in CI: exit 1 when the generated code is stale
+    """
 
     def action() -> int:
         result = generate(project, check=check, show_diff=diff, force=force)
@@ -92,8 +189,14 @@ def generate_command(
     _run(action)
 
 
+def _print_diagnostics(result: Result) -> None:
+    for diagnostic in result.diagnostics:
+        typer.echo(str(diagnostic))
+
+
 def _report(result: Result, check: bool) -> int:
     plan = result.plan
+    _print_diagnostics(result)
     for warning in result.warnings:
         typer.echo(f"failwell: {warning}", err=True)
     for orphan in plan.orphans:
@@ -101,11 +204,12 @@ def _report(result: Result, check: bool) -> int:
             f"failwell: kept {orphan}: its tool is no longer in the spec; delete it, or add the tool back",
             err=True,
         )
+    if result.diff:
+        typer.echo(result.diff, nl=False)
     if check:
-        if result.diff:
-            typer.echo(result.diff, nl=False)
+        edited = set(result.edited)
         for relative in plan.stale:
-            typer.echo(f"stale: {relative}")
+            typer.echo(f"{'edited by hand' if relative in edited else 'stale'}: {relative}")
         if plan.stale:
             typer.echo(f"failwell: {len(plan.stale)} file(s) are stale; run `failwell generate`", err=True)
             return 1
@@ -128,16 +232,25 @@ def expand_command(dest: Annotated[Path, typer.Argument()] = Path(".")) -> None:
     raise typer.Exit(expand_main(["expand", str(dest)]))
 
 
-@app.command("messages")
+@app.command("messages", cls=_Command)
 def messages_command(
-    spec: Annotated[Path, typer.Argument(help="The spec whose messages to show.")] = Path("failwell.yaml"),
-    format: Annotated[OutputFormat, typer.Option("--format", help="table, markdown or json.")] = OutputFormat.table,
-    strict: Annotated[bool, typer.Option(help="Exit 1 when a message misses a part or has a wording problem.")] = False,
+    spec: Annotated[Path, SPEC_ARGUMENT] = Path("failwell.yaml"),
+    format: Annotated[
+        OutputFormat, typer.Option("--format", metavar="FORMAT", help="table, markdown or json.")
+    ] = OutputFormat.table,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 1 when a message misses a part or has a wording problem.")
+    ] = False,
 ) -> None:
-    """Every message the server can send, with example values, its class, and a six-part check."""
+    """Every message the server can send, with example values, its class, and a six-part check.
+
+    \b
+    Example:
+      failwell messages --format markdown > MESSAGES.md
+    """
 
     def action() -> int:
-        rows = review(spec)
+        rows = review(find_spec(spec))
         typer.echo(render_rows(rows, format.value), nl=False)
         problems = [row for row in rows if row.problems]
         return 1 if strict and problems else 0
@@ -145,9 +258,14 @@ def messages_command(
     _run(action)
 
 
-@app.command("schema")
+@app.command("schema", cls=_Command)
 def schema_command() -> None:
-    """Print the spec's JSON Schema (2020-12)."""
+    """Print the spec's JSON Schema (2020-12).
+
+    \b
+    Example:
+      failwell schema > failwell.schema.json
+    """
     typer.echo(json.dumps(schema(), indent=2))
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from jinja2 import Environment
 from jinja2.ext import Extension
 
-from .pipeline import load_project, starter_spec_text
+from .pipeline import load_project, server_name, starter_spec_text
 
 
 class FailwellExtension(Extension):
@@ -27,11 +27,12 @@ def schema_text() -> str:
     return resources.files("failwell").joinpath("spec.schema.json").read_text(encoding="utf-8")
 
 
-def project_context(spec_path: str) -> dict[str, Any]:
-    """The render context for the spec at `spec_path`, or for the starter spec when it is empty."""
+def project_context(spec_path: str, dest: str = "") -> dict[str, Any]:
+    """The render context for the spec at `spec_path`, or, when it is empty, for the starter spec named after
+    the destination folder `dest` (as `failwell new DEST` names it)."""
     if spec_path:
         return _context(Path(spec_path).expanduser().read_text(encoding="utf-8"), spec_path)
-    return _context(starter_spec_text(), "failwell.yaml")
+    return _context(starter_spec_text(server_name(Path(dest).resolve().name) if dest else None), "failwell.yaml")
 
 
 @lru_cache(maxsize=4)

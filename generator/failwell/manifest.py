@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .sync import files, is_owned
+from .sync import files, is_needed, is_owned
 from .templates import template_root
 from .version import VERSION
 
@@ -72,6 +72,12 @@ def read(project: Path) -> dict[str, Any] | None:
     return loaded if isinstance(loaded, dict) and isinstance(loaded.get("files"), dict) else None
 
 
+def handed_over(manifest: dict[str, Any] | None) -> list[str]:
+    """The seed files the manifest lists: created once and handed over to the person."""
+    seeds = (manifest or {}).get("seeds")
+    return [str(relative) for relative in seeds] if isinstance(seeds, list) else []
+
+
 def hand_edited(project: Path, manifest: dict[str, Any]) -> list[str]:
     """Owned files whose bytes are no longer what failwell wrote."""
     edited = []
@@ -84,7 +90,8 @@ def hand_edited(project: Path, manifest: dict[str, Any]) -> list[str]:
 
 def unchanged(project: Path, manifest: dict[str, Any], spec_text: str) -> bool:
     """True when a render would write exactly what is on disk: same spec, failwell and template, no edits,
-    and every seeded file still there (a render would create a deleted one again)."""
+    and every handler module still there (a render would create a deleted one again; the other seeds,
+    once handed over, stay deleted)."""
     package = str(manifest.get("package", ""))
     if (
         manifest.get("failwell") != VERSION
@@ -93,7 +100,9 @@ def unchanged(project: Path, manifest: dict[str, Any], spec_text: str) -> bool:
     ):
         return False
     seeds = manifest.get("seeds")
-    if not isinstance(seeds, list) or not all((project / str(relative)).is_file() for relative in seeds):
+    if not isinstance(seeds, list) or not all(
+        (project / str(relative)).is_file() for relative in seeds if is_needed(str(relative), package)
+    ):
         return False
     on_disk = {relative for relative in files(project) if is_owned(relative, package) and relative != MANIFEST}
     return on_disk == set(manifest["files"]) and not hand_edited(project, manifest)

@@ -5,6 +5,7 @@ reports what is missing as warnings (errors with --strict)."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -45,6 +46,9 @@ _VAGUE = re.compile(
     r"(?i)^\s*(error|failed|failure|bad request|invalid( input| request| argument)?|something went wrong"
     r"|an error (has )?occurred|internal (server )?error|unknown error|not found|oops|request failed)\s*[.!]?\s*$"
 )
+_SNAKE = re.compile(r"(?<![\w.{])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w}])")
+"""A word that looks like a tool name: snake_case with at least one underscore, outside placeholders."""
+_CALL_VERB = re.compile(r"(?i)\b(?:call|use|run|try|with)\s+(?:the\s+)?$")
 _INTERNAL_WORDS = re.compile(r"(?i)\b(traceback|stack ?trace|exception|errno|sqlstate|segfault|null pointer|stderr)\b")
 
 
@@ -68,6 +72,7 @@ def rows(data: dict[str, Any]) -> list[Row]:
     overrides = data.get("messages") or {}
     defaults = {**messages.default_messages(), **{k: " ".join(v.split()) for k, v in overrides.items()}}
     tool_names = set(data.get("tools", {}))
+    prefixes = frozenset(name.split("_", 1)[0] for name in tool_names)
     out: list[Row] = []
     for tool, spec in sorted(data.get("tools", {}).items()):
         inputs = with_idempotency_key(spec)
@@ -89,6 +94,7 @@ def rows(data: dict[str, Any]) -> list[Row]:
             known = set(inputs) | set(batch_items.get("properties") or {}) | {q.name for q in params}
             named = {p for p in placeholders(template) if p in known}
             missing, problems = check(template, text, failure["class"], named, tool_names, tool)
+            problems += unknown_tools(template, tool_names, prefixes, known)
             retryable = messages.is_retryable(failure["class"], effect, keyed)
             out.append(Row(tool, name, failure["class"], text, retryable, changed, missing, problems, source))
         deadline = float(spec.get("deadline_s", default_deadline(float(data["server"].get("client_timeout_s", 60)))))
@@ -161,6 +167,24 @@ def check(
     if len(text) > MAX_LENGTH:
         problems.append(("FW205", f"{len(text)} characters with example values; keep it under {MAX_LENGTH}"))
     return tuple(missing), tuple(problems)
+
+
+def unknown_tools(
+    template: str, tools: set[str], prefixes: frozenset[str], fields: set[str]
+) -> tuple[tuple[str, str], ...]:
+    """FW207 for each word of `template` that reads as a tool name the spec does not have: a snake_case word
+    after "call", "use", "run" or "try", or one that starts like the spec's tools (`tasks_serch`), and is
+    not an argument or field name. The sets are shared by every message, so this stays linear in tools."""
+    problems = []
+    for match in _SNAKE.finditer(template):
+        word = match.group(1)
+        if word in tools or word in fields:
+            continue
+        if word.split("_", 1)[0] in prefixes or _CALL_VERB.search(template[: match.start()]):
+            close = difflib.get_close_matches(word, sorted(tools), n=1)
+            hint = f"; did you mean {close[0]}?" if close else "; name one of the spec's tools"
+            problems.append(("FW207", f"names `{word}`, which is not a tool of this server{hint}"))
+    return tuple(problems)
 
 
 def lint_wording(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:

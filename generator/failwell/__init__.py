@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import handlers, manifest, sync, wording
+from . import handlers, manifest, pin, sync, wording
 from .errors import Diagnostic, FailwellError, spec_error
 from .load import load_text
 from .locate import find_project
@@ -80,6 +80,7 @@ def generate(project: Path, *, check: bool = False, show_diff: bool = False, for
     spec = project / SPEC_FILE
     migrated = () if check else tuple(f"migrated {SPEC_FILE}: {change}" for change in migrate(spec))
     recorded = manifest.read(project)
+    pin.refuse_newer(recorded, project)
     if recorded is not None and manifest.unchanged(project, recorded, read_spec(spec)):
         tools = [name.rsplit("/", 1)[-1][:-3] for name in recorded["files"] if "/_generated/tools/" in name]
         orphans = sync.orphans(project, str(recorded.get("package", "")), tools)
@@ -95,8 +96,12 @@ def generate(project: Path, *, check: bool = False, show_diff: bool = False, for
     model = rendered.project
     given = manifest.handed_over(recorded)
     plan = sync.plan(rendered.files, project, model.package, [tool.name for tool in model.tools], given)
+    if manifest.MANIFEST in plan.write and manifest.version_only(
+        project / manifest.MANIFEST, rendered.files[manifest.MANIFEST]
+    ):
+        plan.write.remove(manifest.MANIFEST)
     text = sync.diff(plan, rendered.files, project) if show_diff else ""
     if not check:
         sync.apply(plan, rendered.files, project)
-    notes = migrated + tuple(handlers.misfits(project, model))
+    notes = migrated + tuple(handlers.misfits(project, model)) + tuple(filter(None, [pin.pin_warning(project)]))
     return Result(plan, text, notes, diagnostics=rendered.warnings, edited=tuple(edited))

@@ -11,15 +11,17 @@ from jinja2 import Environment
 from jinja2.ext import Extension
 
 from .pipeline import load_project, server_name, starter_spec_text
+from .version import VERSION
 
 
 class FailwellExtension(Extension):
-    """Adds `failwell_project(spec_path)` to the template globals."""
+    """Adds `failwell_project(spec_path, dest)`, `failwell_schema()` and `failwell_version` to the template globals."""
 
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
         environment.globals["failwell_project"] = project_context
         environment.globals["failwell_schema"] = schema_text
+        environment.globals["failwell_version"] = VERSION
 
 
 def schema_text() -> str:

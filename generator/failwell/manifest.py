@@ -72,6 +72,24 @@ def read(project: Path) -> dict[str, Any] | None:
     return loaded if isinstance(loaded, dict) and isinstance(loaded.get("files"), dict) else None
 
 
+VERSION_FIELDS = ("failwell", "template_sha256")
+"""What a newer failwell changes in the manifest of a project whose files it renders byte for byte the same."""
+
+
+def version_only(on_disk: Path, rendered: bytes) -> bool:
+    """Whether the manifest on disk differs from the rendered one only in failwell's version and template hash:
+    such a difference is not stale, and is not written."""
+    try:
+        old, new = json.loads(on_disk.read_text(encoding="utf-8")), json.loads(rendered)
+    except (OSError, ValueError):
+        return False
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return False
+    return {k: v for k, v in old.items() if k not in VERSION_FIELDS} == {
+        k: v for k, v in new.items() if k not in VERSION_FIELDS
+    }
+
+
 def handed_over(manifest: dict[str, Any] | None) -> list[str]:
     """The seed files the manifest lists: created once and handed over to the person."""
     seeds = (manifest or {}).get("seeds")

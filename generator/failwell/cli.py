@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import sys
 from collections.abc import Callable
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 from typer.core import TyperArgument, TyperCommand
 
 from . import FailwellError, Result, generate, new, review, schema, validate
+from .clients import CLIENTS, Platform, Scope, client, config_path
 from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE
 from .expand import main as expand_main
+from .install import document, install
+from .launch import Launch, launch
 from .locate import find_spec
 from .version import VERSION
 from .wording import render_rows
@@ -155,7 +161,7 @@ def next_steps(dest: Path) -> list[str]:
     return [
         f"cd {dest} && python3 -m venv .venv && .venv/bin/pip install -e '.[test]'",
         ".venv/bin/python -m pytest",
-        "failwell generate   # after editing failwell.yaml",
+        "failwell install claude-desktop   # or claude-code, cursor, vscode; `failwell dev` opens the Inspector",
     ]
 
 
@@ -224,6 +230,95 @@ def _report(result: Result, check: bool) -> int:
             err=True,
         )
     return 0
+
+
+PROJECT_OPTION = typer.Option(
+    "--project",
+    metavar="PROJECT",
+    help="The project folder (default: the one holding this folder).",
+    show_default=False,
+)
+ENV_OPTION = typer.Option(
+    "--env",
+    metavar="KEY=VALUE",
+    help="A variable for the server (repeat; default: from this shell).",
+    show_default=False,
+)
+UV_OPTION = typer.Option(
+    "--uv/--no-uv",
+    help="Start it with `uv run --directory` (default: when the project has a uv.lock).",
+    show_default=False,
+)
+
+
+def _launch(project: Path, env: list[str] | None, uv: bool | None) -> Launch:
+    pairs = {}
+    for item in env or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise FailwellError(f"--env {item!r}: write it as KEY=VALUE")
+        pairs[key] = value
+    return launch(project, pairs, uv=uv)
+
+
+def _platform() -> Platform:
+    return "darwin" if sys.platform == "darwin" else "win32" if sys.platform == "win32" else "linux"
+
+
+@app.command("install", cls=_Command)
+def install_command(
+    client_name: Annotated[
+        str,
+        typer.Argument(metavar="CLIENT", help="claude-desktop, claude-code, cursor, vscode, or mcp-json (print it)."),
+    ],
+    project: Annotated[Path, PROJECT_OPTION] = Path("."),
+    env: Annotated[list[str] | None, ENV_OPTION] = None,
+    name: Annotated[
+        str | None, typer.Option(metavar="NAME", help="The entry's name (default: the server's).", show_default=False)
+    ] = None,
+    scope: Annotated[
+        str | None,
+        typer.Option(metavar="SCOPE", help="user or project (default: user; project for vscode).", show_default=False),
+    ] = None,
+    uv: Annotated[bool | None, UV_OPTION] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an entry of the same name.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Write nothing; print the change as a diff.")] = False,
+) -> None:
+    """Add this project's server to a client's configuration, as installed, with the environment it needs.
+
+    \b
+    Example:
+      failwell install claude-desktop --env LEDGER_API_URL=https://ledger.example.com
+      failwell install vscode --dry-run        # .vscode/mcp.json, shown as a diff
+      failwell install mcp-json > mcp.json     # for the Inspector's --config, or any client
+    """
+
+    def action() -> None:
+        server = _launch(project, env, uv)
+        if name:
+            server = replace(server, name=name)
+        client(client_name)
+        if client_name == "mcp-json":
+            typer.echo(document(client_name, server), nl=False)
+            return
+        if scope not in (None, "user", "project"):
+            raise FailwellError(f"--scope {scope!r}: pick user or project")
+        path = config_path(
+            client_name, _platform(), Path.home(), os.environ, server.project, cast("Scope | None", scope)
+        )
+        change = install(client_name, server, path, force=force, dry_run=dry_run)
+        if change.diff:
+            typer.echo(change.diff, nl=False)
+        label = CLIENTS[client_name].name
+        if change.status == "unchanged":
+            typer.echo(f"failwell: {path} already starts {server.name} this way; nothing to do", err=True)
+        elif dry_run:
+            typer.echo(f"failwell: would have {change.status} {path}; nothing was written", err=True)
+        else:
+            kept = f" (the previous file is {change.backup})" if change.backup else ""
+            typer.echo(f"failwell: {change.status} {path}{kept}; restart {label} to load {server.name}", err=True)
+
+    _run(action)
 
 
 @app.command("expand", hidden=True)

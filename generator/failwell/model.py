@@ -78,6 +78,8 @@ class Variable:
 
     name: str
     meaning: str
+    needed: bool = False
+    """Whether the server needs it set to start on stdio (an upstream's base URL, the Redis URL)."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,8 @@ class Project:
     scope_message_literal: str
     authorization_servers_line: str
     """`AUTHORIZATION_SERVERS = [...]` when the spec names OAuth authorization servers, else empty."""
+    sqlite_path: str = ""
+    """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the user's data folder)."""
 
     def context(self) -> dict[str, Any]:
         """The model as JSON data, keys sorted: what copier.yml's `project` answer holds (Jinja's `tojson`)."""
@@ -240,6 +244,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         ),
         scope_message_literal=string(scope_message) if "scope_message" in auth_spec else "",
         authorization_servers_line=fitted("AUTHORIZATION_SERVERS: list[str] = ", issuers, "", 0) if issuers else "",
+        sqlite_path=server.get("sqlite_path", f"{name}.sqlite3") if needs_store and store == "sqlite" else "",
     )
 
 
@@ -247,7 +252,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
     """Every environment variable the server reads, with what it is for."""
     server = data["server"]
     found = [
-        Variable(spec["base_url_env"], f"the base URL of the `{upstream}` upstream")
+        Variable(spec["base_url_env"], f"the base URL of the `{upstream}` upstream", needed=True)
         for upstream, spec in sorted((data.get("upstreams") or {}).items())
     ]
     if store == "sqlite":
@@ -257,7 +262,9 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
             Variable("FAILWELL_SQLITE_PATH", f"the SQLite file for idempotency records and rate limits ({where})")
         )
     if store == "redis":
-        found.append(Variable(server.get("redis_url_env", "REDIS_URL"), "the Redis URL every replica shares"))
+        found.append(
+            Variable(server.get("redis_url_env", "REDIS_URL"), "the Redis URL every replica shares", needed=True)
+        )
     auth = server.get("auth")
     if auth is not None:
         tokens = auth.get("tokens_env", DEFAULT_TOKENS_ENV)

@@ -13,7 +13,7 @@ from conftest import EXAMPLES
 from failwell.cli import app
 from failwell.version import VERSION
 
-COMMANDS = ["validate", "new", "generate", "messages", "schema"]
+COMMANDS = ["validate", "new", "generate", "messages", "schema", "install", "dev", "tools", "call"]
 
 
 def run(*args: str | Path) -> tuple[int, str, str]:
@@ -32,7 +32,7 @@ def test_each_command_has_clean_help_with_an_example(command: str) -> None:
     code, out, _ = run(command, "-h")
     assert code == 0
     assert "Example:" in out and f"failwell {command}" in out
-    assert not re.search(r"<\w+>|\{\w+\}|--no-", out), out
+    assert not re.search(r"<\w+>|\{\w+\}|--no-(?!uv)", out), out
 
 
 def test_new_names_the_starter_after_dest_and_prints_the_next_steps(tmp_path: Path) -> None:

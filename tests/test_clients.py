@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import venv
 from collections.abc import Iterator
@@ -18,21 +19,24 @@ from typing import Any
 import pytest
 from test_conformance import inspect
 
-from conftest import failwell
+from conftest import BIN, EXAMPLES, copy_project
+from failwell.inspector import INSPECTOR
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A starter project called notes, installed as its README says (`.venv`, `pip install -e .`)."""
-    root = tmp_path_factory.mktemp("clients") / "notes"
-    assert failwell("new", root).returncode == 0
+    """The tasks example (a generated project, handlers written), installed as its README says."""
+    root = copy_project(EXAMPLES / "tasks", tmp_path_factory.mktemp("clients") / "tasks")
     venv.EnvBuilder(with_pip=True).create(root / ".venv")
     pip = [str(root / ".venv" / "bin" / "python"), "-m", "pip", "install", "-q", "-e", str(root)]
     installed = subprocess.run(pip, capture_output=True, text=True, timeout=600)
     assert installed.returncode == 0, installed.stderr[-3000:]
     yield root
+
+
+TOOLS = ["tasks_close", "tasks_create", "tasks_get", "tasks_search"]
 
 
 def home_env(home: Path) -> dict[str, str]:
@@ -41,11 +45,16 @@ def home_env(home: Path) -> dict[str, str]:
     return {**env, "HOME": str(home)}
 
 
-def run_failwell(*args: str | Path, env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    from conftest import BIN
-
+def run_failwell(
+    *args: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(BIN / "failwell"), *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+        [str(BIN / "failwell"), *map(str, args)],
+        cwd=cwd,
+        env=env or dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -71,15 +80,55 @@ def test_the_written_file_starts_the_server_in_the_inspector(project: Path, tmp_
         "cursor": home / ".cursor" / "mcp.json",
         "vscode": project / ".vscode" / "mcp.json",
     }[client]
-    entry = json.loads(written.read_text())["servers" if client == "vscode" else "mcpServers"]["notes"]
-    assert entry["command"] == str(project.resolve() / ".venv" / "bin" / "notes-mcp")
-    assert entry["env"]["FAILWELL_SQLITE_PATH"] == str(project.resolve() / ".failwell" / "notes.sqlite3")
+    entry = json.loads(written.read_text())["servers" if client == "vscode" else "mcpServers"]["tasks"]
+    assert entry["command"] == str(project.resolve() / ".venv" / "bin" / "tasks-mcp")
+    assert entry["env"]["FAILWELL_SQLITE_PATH"] == str(project.resolve() / ".failwell" / "tasks.sqlite3")
 
     target = as_a_client_starts_it(entry, home)
     code, listed = inspect(target, "--method", "tools/list")
     assert code == 0, listed
-    assert tools_of(listed) == ["notes_add", "notes_get"]
-    code, failed = inspect(target, "--method", "tools/call", "--tool-name", "notes_get", "--tool-arg", "note_id=X")
+    assert tools_of(listed) == TOOLS
+    code, good = inspect(target, "--method", "tools/call", "--tool-name", "tasks_get", "--tool-arg", "ref=T-1")
+    assert code == 0 and good.get("isError") is not True
+    assert good["structuredContent"]["title"] == "Draft the release notes"
+    code, failed = inspect(target, "--method", "tools/call", "--tool-name", "tasks_get", "--tool-arg", "ref=X")
     assert code == 0 and failed["isError"] is True
     assert failed["_meta"]["dev.failwell/error"]["class"] == "invalid_input"
-    assert '`note_id` received "X"' in failed["content"][0]["text"]
+
+
+def test_tools_lists_them_over_stdio(project: Path) -> None:
+    listed = run_failwell("tools", "--project", project)
+    assert listed.returncode == 0, listed.stderr
+    assert [line.split("(", 1)[0] for line in listed.stdout.splitlines()] == TOOLS
+    assert "tasks_get(ref): Read one task" in listed.stdout
+    as_json = json.loads(run_failwell("tools", "--json", cwd=project / "tests").stdout)
+    assert as_json[0]["inputSchema"]["additionalProperties"] is False
+
+
+def test_call_prints_the_result_is_error_and_the_envelope(project: Path) -> None:
+    good = run_failwell("call", "tasks_get", "ref=T-1", cwd=project)
+    assert good.returncode == 0, good.stderr
+    assert good.stdout.startswith("isError: false\n")
+    assert '"title": "Draft the release notes"' in good.stdout.split("structuredContent: ", 1)[1]
+    failed = run_failwell("call", "tasks_get", "ref=T-9", cwd=project)
+    assert failed.returncode == 1
+    lines = failed.stdout.splitlines()
+    assert lines[0] == "isError: true" and lines[1].startswith("No task T-9. Refs look like T-1.")
+    envelope = json.loads(failed.stdout.split("_meta: ", 1)[1])["dev.failwell/error"]
+    assert (envelope["class"], envelope["failure"], envelope["retryable"]) == ("not_found", "task_missing", False)
+    typed = run_failwell("call", "tasks_search", "query=release", "limit=500", cwd=project)
+    assert typed.returncode == 1 and "`limit` received 500 (an integer)" in typed.stdout, "limit=500 is a number"
+    unknown = run_failwell("call", "tasks_delete", "ref=T-1", cwd=project)
+    assert unknown.returncode == 1 and "JSON-RPC error -32602: Unknown tool: tasks_delete" in unknown.stderr
+
+
+def test_dev_runs_the_inspector_on_the_entry_install_writes(project: Path, tmp_path: Path) -> None:
+    shown = run_failwell("dev", "--print", cwd=project)
+    assert shown.returncode == 0, shown.stderr
+    config = project.resolve() / ".failwell" / "mcp.json"
+    argv = shlex.split(shown.stdout)
+    assert Path(argv[0]).name == "npx" and argv[1:] == ["-y", INSPECTOR, "--config", str(config), "--server", "tasks"]
+    assert config.read_text() == run_failwell("install", "mcp-json", cwd=project).stdout
+    entry = json.loads(config.read_text())["mcpServers"]["tasks"]
+    code, listed = inspect(as_a_client_starts_it(entry, tmp_path), "--method", "tools/list")
+    assert code == 0 and tools_of(listed) == TOOLS

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import json
 import os
+import shlex
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -19,9 +21,12 @@ from . import FailwellError, Result, generate, new, review, schema, validate
 from .clients import CLIENTS, Platform, Scope, client, config_path
 from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE
 from .expand import main as expand_main
+from .inspector import command as inspector_command
+from .inspector import write_config
 from .install import document, install
 from .launch import Launch, launch
 from .locate import find_spec
+from .session import call_tool, list_tools, parse_arguments
 from .version import VERSION
 from .wording import render_rows
 
@@ -317,6 +322,94 @@ def install_command(
         else:
             kept = f" (the previous file is {change.backup})" if change.backup else ""
             typer.echo(f"failwell: {change.status} {path}{kept}; restart {label} to load {server.name}", err=True)
+
+    _run(action)
+
+
+@app.command("dev", cls=_Command)
+def dev_command(
+    project: Annotated[Path, PROJECT_OPTION] = Path("."),
+    env: Annotated[list[str] | None, ENV_OPTION] = None,
+    uv: Annotated[bool | None, UV_OPTION] = None,
+    show: Annotated[bool, typer.Option("--print", help="Print the Inspector's command instead of running it.")] = False,
+) -> None:
+    """Open the project's server in the official MCP Inspector (through npx, with the env `install` writes).
+
+    \b
+    Example:
+      failwell dev --env FORECAST_API_URL=http://127.0.0.1:8080
+    """
+
+    def action() -> int:
+        server = _launch(project, env, uv)
+        config = write_config(server)
+        argv = inspector_command(server, config)
+        if show:
+            typer.echo(shlex.join(argv))
+            return 0
+        typer.echo(f"failwell: {shlex.join(argv)}", err=True)
+        return subprocess.run(argv, check=False).returncode
+
+    _run(action)
+
+
+@app.command("tools", cls=_Command)
+def tools_command(
+    project: Annotated[Path, PROJECT_OPTION] = Path("."),
+    env: Annotated[list[str] | None, ENV_OPTION] = None,
+    uv: Annotated[bool | None, UV_OPTION] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print tools/list's tools as JSON.")] = False,
+) -> None:
+    """List the tools the project's server serves, asked over stdio with the mcp client.
+
+    \b
+    Example:
+      failwell tools --json
+    """
+
+    def action() -> None:
+        tools = list_tools(_launch(project, env, uv))
+        if as_json:
+            typer.echo(json.dumps(tools, indent=2, ensure_ascii=False))
+            return
+        for tool in tools:
+            arguments = ", ".join(tool.get("inputSchema", {}).get("properties", {})) or "no arguments"
+            typer.echo(f"{tool['name']}({arguments}): {tool.get('description', '')}")
+
+    _run(action)
+
+
+@app.command("call", cls=_Command)
+def call_command(
+    tool: Annotated[str, typer.Argument(metavar="TOOL", help="The tool to call.")],
+    arguments: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="KEY=VALUE...", help="Its arguments; a value that reads as JSON is that value."),
+    ] = None,
+    project: Annotated[Path, PROJECT_OPTION] = Path("."),
+    env: Annotated[list[str] | None, ENV_OPTION] = None,
+    uv: Annotated[bool | None, UV_OPTION] = None,
+) -> None:
+    """Call one tool over stdio with the mcp client; print its text, isError, structured content and envelope.
+
+    Exits 1 when the result is an error (isError), as a script can check.
+
+    \b
+    Example:
+      failwell call notes_get note_id=N-1
+    """
+
+    def action() -> int:
+        result = call_tool(_launch(project, env, uv), tool, parse_arguments(arguments or []))
+        failed = bool(result.get("isError"))
+        typer.echo(f"isError: {str(failed).lower()}")
+        for block in result.get("content", []):
+            typer.echo(block["text"] if block.get("type") == "text" else json.dumps(block))
+        if "structuredContent" in result:
+            typer.echo("structuredContent: " + json.dumps(result["structuredContent"], ensure_ascii=False))
+        if "_meta" in result:
+            typer.echo("_meta: " + json.dumps(result["_meta"], ensure_ascii=False))
+        return 1 if failed else 0
 
     _run(action)
 

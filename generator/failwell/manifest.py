@@ -15,6 +15,8 @@ from .templates import template_root
 from .version import VERSION
 
 MANIFEST = "failwell.manifest.json"
+COPIER_ANSWERS = ".copier-answers.yml"
+"""Copier's record of a `copier copy` (not failwell's, and not a seed: failwell never writes it)."""
 
 
 def digest(data: bytes) -> str:
@@ -49,7 +51,9 @@ def text(files: Mapping[str, bytes], package: str, spec_text: str) -> str:
         "spec_sha256": digest(spec_text.encode()),
         "template_sha256": template_digest(),
         "files": owned,
-        "seeds": sorted(relative for relative in files if not is_owned(relative, package)),
+        "seeds": sorted(
+            relative for relative in files if not is_owned(relative, package) and relative != COPIER_ANSWERS
+        ),
     }
     return json.dumps(recorded, indent=2, sort_keys=True) + "\n"
 

@@ -4,7 +4,9 @@
 template folder with Jinja under the same settings, read from copier.yml itself. The template uses
 only this much of Copier: `_subdirectory`, `_templates_suffix`, `_jinja_extensions`, `_envops`,
 `_exclude` (names without a slash, matched against each part of a path), file and folder names that
-are templates (one that renders empty is skipped), and the answers `spec`, `project` and `package`.
+are templates (one that renders empty is skipped), and the answers `spec`, `project` and `package`. The one
+file only Copier writes, its answers file (`{{_copier_conf.answers_file}}.jinja`, which `copier update`
+reads), is not rendered here.
 tests/test_copier.py holds `copier copy --trust` and `failwell new` to the same tree.
 """
 
@@ -75,6 +77,8 @@ def _template_files(project: Project, spec: str) -> dict[str, bytes]:
         if not path.is_file():
             continue
         source = path.relative_to(root / folder).as_posix()
+        if "_copier_conf" in source:
+            continue
         templated = source.endswith(suffix)
         target = source[: -len(suffix)] if templated else source
         parts = [env.from_string(part).render(answers) if "{" in part else part for part in target.split("/")]

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from test_conformance import inspect
 
-from conftest import BIN, EXAMPLES, copy_project
+from conftest import BIN, EXAMPLES, REPO, copy_project
 from failwell.inspector import INSPECTOR
 
 pytestmark = pytest.mark.slow
@@ -132,3 +132,30 @@ def test_dev_runs_the_inspector_on_the_entry_install_writes(project: Path, tmp_p
     entry = json.loads(config.read_text())["mcpServers"]["tasks"]
     code, listed = inspect(as_a_client_starts_it(entry, tmp_path), "--method", "tools/list")
     assert code == 0 and tools_of(listed) == TOOLS
+
+
+def test_the_generated_readmes_entry_starts_the_server(project: Path, tmp_path: Path) -> None:
+    readme = (REPO / "tests" / "golden" / "tasks" / "README.md").read_text()
+    block = readme[readme.index("## Running it in a client") :].split("```json\n", 1)[1].split("```", 1)[0]
+    entry = json.loads(block.replace("/absolute/path/to/project", str(project.resolve())))["mcpServers"]["tasks"]
+    code, listed = inspect(as_a_client_starts_it(entry, tmp_path), "--method", "tools/list")
+    assert code == 0 and tools_of(listed) == TOOLS
+    started = subprocess.run(
+        [entry["command"]],
+        env={**entry["env"], "PATH": "/usr/bin:/bin"},
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    (line,) = started.stderr.splitlines()
+    assert json.loads(line) == {
+        "level": "info",
+        "logger": "failwell",
+        "event": "serving",
+        "server": "tasks",
+        "tools": 4,
+        "transport": "stdio",
+        "store": f"SQLiteStore {entry['env']['FAILWELL_SQLITE_PATH']}",
+    }

@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, REPO
 from failwell import FailwellError, new
 from failwell.cli import app
 from failwell.clients import config_path, entry
-from failwell.install import install
+from failwell.install import document, install
 from failwell.launch import STORE_ENV, Launch, launch
 
 HOME = Path("/home/ada")
@@ -161,3 +163,47 @@ def test_the_cli_writes_into_the_home_and_prints_mcp_json(tmp_path: Path, monkey
     bad = runner.invoke(app, ["install", "zed", "--project", str(tmp_path / "notes")])
     assert bad.exit_code == 1 and "unknown client 'zed'" in bad.stderr
     assert os.environ["HOME"] == str(tmp_path / "home")
+
+
+def json_blocks(markdown: str, after: str = "") -> list[Any]:
+    """The ```json blocks of a Markdown text (from the heading `after` on), parsed."""
+    text = markdown[markdown.index(after) :] if after else markdown
+    return [json.loads(block) for block in re.findall(r"```json\n(.*?)```", text, re.S)]
+
+
+def stand_in_project(tmp_path: Path, example: str) -> Path:
+    """A generated example with the console script `pip install -e .` would put in its .venv."""
+    project = new_project(tmp_path / example, EXAMPLES / example / "failwell.yaml")
+    installed(project, f"{example}-mcp")
+    return project
+
+
+def new_project(dest: Path, spec: Path) -> Path:
+    new(dest, spec)
+    return dest
+
+
+def test_the_readmes_show_the_entry_install_writes(tmp_path: Path) -> None:
+    project = stand_in_project(tmp_path, "tasks")
+    written = json.loads(document("mcp-json", launch(project, environ={})))
+    readme = (REPO / "README.md").read_text()
+    (shown,) = json_blocks(readme[readme.index("## In a client") : readme.index("## The spec")])
+    path = str(project.resolve())
+    assert json.loads(json.dumps(shown).replace("/absolute/path/to/tasks", path)) == written
+    generated, uv = json_blocks((project / "README.md").read_text(), "## Running it in a client")
+    assert json.loads(json.dumps(generated).replace("/absolute/path/to/project", path)) == written
+    assert uv["servers"]["tasks"]["args"] == ["run", "--directory", "/absolute/path/to/project", "tasks-mcp"]
+    assert uv["servers"]["tasks-uvx"]["args"] == ["--from", "/absolute/path/to/project", "tasks-mcp"]
+    assert {entry["type"] for entry in uv["servers"].values()} == {"stdio"}
+
+
+def test_the_generated_readme_names_the_variables_a_server_needs(tmp_path: Path) -> None:
+    project = stand_in_project(tmp_path, "weather")
+    (generated, _) = json_blocks((project / "README.md").read_text(), "## Running it in a client")
+    env = generated["mcpServers"]["weather"]["env"]
+    assert list(env) == ["FORECAST_API_URL"] and env["FORECAST_API_URL"].startswith("https://")
+    with pytest.raises(FailwellError) as raised:
+        launch(project, environ={})
+    readme = " ".join((REPO / "README.md").read_text().split())
+    quoted = readme.split('in examples/weather: "', 1)[1].split('; ..."', 1)[0]
+    assert raised.value.message.startswith(quoted + ";")

@@ -159,3 +159,30 @@ def test_the_generated_readmes_entry_starts_the_server(project: Path, tmp_path: 
         "transport": "stdio",
         "store": f"SQLiteStore {entry['env']['FAILWELL_SQLITE_PATH']}",
     }
+
+
+def test_a_new_user_goes_from_failwell_new_to_a_call_in_the_inspector(tmp_path: Path) -> None:
+    """The README's own lines, run as written in a fresh folder and home: new, venv, install, tests, install
+    the client's entry; then the Inspector starts the server from that file and a tool call is answered."""
+    readme = (REPO / "README.md").read_text()
+    block = readme[readme.index("## Using it") :].split("```sh\n", 1)[1].split("```", 1)[0]
+    wanted = ("failwell new my-server  ", "cd my-server && ", "failwell install claude-desktop")
+    lines = [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.startswith(wanted)]
+    assert len(lines) == 3, block
+    home = tmp_path / "home"
+    env = {**home_env(home), "PATH": f"{BIN}:/usr/bin:/bin", "PIP_QUIET": "1"}
+    ran = subprocess.run(
+        ["bash", "-e", "-c", " && ".join(lines)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
+    )
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+    assert " passed" in ran.stdout
+    written = home / ".config" / "Claude" / "claude_desktop_config.json"
+    entry = json.loads(written.read_text())["mcpServers"]["my-server"]
+    assert entry["command"] == str((tmp_path / "my-server" / ".venv" / "bin" / "my-server-mcp").resolve())
+    target = as_a_client_starts_it(entry, home)
+    code, listed = inspect(target, "--method", "tools/list")
+    assert code == 0 and tools_of(listed) == ["notes_add", "notes_get"]
+    code, answered = inspect(target, "--method", "tools/call", "--tool-name", "notes_get", "--tool-arg", "note_id=N-1")
+    assert code == 0 and answered["isError"] is True, "the starter's handler is a stub: an internal error, answered"
+    assert answered["_meta"]["dev.failwell/error"]["class"] == "internal"
+    assert answered["content"][0]["text"].count("ERR-") == 1

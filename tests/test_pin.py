@@ -62,3 +62,13 @@ def test_a_stale_pin_is_named(project: Path) -> None:
     spec.write_text(spec.read_text().replace("Buy milk", "Buy bread"))
     warnings = generate(project).warnings
     assert f"pyproject.toml pins failwell==0.0.9 in its dev extra, but failwell {VERSION} generated" in warnings[-1]
+
+
+def test_a_project_without_a_pin_is_told_to_add_one(project: Path) -> None:
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(f'    "failwell=={VERSION}",\n', ""))
+    spec = project / "failwell.yaml"
+    spec.write_text(spec.read_text().replace("Buy milk", "Buy bread"))
+    assert (
+        f'pyproject.toml pins no failwell: add "failwell=={VERSION}" to a dev extra' in generate(project).warnings[-1]
+    )

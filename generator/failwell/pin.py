@@ -47,10 +47,18 @@ def pinned(project: Path) -> str | None:
 
 
 def pin_warning(project: Path) -> str | None:
-    """A line saying to update the dev extra's pin, when it names another failwell than this one."""
-    version = pinned(project)
-    if version is None or version == VERSION:
+    """A line saying to pin this failwell in the dev extra, when it pins none or another one."""
+    if not (project / "pyproject.toml").is_file():
         return None
+    version = pinned(project)
+    if version == VERSION:
+        return None
+    if version is None:
+        return (
+            f'pyproject.toml pins no failwell: add "failwell=={VERSION}" to a dev extra and install it from there in '
+            "CI and pre-commit (pip install --find-links wheels -e '.[dev]'), so they run the failwell that "
+            "generates this project"
+        )
     return (
         f"pyproject.toml pins failwell=={version} in its dev extra, but failwell {VERSION} generated this project; "
         f"set failwell=={VERSION} there so CI and the pre-commit hook run the same failwell"

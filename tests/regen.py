@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "generator"))
 
 from failwell import generate, new  # noqa: E402
-from failwell.pipeline import diagnose  # noqa: E402
+from failwell.pipeline import STARTER_NAME, diagnose  # noqa: E402
 
 GOLDEN_SPECS: dict[str, Path | None] = {
     "starter": None,
@@ -37,7 +37,7 @@ def main() -> None:
     for name, spec in GOLDEN_SPECS.items():
         target = REPO / "tests" / "golden" / name
         shutil.rmtree(target, ignore_errors=True)
-        new(target, spec)
+        new(target, spec, STARTER_NAME if spec is None else None)
         print(f"golden: {target.relative_to(REPO)}")
     for spec in sorted((REPO / "tests" / "invalid").glob("*.yaml")):
         spec.with_suffix(".out").write_text(invalid_output(spec), encoding="utf-8")

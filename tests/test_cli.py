@@ -123,7 +123,7 @@ def test_generate_removes_stale_owned_files_and_reports_orphan_handlers(tmp_path
 
 def test_generate_with_a_broken_spec_writes_nothing(tmp_path: Path) -> None:
     project = tmp_path / "proj"
-    assert failwell("new", project).returncode == 0
+    assert failwell("new", project, "--name", "notes").returncode == 0
     before = tree(project)
     spec = project / "failwell.yaml"
     spec.write_text(spec.read_text().replace("effect: read", "effect: reed"))
@@ -138,4 +138,4 @@ def test_generate_with_a_broken_spec_writes_nothing(tmp_path: Path) -> None:
 def test_generate_outside_a_project(tmp_path: Path) -> None:
     result = failwell("generate", tmp_path)
     assert result.returncode == 1
-    assert "has no failwell.yaml" in result.stderr
+    assert f"no failwell.yaml in {tmp_path} or any folder above it" in result.stderr

@@ -52,8 +52,24 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
             shutil.copytree(source / relative, target, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copyfile(source / relative, target)
-    run(python, "-m", "pip", "install", "-q", "-e", f"{project}[test]")
+    # As the generated CI workflow installs it: the dev extra, failwell pinned, its wheel from wheels/.
+    workflow = (project / ".github" / "workflows" / "failwell.yml").read_text(encoding="utf-8")
+    assert "      - run: pip install --find-links wheels -e '.[dev]'\n" in workflow
+    shutil.copytree(wheels, project / "wheels")
+    run(python, "-m", "pip", "install", "-q", "--find-links", "wheels", "-e", ".[dev]", cwd=project)
     yield python, project
+
+
+def test_the_workflow_check_passes_with_the_pinned_failwell(installed: tuple[Path, Path]) -> None:
+    python, project = installed
+    check = subprocess.run(
+        [python.parent / "failwell", "generate", "--check", "--diff"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
 
 
 def test_wheel_carries_the_template(installed: tuple[Path, Path]) -> None:

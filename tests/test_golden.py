@@ -11,12 +11,13 @@ import pytest
 
 from conftest import GOLDEN, REGEN, REPO, tree
 from failwell import generate, new
+from failwell.pipeline import STARTER_NAME
 from regen import GOLDEN_SPECS, invalid_output
 
 
 @pytest.mark.parametrize("case", sorted(GOLDEN_SPECS))
 def test_tree_matches_golden_record(case: str, tmp_path: Path) -> None:
-    new(tmp_path / case, GOLDEN_SPECS[case])
+    new(tmp_path / case, GOLDEN_SPECS[case], STARTER_NAME if GOLDEN_SPECS[case] is None else None)
     rendered = tree(tmp_path / case)
     golden = tree(GOLDEN / case)
     assert sorted(rendered) == sorted(golden), f"the set of files changed; run `{REGEN}` and review the diff"

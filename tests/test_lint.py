@@ -24,7 +24,7 @@ tools:
     failures:
       order_missing:
         class: not_found
-        message: "No order {order_id}. Ids look like O-1. Call orders_search to find it."
+        message: "No order {order_id}. Ids look like O-1. Check the id and call again."
       over_quota:
         class: rate_limited
         fields: {seconds: integer}

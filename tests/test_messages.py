@@ -155,11 +155,23 @@ def test_good_messages_earn_no_warning() -> None:
         ("No order {order_id} in https://db.internal/orders. Ids look like O-1. Call orders_search.", "FW204"),
         ("No order {order_id}. Ids look like O-1. Call orders_search. " + "Really. " * 40, "FW205"),
         ("No order {order_id}. Try again later with another.", "FW206"),
+        ("No order {order_id}. Ids look like O-1. Call orders_serch to find one.", "FW207"),
+        ("No order {order_id}. Ids look like O-1. Use order_lookup to find one.", "FW207"),
     ],
 )
 def test_wording_lint(message: str, code: str) -> None:
     text = BASE.replace("No order {order_id}. Ids look like O-1. Call orders_search to find one.", message)
     assert (code, 14) in warnings(text)
+
+
+def test_fw207_names_the_closest_tool_and_spares_real_tools_and_fields() -> None:
+    text = BASE.replace("Call orders_search to find one.", "Call orders_serch, or check {order_id} and order_id.")
+    found = [d.message for d in diagnose(text, "spec.yaml") if d.code == "FW207"]
+    assert found == [
+        "orders_get.order_missing: names `orders_serch`, which is not a tool of this server; "
+        "did you mean orders_search?"
+    ]
+    assert not [d for d in diagnose(BASE, "spec.yaml") if d.code == "FW207"]
 
 
 def test_a_failure_without_message_needs_a_server_default() -> None:

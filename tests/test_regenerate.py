@@ -21,7 +21,7 @@ TASKS = REPO / "examples" / "tasks"
 
 def test_a_hand_edit_in_an_owned_file_is_refused_unless_forced(tmp_path: Path) -> None:
     project = tmp_path / "proj"
-    assert failwell("new", project).returncode == 0
+    assert failwell("new", project, "--name", "notes").returncode == 0
     owned = project / "src" / "notes_mcp" / "_generated" / "server.py"
     owned.write_text(owned.read_text() + "\n# a quick fix\n")
     spec = project / "failwell.yaml"
@@ -31,7 +31,7 @@ def test_a_hand_edit_in_an_owned_file_is_refused_unless_forced(tmp_path: Path) -
     assert refused.returncode == 1
     assert "changed by hand since the last generate: src/notes_mcp/_generated/server.py" in refused.stderr
     assert owned.read_text().endswith("# a quick fix\n"), "nothing was written"
-    assert "stale: src/notes_mcp/_generated/server.py" in failwell("generate", "--check", project).stdout
+    assert "edited by hand: src/notes_mcp/_generated/server.py" in failwell("generate", "--check", project).stdout
 
     forced = failwell("generate", "--force", project)
     assert forced.returncode == 0, forced.stderr
@@ -41,7 +41,7 @@ def test_a_hand_edit_in_an_owned_file_is_refused_unless_forced(tmp_path: Path) -
 
 def test_an_unchanged_project_is_not_rendered_again(tmp_path: Path) -> None:
     project = tmp_path / "proj"
-    assert failwell("new", project).returncode == 0
+    assert failwell("new", project, "--name", "notes").returncode == 0
     again = failwell("generate", project)
     assert again.returncode == 0
     assert "nothing changed since the last generate" in again.stderr
@@ -52,18 +52,22 @@ def test_an_unchanged_project_is_not_rendered_again(tmp_path: Path) -> None:
     assert "nothing changed" not in changed.stderr
 
 
-def test_a_deleted_seed_file_is_created_again_even_when_nothing_else_changed(tmp_path: Path) -> None:
+def test_a_deleted_handler_is_created_again_and_other_deleted_seeds_stay_deleted(tmp_path: Path) -> None:
     project = tmp_path / "proj"
-    assert failwell("new", project).returncode == 0
+    assert failwell("new", project, "--name", "notes").returncode == 0
     handler = project / "src" / "notes_mcp" / "handlers" / "notes_get.py"
     first = handler.read_bytes()
     handler.unlink()
     (project / "README.md").unlink()
+    (project / "tests" / "test_notes_add.py").unlink()
+    assert failwell("generate", "--check", project).stdout == "stale: src/notes_mcp/handlers/notes_get.py\n"
     again = failwell("generate", project)
     assert again.returncode == 0, again.stderr
-    assert "created: README.md" in again.stdout
+    assert "created: src/notes_mcp/handlers/notes_get.py" in again.stdout
     assert handler.read_bytes() == first
+    assert not (project / "README.md").exists() and not (project / "tests" / "test_notes_add.py").exists()
     assert "nothing changed since the last generate" in failwell("generate", project).stderr
+    assert failwell("generate", "--check", project).returncode == 0
 
 
 def test_a_handler_that_reads_a_dropped_field_is_named(tmp_path: Path) -> None:
@@ -119,7 +123,7 @@ def test_key_order_in_the_yaml_changes_nothing(tmp_path: Path) -> None:
 
 def test_generated_projects_check_themselves_in_ci_and_pre_commit(tmp_path: Path) -> None:
     project = tmp_path / "proj"
-    assert failwell("new", project).returncode == 0
+    assert failwell("new", project, "--name", "notes").returncode == 0
     assert "entry: failwell generate --check" in (project / ".pre-commit-config.yaml").read_text()
     assert "failwell generate --check --diff" in (project / ".github" / "workflows" / "failwell.yml").read_text()
     shutil.rmtree(project / "src" / "notes_mcp" / "_generated" / "tools")
@@ -128,7 +132,7 @@ def test_generated_projects_check_themselves_in_ci_and_pre_commit(tmp_path: Path
 
 def test_a_spec_that_is_not_yaml_is_reported_not_a_crash(tmp_path: Path) -> None:
     project = tmp_path / "proj"
-    assert failwell("new", project).returncode == 0
+    assert failwell("new", project, "--name", "notes").returncode == 0
     (project / "failwell.yaml").write_text("failwell: 1\nserver: {name: notes\n")
     result = failwell("generate", project)
     assert result.returncode == 1
@@ -138,7 +142,7 @@ def test_a_spec_that_is_not_yaml_is_reported_not_a_crash(tmp_path: Path) -> None
 
 def test_a_format_0_spec_is_migrated_keeping_comments_and_order(tmp_path: Path) -> None:
     project = tmp_path / "proj"
-    assert failwell("new", project).returncode == 0
+    assert failwell("new", project, "--name", "notes").returncode == 0
     spec = project / "failwell.yaml"
     old = spec.read_text().replace("failwell: 1\n", "spec_version: 1   # the draft format\n")
     old = old.replace("    idempotency: required\n", "")
@@ -160,7 +164,7 @@ def test_a_format_0_spec_is_migrated_keeping_comments_and_order(tmp_path: Path) 
 
 def test_an_import_from_where_the_runtime_used_to_be_is_named_with_its_new_home(tmp_path: Path) -> None:
     project = tmp_path / "proj"
-    assert failwell("new", project).returncode == 0
+    assert failwell("new", project, "--name", "notes").returncode == 0
     handler = project / "src" / "notes_mcp" / "handlers" / "notes_get.py"
     handler.write_text("from .._generated.runtime import ToolContext\n" + handler.read_text())
     (project / "tests" / "test_store.py").write_text("from notes_mcp._generated.store import MemoryStore, other\n")

@@ -135,6 +135,6 @@ def test_from_a_read_only_folder_the_store_lives_in_the_users_data_folder(
     store = data / "failwell" / "ledger.sqlite3"
     assert store.is_file(), "the rate limit's bucket was kept in the user's data folder"
     logged = [json.loads(line) for line in ran.stderr.splitlines()]
-    assert {"event": "store ready", "where": str(store)}.items() <= next(
-        line for line in logged if line["event"] == "store ready"
-    ).items()
+    serving = [line for line in logged if line["event"] == "serving"]
+    assert [(line["transport"], line["store"]) for line in serving] == [("stdio", f"SQLiteStore {store}")]
+    assert logged[0] == serving[0], "the first line says what is served, how, and where its store is"

@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import handlers, manifest, sync, wording
+from . import handlers, manifest, pin, sync, wording
 from .errors import Diagnostic, FailwellError, spec_error
 from .load import load_text
+from .locate import find_project
 from .migrate import migrate
 from .model import SPEC_FILE
-from .pipeline import diagnose, read_spec
+from .pipeline import diagnose, read_spec, server_name
 from .render import render
 from .validate import schema
 from .version import VERSION
@@ -32,6 +33,10 @@ class Result:
     warnings: tuple[str, ...] = ()
     skipped: bool = False
     """True when nothing the render depends on had changed, so nothing was rendered."""
+    diagnostics: tuple[Diagnostic, ...] = ()
+    """The spec's warnings (wording, unused fields), as `failwell validate` prints them."""
+    edited: tuple[str, ...] = ()
+    """Generated files changed by hand since the last generate (with `check`, or `force`)."""
 
 
 def validate(spec: Path, *, strict: bool = False) -> list[Diagnostic]:
@@ -51,15 +56,18 @@ def review(spec: Path) -> list[wording.Row]:
     return wording.rows(load_text(text, str(spec)).data)
 
 
-def new(dest: Path, spec: Path | None = None) -> Result:
-    """Render a complete project into `dest`, which must be empty or absent."""
+def new(dest: Path, spec: Path | None = None, name: str | None = None) -> Result:
+    """Render a complete project into `dest`, which must be empty or absent. Without `spec`, the starter spec,
+    its server called `name` (default: made from the folder's name, `my-server` for `./my-server`)."""
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise FailwellError(f"{dest} is not empty; pick a new folder, or run `failwell generate` inside a project")
-    rendered = render(spec)
+    if spec is not None and name is not None:
+        raise FailwellError("--name names a starter project; with --spec, the name is the spec's server.name")
+    rendered = render(spec, None if spec is not None else server_name(name or dest.resolve().name))
     dest.mkdir(parents=True, exist_ok=True)
     plan = sync.Plan(create=list(rendered.files))
     sync.apply(plan, rendered.files, dest)
-    return Result(plan)
+    return Result(plan, diagnostics=rendered.warnings)
 
 
 def generate(project: Path, *, check: bool = False, show_diff: bool = False, force: bool = False) -> Result:
@@ -68,27 +76,32 @@ def generate(project: Path, *, check: bool = False, show_diff: bool = False, for
     With `check`, nothing is written and the result lists the stale files. An owned file edited by
     hand since the last generate is refused (FailwellError naming it) unless `force`.
     """
+    project = find_project(project)
     spec = project / SPEC_FILE
-    if not spec.is_file():
-        raise FailwellError(f"{project} has no {SPEC_FILE}; run this inside a failwell project or pass its folder")
     migrated = () if check else tuple(f"migrated {SPEC_FILE}: {change}" for change in migrate(spec))
     recorded = manifest.read(project)
+    pin.refuse_newer(recorded, project)
     if recorded is not None and manifest.unchanged(project, recorded, read_spec(spec)):
         tools = [name.rsplit("/", 1)[-1][:-3] for name in recorded["files"] if "/_generated/tools/" in name]
         orphans = sync.orphans(project, str(recorded.get("package", "")), tools)
         return Result(sync.Plan(orphans=orphans), skipped=True)
-    if recorded is not None and not check and not force:
-        edited = manifest.hand_edited(project, recorded)
-        if edited:
-            raise FailwellError(
-                f"{len(edited)} generated file(s) changed by hand since the last generate: {', '.join(edited)}. "
-                "Move the change into failwell.yaml or a handler and run `failwell generate`, "
-                "or overwrite them with `failwell generate --force`; nothing was written."
-            )
+    edited = manifest.hand_edited(project, recorded) if recorded is not None else []
+    if edited and not check and not force:
+        raise FailwellError(
+            f"{len(edited)} generated file(s) changed by hand since the last generate: {', '.join(edited)}. "
+            "Move the change into failwell.yaml or a handler and run `failwell generate`, "
+            "or overwrite them with `failwell generate --force`; nothing was written."
+        )
     rendered = render(spec)
     model = rendered.project
-    plan = sync.plan(rendered.files, project, model.package, [tool.name for tool in model.tools])
+    given = manifest.handed_over(recorded)
+    plan = sync.plan(rendered.files, project, model.package, [tool.name for tool in model.tools], given)
+    if manifest.MANIFEST in plan.write and manifest.version_only(
+        project / manifest.MANIFEST, rendered.files[manifest.MANIFEST]
+    ):
+        plan.write.remove(manifest.MANIFEST)
     text = sync.diff(plan, rendered.files, project) if show_diff else ""
     if not check:
         sync.apply(plan, rendered.files, project)
-    return Result(plan, text, migrated + tuple(handlers.misfits(project, model)))
+    notes = migrated + tuple(handlers.misfits(project, model)) + tuple(filter(None, [pin.pin_warning(project)]))
+    return Result(plan, text, notes, diagnostics=rendered.warnings, edited=tuple(edited))

@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import shlex
+import subprocess
+import sys
 from collections.abc import Callable
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, cast
 
 import typer
+from typer.core import TyperArgument, TyperCommand
 
 from . import FailwellError, Result, generate, new, review, schema, validate
+from .clients import CLIENTS, Platform, Scope, client, config_path
 from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE
 from .expand import main as expand_main
+from .inspector import command as inspector_command
+from .inspector import write_config
+from .install import document, install
+from .launch import Launch, launch
+from .locate import find_spec
+from .session import call_tool, list_tools, parse_arguments
+from .version import VERSION
 from .wording import render_rows
 
 
@@ -25,12 +39,54 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
+class _Argument(TyperArgument):
+    """An argument shown by its metavar alone: `DEST`, `[PROJECT]` (not `{dest}` or `<path>`)."""
+
+    def _usage_display_name(self) -> str:
+        return self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+
+    def display_type(self, ctx: Any) -> str:
+        return ""
+
+
+class _Command(TyperCommand):
+    """A command whose arguments are shown as `_Argument` shows them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if isinstance(param, TyperArgument):
+                param.__class__ = _Argument
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"failwell {VERSION}")
+        raise typer.Exit()
+
+
 app = typer.Typer(
-    help="Generate Python MCP servers that fail well, from one YAML spec.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", help="Print failwell's version and exit.", callback=_version, is_eager=True),
+    ] = False,
+) -> None:
+    """Generate Python MCP servers that fail well, from one YAML spec.
+
+    \b
+    failwell new my-server            a project from a starter spec
+    failwell generate                 after editing failwell.yaml
+    """
 
 
 def _run(action: Callable[[], int | None]) -> None:
@@ -47,43 +103,95 @@ def _run(action: Callable[[], int | None]) -> None:
     raise typer.Exit(code)
 
 
-@app.command("validate")
+SPEC_ARGUMENT = typer.Argument(
+    metavar="SPEC", help="The spec (default: failwell.yaml here or in a folder above).", show_default=False
+)
+
+
+@app.command("validate", cls=_Command)
 def validate_command(
-    spec: Annotated[Path, typer.Argument(help="The spec to check.")] = Path("failwell.yaml"),
-    strict: Annotated[bool, typer.Option(help="Treat warnings as errors.")] = False,
+    spec: Annotated[Path, SPEC_ARGUMENT] = Path("failwell.yaml"),
+    strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")] = False,
 ) -> None:
-    """Check a spec: every problem at once, as FILE:LINE:COL: CODE message."""
+    """Check a spec: every problem at once, as FILE:LINE:COL: CODE message.
+
+    \b
+    Example:
+      failwell validate failwell.yaml --strict
+    """
 
     def action() -> None:
-        for diagnostic in validate(spec, strict=strict):
+        found = find_spec(spec)
+        for diagnostic in validate(found, strict=strict):
             typer.echo(str(diagnostic))
-        typer.echo(f"failwell: {spec} is valid", err=True)
+        typer.echo(f"failwell: {found} is valid", err=True)
 
     _run(action)
 
 
-@app.command("new")
+@app.command("new", cls=_Command)
 def new_command(
-    dest: Annotated[Path, typer.Argument(help="An empty or new folder for the project.")],
-    spec: Annotated[Path | None, typer.Option(help="The spec to start from (default: a small starter spec).")] = None,
+    dest: Annotated[Path, typer.Argument(metavar="DEST", help="An empty or new folder for the project.")],
+    spec: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="SPEC", help="The spec to start from (default: a small starter spec).", show_default=False
+        ),
+    ] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(metavar="NAME", help="The starter server's name (default: made from DEST).", show_default=False),
+    ] = None,
 ) -> None:
-    """Create a complete MCP server project from a spec."""
+    """Create a complete MCP server project from a spec, and print the next steps.
+
+    \b
+    Example:
+      failwell new my-server                   # server my-server, package my_server_mcp
+      failwell new my-server --spec spec.yaml  # from your own spec
+    """
 
     def action() -> None:
-        result = new(dest, spec)
-        typer.echo(f"failwell: created {len(result.plan.create)} files in {dest}", err=True)
+        result = new(dest, spec, name)
+        _print_diagnostics(result)
+        typer.echo(f"failwell: created {len(result.plan.create)} files in {dest}. Next:", err=True)
+        for step in next_steps(dest):
+            typer.echo(f"  {step}", err=True)
 
     _run(action)
 
 
-@app.command("generate")
+def next_steps(dest: Path) -> list[str]:
+    """The three commands that take a new project to a tested server in a client."""
+    return [
+        f"cd {dest} && python3 -m venv .venv && .venv/bin/pip install -e '.[test]'",
+        ".venv/bin/python -m pytest",
+        "failwell install claude-desktop   # or claude-code, cursor, vscode; `failwell dev` opens the Inspector",
+    ]
+
+
+@app.command("generate", cls=_Command)
 def generate_command(
-    project: Annotated[Path, typer.Argument(help="The project folder (holding failwell.yaml).")] = Path("."),
-    check: Annotated[bool, typer.Option(help="Write nothing; exit 1 when generated files are stale.")] = False,
-    diff: Annotated[bool, typer.Option(help="With --check, print a unified diff of what would change.")] = False,
-    force: Annotated[bool, typer.Option(help="Overwrite generated files that were edited by hand.")] = False,
+    project: Annotated[
+        Path,
+        typer.Argument(
+            metavar="PROJECT", help="The project folder (default: the one holding this folder).", show_default=False
+        ),
+    ] = Path("."),
+    check: Annotated[
+        bool, typer.Option("--check", help="Write nothing; exit 1 when generated files are stale.")
+    ] = False,
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Print a unified diff of what changes (or, with --check, would).")
+    ] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite generated files that were edited by hand.")] = False,
 ) -> None:
-    """Re-render a project from its failwell.yaml; your handlers and tests are never overwritten."""
+    """Re-render a project from its failwell.yaml; your handlers and tests are never overwritten.
+
+    \b
+    Example:
+      failwell generate --check --diff   # in CI: exit 1 when the generated code is stale
+    """
 
     def action() -> int:
         result = generate(project, check=check, show_diff=diff, force=force)
@@ -92,8 +200,14 @@ def generate_command(
     _run(action)
 
 
+def _print_diagnostics(result: Result) -> None:
+    for diagnostic in result.diagnostics:
+        typer.echo(str(diagnostic))
+
+
 def _report(result: Result, check: bool) -> int:
     plan = result.plan
+    _print_diagnostics(result)
     for warning in result.warnings:
         typer.echo(f"failwell: {warning}", err=True)
     for orphan in plan.orphans:
@@ -101,11 +215,12 @@ def _report(result: Result, check: bool) -> int:
             f"failwell: kept {orphan}: its tool is no longer in the spec; delete it, or add the tool back",
             err=True,
         )
+    if result.diff:
+        typer.echo(result.diff, nl=False)
     if check:
-        if result.diff:
-            typer.echo(result.diff, nl=False)
+        edited = set(result.edited)
         for relative in plan.stale:
-            typer.echo(f"stale: {relative}")
+            typer.echo(f"{'edited by hand' if relative in edited else 'stale'}: {relative}")
         if plan.stale:
             typer.echo(f"failwell: {len(plan.stale)} file(s) are stale; run `failwell generate`", err=True)
             return 1
@@ -122,22 +237,208 @@ def _report(result: Result, check: bool) -> int:
     return 0
 
 
+PROJECT_OPTION = typer.Option(
+    "--project",
+    metavar="PROJECT",
+    help="The project folder (default: the one holding this folder).",
+    show_default=False,
+)
+ENV_OPTION = typer.Option(
+    "--env",
+    metavar="KEY=VALUE",
+    help="A variable for the server (repeat; default: from this shell).",
+    show_default=False,
+)
+UV_OPTION = typer.Option(
+    "--uv/--no-uv",
+    help="Start it with `uv run --directory` (default: when the project has a uv.lock).",
+    show_default=False,
+)
+
+
+def _launch(project: Path, env: list[str] | None, uv: bool | None) -> Launch:
+    pairs = {}
+    for item in env or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise FailwellError(f"--env {item!r}: write it as KEY=VALUE")
+        pairs[key] = value
+    return launch(project, pairs, uv=uv)
+
+
+def _platform() -> Platform:
+    return "darwin" if sys.platform == "darwin" else "win32" if sys.platform == "win32" else "linux"
+
+
+@app.command("install", cls=_Command)
+def install_command(
+    client_name: Annotated[
+        str,
+        typer.Argument(metavar="CLIENT", help="claude-desktop, claude-code, cursor, vscode, or mcp-json (print it)."),
+    ],
+    project: Annotated[Path, PROJECT_OPTION] = Path("."),
+    env: Annotated[list[str] | None, ENV_OPTION] = None,
+    name: Annotated[
+        str | None, typer.Option(metavar="NAME", help="The entry's name (default: the server's).", show_default=False)
+    ] = None,
+    scope: Annotated[
+        str | None,
+        typer.Option(metavar="SCOPE", help="user or project (default: user; project for vscode).", show_default=False),
+    ] = None,
+    uv: Annotated[bool | None, UV_OPTION] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an entry of the same name.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Write nothing; print the change as a diff.")] = False,
+) -> None:
+    """Add this project's server to a client's configuration, as installed, with the environment it needs.
+
+    \b
+    Example:
+      failwell install claude-desktop --env LEDGER_API_URL=https://ledger.example.com
+      failwell install vscode --dry-run        # .vscode/mcp.json, shown as a diff
+      failwell install mcp-json > mcp.json     # for the Inspector's --config, or any client
+    """
+
+    def action() -> None:
+        server = _launch(project, env, uv)
+        if name:
+            server = replace(server, name=name)
+        client(client_name)
+        if client_name == "mcp-json":
+            typer.echo(document(client_name, server), nl=False)
+            return
+        if scope not in (None, "user", "project"):
+            raise FailwellError(f"--scope {scope!r}: pick user or project")
+        path = config_path(
+            client_name, _platform(), Path.home(), os.environ, server.project, cast("Scope | None", scope)
+        )
+        change = install(client_name, server, path, force=force, dry_run=dry_run)
+        if change.diff:
+            typer.echo(change.diff, nl=False)
+        label = CLIENTS[client_name].name
+        if change.status == "unchanged":
+            typer.echo(f"failwell: {path} already starts {server.name} this way; nothing to do", err=True)
+        elif dry_run:
+            typer.echo(f"failwell: would have {change.status} {path}; nothing was written", err=True)
+        else:
+            kept = f" (the previous file is {change.backup})" if change.backup else ""
+            typer.echo(f"failwell: {change.status} {path}{kept}; restart {label} to load {server.name}", err=True)
+
+    _run(action)
+
+
+@app.command("dev", cls=_Command)
+def dev_command(
+    project: Annotated[Path, PROJECT_OPTION] = Path("."),
+    env: Annotated[list[str] | None, ENV_OPTION] = None,
+    uv: Annotated[bool | None, UV_OPTION] = None,
+    show: Annotated[bool, typer.Option("--print", help="Print the Inspector's command instead of running it.")] = False,
+) -> None:
+    """Open the project's server in the official MCP Inspector (through npx, with the env `install` writes).
+
+    \b
+    Example:
+      failwell dev --env FORECAST_API_URL=http://127.0.0.1:8080
+    """
+
+    def action() -> int:
+        server = _launch(project, env, uv)
+        config = write_config(server)
+        argv = inspector_command(server, config)
+        if show:
+            typer.echo(shlex.join(argv))
+            return 0
+        typer.echo(f"failwell: {shlex.join(argv)}", err=True)
+        return subprocess.run(argv, check=False).returncode
+
+    _run(action)
+
+
+@app.command("tools", cls=_Command)
+def tools_command(
+    project: Annotated[Path, PROJECT_OPTION] = Path("."),
+    env: Annotated[list[str] | None, ENV_OPTION] = None,
+    uv: Annotated[bool | None, UV_OPTION] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print tools/list's tools as JSON.")] = False,
+) -> None:
+    """List the tools the project's server serves, asked over stdio with the mcp client.
+
+    \b
+    Example:
+      failwell tools --json
+    """
+
+    def action() -> None:
+        tools = list_tools(_launch(project, env, uv))
+        if as_json:
+            typer.echo(json.dumps(tools, indent=2, ensure_ascii=False))
+            return
+        for tool in tools:
+            arguments = ", ".join(tool.get("inputSchema", {}).get("properties", {})) or "no arguments"
+            typer.echo(f"{tool['name']}({arguments}): {tool.get('description', '')}")
+
+    _run(action)
+
+
+@app.command("call", cls=_Command)
+def call_command(
+    tool: Annotated[str, typer.Argument(metavar="TOOL", help="The tool to call.")],
+    arguments: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="KEY=VALUE...", help="Its arguments; a value that reads as JSON is that value."),
+    ] = None,
+    project: Annotated[Path, PROJECT_OPTION] = Path("."),
+    env: Annotated[list[str] | None, ENV_OPTION] = None,
+    uv: Annotated[bool | None, UV_OPTION] = None,
+) -> None:
+    """Call one tool over stdio with the mcp client; print its text, isError, structured content and envelope.
+
+    Exits 1 when the result is an error (isError), as a script can check.
+
+    \b
+    Example:
+      failwell call notes_get note_id=N-1
+    """
+
+    def action() -> int:
+        result = call_tool(_launch(project, env, uv), tool, parse_arguments(arguments or []))
+        failed = bool(result.get("isError"))
+        typer.echo(f"isError: {str(failed).lower()}")
+        for block in result.get("content", []):
+            typer.echo(block["text"] if block.get("type") == "text" else json.dumps(block))
+        if "structuredContent" in result:
+            typer.echo("structuredContent: " + json.dumps(result["structuredContent"], ensure_ascii=False))
+        if "_meta" in result:
+            typer.echo("_meta: " + json.dumps(result["_meta"], ensure_ascii=False))
+        return 1 if failed else 0
+
+    _run(action)
+
+
 @app.command("expand", hidden=True)
 def expand_command(dest: Annotated[Path, typer.Argument()] = Path(".")) -> None:
     """Write the per-tool files into a project Copier just rendered (the copier.yml task)."""
     raise typer.Exit(expand_main(["expand", str(dest)]))
 
 
-@app.command("messages")
+@app.command("messages", cls=_Command)
 def messages_command(
-    spec: Annotated[Path, typer.Argument(help="The spec whose messages to show.")] = Path("failwell.yaml"),
-    format: Annotated[OutputFormat, typer.Option("--format", help="table, markdown or json.")] = OutputFormat.table,
-    strict: Annotated[bool, typer.Option(help="Exit 1 when a message misses a part or has a wording problem.")] = False,
+    spec: Annotated[Path, SPEC_ARGUMENT] = Path("failwell.yaml"),
+    format: Annotated[
+        OutputFormat, typer.Option("--format", metavar="FORMAT", help="table, markdown or json.")
+    ] = OutputFormat.table,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 1 when a message misses a part or has a wording problem.")
+    ] = False,
 ) -> None:
-    """Every message the server can send, with example values, its class, and a six-part check."""
+    """Every message the server can send, with example values, its class, and a six-part check.
+
+    \b
+    Example:
+      failwell messages --format markdown > MESSAGES.md
+    """
 
     def action() -> int:
-        rows = review(spec)
+        rows = review(find_spec(spec))
         typer.echo(render_rows(rows, format.value), nl=False)
         problems = [row for row in rows if row.problems]
         return 1 if strict and problems else 0
@@ -145,9 +446,14 @@ def messages_command(
     _run(action)
 
 
-@app.command("schema")
+@app.command("schema", cls=_Command)
 def schema_command() -> None:
-    """Print the spec's JSON Schema (2020-12)."""
+    """Print the spec's JSON Schema (2020-12).
+
+    \b
+    Example:
+      failwell schema > failwell.schema.json
+    """
     typer.echo(json.dumps(schema(), indent=2))
 
 

@@ -10,11 +10,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .sync import files, is_owned
+from .sync import files, is_needed, is_owned
 from .templates import template_root
 from .version import VERSION
 
 MANIFEST = "failwell.manifest.json"
+COPIER_ANSWERS = ".copier-answers.yml"
+"""Copier's record of a `copier copy` (not failwell's, and not a seed: failwell never writes it)."""
 
 
 def digest(data: bytes) -> str:
@@ -49,7 +51,9 @@ def text(files: Mapping[str, bytes], package: str, spec_text: str) -> str:
         "spec_sha256": digest(spec_text.encode()),
         "template_sha256": template_digest(),
         "files": owned,
-        "seeds": sorted(relative for relative in files if not is_owned(relative, package)),
+        "seeds": sorted(
+            relative for relative in files if not is_owned(relative, package) and relative != COPIER_ANSWERS
+        ),
     }
     return json.dumps(recorded, indent=2, sort_keys=True) + "\n"
 
@@ -72,6 +76,30 @@ def read(project: Path) -> dict[str, Any] | None:
     return loaded if isinstance(loaded, dict) and isinstance(loaded.get("files"), dict) else None
 
 
+VERSION_FIELDS = ("failwell", "template_sha256")
+"""What a newer failwell changes in the manifest of a project whose files it renders byte for byte the same."""
+
+
+def version_only(on_disk: Path, rendered: bytes) -> bool:
+    """Whether the manifest on disk differs from the rendered one only in failwell's version and template hash:
+    such a difference is not stale, and is not written."""
+    try:
+        old, new = json.loads(on_disk.read_text(encoding="utf-8")), json.loads(rendered)
+    except (OSError, ValueError):
+        return False
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return False
+    return {k: v for k, v in old.items() if k not in VERSION_FIELDS} == {
+        k: v for k, v in new.items() if k not in VERSION_FIELDS
+    }
+
+
+def handed_over(manifest: dict[str, Any] | None) -> list[str]:
+    """The seed files the manifest lists: created once and handed over to the person."""
+    seeds = (manifest or {}).get("seeds")
+    return [str(relative) for relative in seeds] if isinstance(seeds, list) else []
+
+
 def hand_edited(project: Path, manifest: dict[str, Any]) -> list[str]:
     """Owned files whose bytes are no longer what failwell wrote."""
     edited = []
@@ -84,7 +112,8 @@ def hand_edited(project: Path, manifest: dict[str, Any]) -> list[str]:
 
 def unchanged(project: Path, manifest: dict[str, Any], spec_text: str) -> bool:
     """True when a render would write exactly what is on disk: same spec, failwell and template, no edits,
-    and every seeded file still there (a render would create a deleted one again)."""
+    and every handler module still there (a render would create a deleted one again; the other seeds,
+    once handed over, stay deleted)."""
     package = str(manifest.get("package", ""))
     if (
         manifest.get("failwell") != VERSION
@@ -93,7 +122,9 @@ def unchanged(project: Path, manifest: dict[str, Any], spec_text: str) -> bool:
     ):
         return False
     seeds = manifest.get("seeds")
-    if not isinstance(seeds, list) or not all((project / str(relative)).is_file() for relative in seeds):
+    if not isinstance(seeds, list) or not all(
+        (project / str(relative)).is_file() for relative in seeds if is_needed(str(relative), package)
+    ):
         return False
     on_disk = {relative for relative in files(project) if is_owned(relative, package) and relative != MANIFEST}
     return on_disk == set(manifest["files"]) and not hand_edited(project, manifest)

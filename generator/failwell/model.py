@@ -80,6 +80,8 @@ class Variable:
 
     name: str
     meaning: str
+    needed: bool = False
+    """Whether the server needs it set to start on stdio (an upstream's base URL, the Redis URL)."""
 
 
 @dataclass(frozen=True)
@@ -224,6 +226,8 @@ class Project:
     prompts: tuple[Reader, ...] = ()
     tool_failure_envelope: bool = True
     """Whether error results also carry the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object."""
+    sqlite_path: str = ""
+    """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the user's data folder)."""
 
     def context(self) -> dict[str, Any]:
         """The model as JSON data, keys sorted: what copier.yml's `project` answer holds (Jinja's `tojson`)."""
@@ -297,6 +301,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         resources=resources,
         prompts=prompts,
         tool_failure_envelope=bool(server.get("tool_failure_envelope", True)),
+        sqlite_path=server.get("sqlite_path", f"{name}.sqlite3") if needs_store and store == "sqlite" else "",
     )
 
 
@@ -304,7 +309,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
     """Every environment variable the server reads, with what it is for."""
     server = data["server"]
     found = [
-        Variable(spec["base_url_env"], f"the base URL of the `{upstream}` upstream")
+        Variable(spec["base_url_env"], f"the base URL of the `{upstream}` upstream", needed=True)
         for upstream, spec in sorted((data.get("upstreams") or {}).items())
     ]
     if store == "sqlite":
@@ -314,7 +319,9 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
             Variable("FAILWELL_SQLITE_PATH", f"the SQLite file for idempotency records and rate limits ({where})")
         )
     if store == "redis":
-        found.append(Variable(server.get("redis_url_env", "REDIS_URL"), "the Redis URL every replica shares"))
+        found.append(
+            Variable(server.get("redis_url_env", "REDIS_URL"), "the Redis URL every replica shares", needed=True)
+        )
     auth = server.get("auth")
     if auth is not None:
         tokens = auth.get("tokens_env", DEFAULT_TOKENS_ENV)

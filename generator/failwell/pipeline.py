@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -35,9 +36,14 @@ def _check(doc: Document) -> list[Diagnostic]:
     return problems + lint_wording(doc, doc.data)
 
 
-@lru_cache(maxsize=4)
 def load_project(text: str, file: str) -> Project:
-    """The model of a spec; FailwellError listing every error when there is any.
+    """The model of a spec; FailwellError listing every error when there is any."""
+    return load_checked(text, file)[0]
+
+
+@lru_cache(maxsize=4)
+def load_checked(text: str, file: str) -> tuple[Project, tuple[Diagnostic, ...]]:
+    """The model of a spec and its warnings, sorted; FailwellError listing every error when there is any.
 
     Cached: one render checks the spec once, though both failwell and Copier's extension ask for it.
     """
@@ -45,12 +51,28 @@ def load_project(text: str, file: str) -> Project:
     diagnostics = _check(doc)
     if any(d.severity == "error" for d in diagnostics):
         raise spec_error(diagnostics)
-    return build(doc.data, text)
+    warnings = tuple(sorted(diagnostics, key=lambda d: (d.line, d.col, d.code, d.message)))
+    return build(doc.data, text), warnings
 
 
-def starter_spec_text() -> str:
-    """The small spec `failwell new` starts a project from."""
-    return resources.files("failwell").joinpath("starter.yaml").read_text(encoding="utf-8")
+STARTER_NAME = "notes"
+"""The server name of the starter spec, which `failwell new DEST` replaces with one made from DEST."""
+
+
+def starter_spec_text(name: str | None = None) -> str:
+    """The small spec `failwell new` starts a project from, its server called `name` (default: notes)."""
+    text = resources.files("failwell").joinpath("starter.yaml").read_text(encoding="utf-8")
+    return text if name is None else text.replace(f"\n  name: {STARTER_NAME}\n", f"\n  name: {name}\n", 1)
+
+
+def server_name(folder: str) -> str:
+    """A server name (`^[a-z][a-z0-9_-]*$`, at most 64 characters) made from a folder's name: `My Server` is
+    `my-server`; FailwellError when nothing of it can be used."""
+    name = re.sub(r"[^a-z0-9_-]+", "-", folder.lower()).strip("-_")
+    name = re.sub(r"^[^a-z]+", "", name)[:64].rstrip("-_")
+    if not name:
+        raise FailwellError(f"cannot make a server name from {folder!r}; pass one with --name, such as --name notes")
+    return name
 
 
 def read_spec(spec: Path) -> str:

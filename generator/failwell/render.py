@@ -4,7 +4,9 @@
 template folder with Jinja under the same settings, read from copier.yml itself. The template uses
 only this much of Copier: `_subdirectory`, `_templates_suffix`, `_jinja_extensions`, `_envops`,
 `_exclude` (names without a slash, matched against each part of a path), file and folder names that
-are templates (one that renders empty is skipped), and the answers `spec`, `project` and `package`.
+are templates (one that renders empty is skipped), and the answers `spec`, `project` and `package`. The one
+file only Copier writes, its answers file (`{{_copier_conf.answers_file}}.jinja`, which `copier update`
+reads), is not rendered here.
 tests/test_copier.py holds `copier copy --trust` and `failwell new` to the same tree.
 """
 
@@ -20,28 +22,30 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Undefined
 
 from . import manifest
+from .errors import Diagnostic
 from .expand import tool_files
 from .model import SPEC_FILE, Project
-from .pipeline import load_project, read_spec, starter_spec_text
+from .pipeline import load_checked, read_spec, starter_spec_text
 from .templates import template_root
 
 
 @dataclass(frozen=True)
 class Rendered:
-    """A rendered project: its model, and every file by project-relative POSIX path, sorted."""
+    """A rendered project: its model, every file by project-relative POSIX path, sorted, and the spec's warnings."""
 
     project: Project
     files: dict[str, bytes]
+    warnings: tuple[Diagnostic, ...] = ()
 
 
-def render(spec: Path | None) -> Rendered:
-    """Render the project for `spec` (None: the starter spec)."""
-    text, file = (starter_spec_text(), SPEC_FILE) if spec is None else (read_spec(spec), str(spec))
-    project = load_project(text, file)
+def render(spec: Path | None, name: str | None = None) -> Rendered:
+    """Render the project for `spec` (None: the starter spec, its server called `name` when given)."""
+    text, file = (starter_spec_text(name), SPEC_FILE) if spec is None else (read_spec(spec), str(spec))
+    project, warnings = load_checked(text, file)
     files = _template_files(project, str(spec) if spec else "")
     files.update((relative, content.encode()) for relative, content in tool_files(project).items())
     files[manifest.MANIFEST] = manifest.text(files, project.package, project.spec_text).encode()
-    return Rendered(project, dict(sorted(files.items())))
+    return Rendered(project, dict(sorted(files.items())), warnings)
 
 
 _UNDEFINED: dict[str, type[Undefined]] = {"jinja2.StrictUndefined": StrictUndefined, "jinja2.Undefined": Undefined}
@@ -73,6 +77,8 @@ def _template_files(project: Project, spec: str) -> dict[str, bytes]:
         if not path.is_file():
             continue
         source = path.relative_to(root / folder).as_posix()
+        if "_copier_conf" in source:
+            continue
         templated = source.endswith(suffix)
         target = source[: -len(suffix)] if templated else source
         parts = [env.from_string(part).render(answers) if "{" in part else part for part in target.split("/")]

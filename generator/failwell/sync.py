@@ -1,15 +1,17 @@
 """Bring a project in line with its freshly rendered files, never touching the person's code.
 
 Owned files (the `_generated/` folders and `failwell.schema.json`) are rewritten and their stale
-files removed. Everything else is seed: created when missing, never overwritten. `failwell.yaml`
-is the person's and is never written by `generate`.
+files removed. Everything else is seed: created once, then the person's, never overwritten; the
+manifest lists the seeds it handed over, so one the person deleted stays deleted (except a handler
+module, which the server imports: it is created again). `failwell.yaml` is the person's and is never
+written by `generate`.
 """
 
 from __future__ import annotations
 
 import difflib
 import io
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,9 +60,22 @@ def files(root: Path) -> dict[str, Path]:
     return dict(sorted(found.items()))
 
 
-def plan(rendered: Mapping[str, bytes], project: Path, package: str, tool_names: list[str]) -> Plan:
-    """Compare rendered files (project-relative POSIX path -> content) with the project on disk."""
+def is_needed(relative: str, package: str) -> bool:
+    """Whether a seed file is created again when missing: a handler module (the server imports it)."""
+    return relative.startswith(f"src/{package}/handlers/")
+
+
+def plan(
+    rendered: Mapping[str, bytes],
+    project: Path,
+    package: str,
+    tool_names: list[str],
+    handed_over: Collection[str] = (),
+) -> Plan:
+    """Compare rendered files (project-relative POSIX path -> content) with the project on disk; a missing
+    seed in `handed_over` (the seeds the last manifest lists) was deleted by the person and stays deleted."""
     result = Plan()
+    given = frozenset(handed_over)
     for relative, content in rendered.items():
         target = project / relative
         if relative == SPEC_FILE:
@@ -68,7 +83,7 @@ def plan(rendered: Mapping[str, bytes], project: Path, package: str, tool_names:
         if is_owned(relative, package):
             if not target.is_file() or target.read_bytes() != content:
                 result.write.append(relative)
-        elif not target.exists():
+        elif not target.exists() and (relative not in given or is_needed(relative, package)):
             result.create.append(relative)
     for root in owned_roots(package):
         for relative in files(project / root):
@@ -79,10 +94,26 @@ def plan(rendered: Mapping[str, bytes], project: Path, package: str, tool_names:
 
 
 def orphans(project: Path, package: str, tool_names: list[str]) -> list[str]:
-    """Handler modules whose tool is no longer in the spec: kept, and reported."""
+    """Handler modules whose tool is no longer in the spec, and the per-tool test files of such a tool
+    (`tests/test_<tool>.py` beside its handler, or one that still calls it by name): kept, and reported."""
+    tools = frozenset(tool_names)
     folder = project / "src" / package / "handlers"
     modules = sorted(folder.glob("*.py")) if folder.is_dir() else []
-    return [m.relative_to(project).as_posix() for m in modules if m.stem != "__init__" and m.stem not in tool_names]
+    gone = {m.stem for m in modules if m.stem != "__init__" and m.stem not in tools}
+    found = [f"src/{package}/handlers/{stem}.py" for stem in sorted(gone)]
+    for test in sorted((project / "tests").glob("test_*.py")):
+        tool = test.stem.removeprefix("test_")
+        if tool not in tools and (tool in gone or _calls(test, tool)):
+            found.append(f"tests/{test.name}")
+    return found
+
+
+def _calls(test: Path, tool: str) -> bool:
+    """Whether a test module calls `tool` by name, as the per-tool test failwell creates does."""
+    try:
+        return f'call_tool("{tool}"' in test.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def apply(plan: Plan, rendered: Mapping[str, bytes], project: Path) -> None:

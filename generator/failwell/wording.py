@@ -5,6 +5,7 @@ reports what is missing as warnings (errors with --strict)."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Set as AbstractSet
@@ -46,6 +47,9 @@ _VAGUE = re.compile(
     r"(?i)^\s*(error|failed|failure|bad request|invalid( input| request| argument)?|something went wrong"
     r"|an error (has )?occurred|internal (server )?error|unknown error|not found|oops|request failed)\s*[.!]?\s*$"
 )
+_SNAKE = re.compile(r"(?<![\w.{])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w}])")
+"""A word that looks like a tool name: snake_case with at least one underscore, outside placeholders."""
+_CALL_VERB = re.compile(r"(?i)\b(?:call|use|run|try|with)\s+(?:the\s+)?$")
 _INTERNAL_WORDS = re.compile(r"(?i)\b(traceback|stack ?trace|exception|errno|sqlstate|segfault|null pointer|stderr)\b")
 
 
@@ -78,6 +82,7 @@ def rows(data: dict[str, Any]) -> list[Row]:
     defaults = {**messages.default_messages(), **{k: " ".join(v.split()) for k, v in overrides.items()}}
     tool_names = set(data.get("tools", {}))
     default = default_deadline(float(data["server"].get("client_timeout_s", 60)))
+    prefixes = frozenset(name.split("_", 1)[0] for name in tool_names)
     out: list[Row] = []
     for tool, spec in sorted(data.get("tools", {}).items()):
         inputs = with_idempotency_key(spec)
@@ -88,7 +93,9 @@ def rows(data: dict[str, Any]) -> list[Row]:
         item_fields = set(batch_items.get("properties") or {})
         for name, failure in (spec.get("failures") or {}).items():
             owner = _Owner("tool", tool, effect, keyed, bool(spec.get("rerun_safe")))
-            out.append(_declared_row(owner, name, failure, inputs, example, defaults, tool_names, item_fields))
+            out.append(
+                _declared_row(owner, name, failure, inputs, example, defaults, tool_names, prefixes, item_fields)
+            )
         deadline = float(spec.get("deadline_s", default))
         out.extend(_runtime_rows(tool, effect, inputs, defaults, deadline, keyed))
         if keyed and not spec.get("rerun_safe"):
@@ -101,7 +108,7 @@ def rows(data: dict[str, Any]) -> list[Row]:
             fields = spec.get(section) or {}
             example = f.example_arguments(fields)
             for fname, failure in (spec.get("failures") or {}).items():
-                out.append(_declared_row(owner, fname, failure, fields, example, defaults, tool_names))
+                out.append(_declared_row(owner, fname, failure, fields, example, defaults, tool_names, prefixes))
             out.extend(_deadline_and_internal_rows(owner, defaults, float(spec.get("deadline_s", default))))
     return out
 
@@ -130,6 +137,7 @@ def _declared_row(
     example: dict[str, Any],
     defaults: dict[str, str],
     tool_names: set[str],
+    prefixes: frozenset[str],
     item_fields: AbstractSet[str] = frozenset(),
 ) -> Row:
     """The message of a declared failure, with example values for `fields` (inputs, params or arguments)."""
@@ -149,6 +157,7 @@ def _declared_row(
     named = {p for p in placeholders(template) if p in known}
     own = owner.name if owner.kind == "tool" else ""
     missing, problems = check(template, text, failure["class"], named, tool_names, own)
+    problems += unknown_tools(template, tool_names, prefixes, known)
     retryable = messages.is_retryable(failure["class"], effect, keyed)
     return Row(owner.name, name, failure["class"], text, retryable, changed, missing, problems, source, owner.kind)
 
@@ -222,6 +231,24 @@ def check(
     if len(text) > MAX_LENGTH:
         problems.append(("FW205", f"{len(text)} characters with example values; keep it under {MAX_LENGTH}"))
     return tuple(missing), tuple(problems)
+
+
+def unknown_tools(
+    template: str, tools: set[str], prefixes: frozenset[str], fields: set[str]
+) -> tuple[tuple[str, str], ...]:
+    """FW207 for each word of `template` that reads as a tool name the spec does not have: a snake_case word
+    after "call", "use", "run" or "try", or one that starts like the spec's tools (`tasks_serch`), and is
+    not an argument or field name. The sets are shared by every message, so this stays linear in tools."""
+    problems = []
+    for match in _SNAKE.finditer(template):
+        word = match.group(1)
+        if word in tools or word in fields:
+            continue
+        if word.split("_", 1)[0] in prefixes or _CALL_VERB.search(template[: match.start()]):
+            close = difflib.get_close_matches(word, sorted(tools), n=1)
+            hint = f"; did you mean {close[0]}?" if close else "; name one of the spec's tools"
+            problems.append(("FW207", f"names `{word}`, which is not a tool of this server{hint}"))
+    return tuple(problems)
 
 
 def lint_wording(doc: Document, data: dict[str, Any]) -> list[Diagnostic]:

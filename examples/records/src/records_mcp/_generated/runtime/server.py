@@ -268,7 +268,6 @@ class FailwellServer(BaseServer):
                 f"the {type(store).__name__} cannot be used ({redact_secrets(str(exc)) or type(exc).__name__}); "
                 "fix its location or address, or point the server at another one"
             ) from None
-        logger.info("store ready", extra={"store": type(store).__name__, "where": str(getattr(store, "path", ""))})
         for risk in await store.risks():
             logger.warning("store risk", extra={"store": type(store).__name__, "risk": risk})
 

@@ -48,6 +48,7 @@ def serve(
 
 async def _serve(server: FailwellServer, options: HttpOptions | None, verifier: TokenVerifier | None) -> None:
     await server.preflight()
+    logger.info("serving", extra=serving(server, "stdio" if options is None else "streamable HTTP"))
     if options is not None:
         from .http import serve_http
 
@@ -56,6 +57,15 @@ async def _serve(server: FailwellServer, options: HttpOptions | None, verifier: 
         from .stdio import serve_stdio
 
         await serve_stdio(server, server.drain_s())
+
+
+def serving(server: FailwellServer, transport: str) -> dict[str, str | int]:
+    """What the one start-up line on stderr says, once the store answered: the server, its tools, its transport
+    and its store (a SQLite file's path; never a URL, which may hold a password)."""
+    store = server.services.store
+    path = getattr(store, "path", None)
+    where = "none" if store is None else f"{type(store).__name__} {path}" if path is not None else type(store).__name__
+    return {"server": server.name, "tools": len(server.definitions), "transport": transport, "store": where}
 
 
 def parser(oauth: bool) -> argparse.ArgumentParser:

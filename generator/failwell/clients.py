@@ -1,0 +1,104 @@
+"""The MCP clients `failwell install` configures: where each keeps its configuration, per platform and scope,
+and the entry it expects for a stdio server.
+
+Sources (checked 2026-12):
+- Claude Desktop: `claude_desktop_config.json`, top-level `mcpServers` of `{command, args, env}`; macOS
+  `~/Library/Application Support/Claude/`, Windows `%APPDATA%\\Claude\\`, Linux `$XDG_CONFIG_HOME/Claude/`
+  (default `~/.config/Claude/`, where the Linux builds and FastMCP's `install claude-desktop` put it);
+  modelcontextprotocol.io/quickstart/user, FastMCP `cli/install/claude_desktop.py`.
+- Claude Code: user scope `~/.claude.json` top-level `mcpServers`, project scope `.mcp.json` at the project
+  root (checked in, shared), entries `{type: "stdio", command, args, env}`; code.claude.com/docs/en/mcp.
+- Cursor: user scope `~/.cursor/mcp.json` (`%USERPROFILE%\\.cursor\\mcp.json` on Windows), project scope
+  `.cursor/mcp.json`, top-level `mcpServers` of `{command, args, env}`; cursor.com/docs (MCP).
+- VS Code: workspace `.vscode/mcp.json` or the user profile's `mcp.json` (macOS `~/Library/Application
+  Support/Code/User/`, Windows `%APPDATA%\\Code\\User\\`, Linux `~/.config/Code/User/`), top-level `servers`
+  of `{type: "stdio", command, args, env}`; code.visualstudio.com/docs/copilot/reference/mcp-configuration.
+- `mcp-json`: no file; the `{"mcpServers": {...}}` document the others share (and the MCP Inspector's
+  `--config` reads), printed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import FailwellError
+from .launch import Launch
+
+Platform = Literal["darwin", "linux", "win32"]
+Scope = Literal["user", "project"]
+
+
+@dataclass(frozen=True)
+class Client:
+    """One client's configuration format."""
+
+    name: str
+    key: str
+    """The top-level key holding one entry per server."""
+    typed: bool
+    """Whether each entry says `"type": "stdio"`."""
+    scopes: tuple[Scope, ...]
+    """The scopes it has, the default first."""
+
+
+CLIENTS: dict[str, Client] = {
+    "claude-desktop": Client("Claude Desktop", "mcpServers", False, ("user",)),
+    "claude-code": Client("Claude Code", "mcpServers", True, ("user", "project")),
+    "cursor": Client("Cursor", "mcpServers", False, ("user", "project")),
+    "vscode": Client("VS Code", "servers", True, ("project", "user")),
+    "mcp-json": Client("an mcp.json", "mcpServers", False, ()),
+}
+
+
+def client(name: str) -> Client:
+    """The client called `name`; FailwellError listing the known ones."""
+    if name not in CLIENTS:
+        raise FailwellError(f"unknown client {name!r}; pick one of: {', '.join(CLIENTS)}")
+    return CLIENTS[name]
+
+
+def config_path(
+    name: str,
+    platform: Platform,
+    home: Path,
+    environ: Mapping[str, str],
+    project: Path,
+    scope: Scope | None = None,
+) -> Path:
+    """Where client `name` keeps its configuration on `platform`, for the user `home` and `environ`
+    (APPDATA, XDG_CONFIG_HOME), or in `project` for a project scope; FailwellError for a scope it lacks."""
+    chosen = client(name)
+    scope = scope or (chosen.scopes[0] if chosen.scopes else None)
+    if scope not in chosen.scopes:
+        kinds = " or ".join(chosen.scopes) or "no file"
+        raise FailwellError(f"{chosen.name} has no {scope} configuration; its scopes: {kinds}")
+    if name == "claude-desktop":
+        return _app_folder(platform, home, environ) / "Claude" / "claude_desktop_config.json"
+    if name == "claude-code":
+        return home / ".claude.json" if scope == "user" else project / ".mcp.json"
+    if name == "cursor":
+        return (home if scope == "user" else project) / ".cursor" / "mcp.json"
+    if scope == "project":
+        return project / ".vscode" / "mcp.json"
+    return _app_folder(platform, home, environ) / "Code" / "User" / "mcp.json"
+
+
+def _app_folder(platform: Platform, home: Path, environ: Mapping[str, str]) -> Path:
+    """The per-user application settings folder: Application Support, %APPDATA% or the XDG config home."""
+    if platform == "darwin":
+        return home / "Library" / "Application Support"
+    if platform == "win32":
+        return Path(environ["APPDATA"]) if environ.get("APPDATA") else home / "AppData" / "Roaming"
+    return Path(environ["XDG_CONFIG_HOME"]) if environ.get("XDG_CONFIG_HOME") else home / ".config"
+
+
+def entry(name: str, server: Launch) -> dict[str, Any]:
+    """The configuration entry client `name` reads to start `server`."""
+    found: dict[str, Any] = {"type": "stdio"} if client(name).typed else {}
+    found["command"] = server.command
+    found["args"] = list(server.args)
+    found["env"] = dict(sorted(server.env.items()))
+    return found

@@ -1,0 +1,103 @@
+"""How a client starts a project's server on stdio: the command, its arguments and the environment.
+
+A client (Claude Desktop, an IDE, the Inspector) starts the server from its own folder with its own short
+PATH, so everything is absolute: the console script the project installs (`<name>-mcp` in the project's
+`.venv`), or `uv run --directory <project> <name>-mcp` for a project that uses uv (it has a `uv.lock`).
+The environment holds the variables the server needs to start (an upstream's base URL, the Redis URL) and,
+with the SQLite store, an absolute store path: `FAILWELL_SQLITE_PATH`, by default under the project's
+`.failwell/` folder (which the generated .gitignore ignores), so the client, `failwell dev` and
+`failwell call` share one store.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import FailwellError
+from .locate import find_project
+from .model import SPEC_FILE, Project
+from .pipeline import load_project, read_spec
+
+STORE_ENV = "FAILWELL_SQLITE_PATH"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What starts one project's server on stdio."""
+
+    name: str
+    """The server's name: the key of its entry in a client's configuration."""
+    command: str
+    args: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    project: Path = Path(".")
+
+
+def console_script(project: Project) -> str:
+    """The command `pip install` puts on the venv's PATH (pyproject's `[project.scripts]`)."""
+    return f"{project.name}-mcp"
+
+
+def launch(
+    folder: Path,
+    given: Mapping[str, str] | None = None,
+    *,
+    uv: bool | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Launch:
+    """How to start the project at (or above) `folder`. Values come from `given` (`--env KEY=VALUE`), then
+    `environ` (default: this process's environment); FailwellError naming every needed variable with no
+    value. `uv`: None decides by the project's uv.lock."""
+    root = find_project(folder).resolve()
+    model = load_project(read_spec(root / SPEC_FILE), str(root / SPEC_FILE))
+    values = dict(os.environ if environ is None else environ)
+    given = dict(given or {})
+    env: dict[str, str] = {}
+    missing = []
+    for variable in model.environment:
+        if not variable.needed:
+            continue
+        value = given.get(variable.name, values.get(variable.name, ""))
+        if value:
+            env[variable.name] = value
+        else:
+            missing.append(f"{variable.name} ({variable.meaning})")
+    if missing:
+        raise FailwellError(
+            f"the server needs {', '.join(missing)} to start, and no value was given; pass --env NAME=VALUE "
+            "or set it in this shell; nothing was written"
+        )
+    if model.sqlite_path:
+        store = given.get(STORE_ENV) or values.get(STORE_ENV) or ""
+        configured = Path(model.sqlite_path).expanduser()
+        default = configured if configured.is_absolute() else root / ".failwell" / configured
+        env[STORE_ENV] = str(Path(store).expanduser().absolute() if store else default)
+    env.update((key, value) for key, value in given.items() if key not in env)
+    script = console_script(model)
+    if uv if uv is not None else (root / "uv.lock").is_file():
+        found = shutil.which("uv")
+        if found is None:
+            raise FailwellError("uv is not on PATH; install it (https://docs.astral.sh/uv/) or pass --no-uv")
+        return Launch(model.name, str(Path(found).absolute()), ("run", "--directory", str(root), script), env, root)
+    return Launch(model.name, str(installed_script(root, script)), (), env, root)
+
+
+def installed_script(root: Path, script: str) -> Path:
+    """The console script in the project's .venv (or, failing that, on PATH); FailwellError saying how to
+    install the project when there is none."""
+    bin_dir = root / ".venv" / ("Scripts" if sys.platform == "win32" else "bin")
+    for candidate in (bin_dir / f"{script}.exe", bin_dir / script):
+        if candidate.is_file():
+            return candidate
+    found = shutil.which(script)
+    if found is not None:
+        return Path(found).absolute()
+    raise FailwellError(
+        f"{script} is not installed: run `python3 -m venv .venv && .venv/bin/pip install -e .` in {root} "
+        "(or use uv: `uv sync`, then pass --uv); nothing was written"
+    )

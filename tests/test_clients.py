@@ -1,0 +1,188 @@
+"""From a generated project to a server running in a real client: a project made with `failwell new` and
+installed into its own venv, its entry written by `failwell install` into a temporary home, and that very
+entry launched by the MCP Inspector's CLI as a desktop client launches it (its command, args and env and
+nothing else: an empty environment, a short PATH, another working folder), which lists and calls its tools.
+(`@modelcontextprotocol/inspector-cli` 1.0.3 has no `--config`; the Inspector launcher that reads one,
+which `failwell dev` runs, needs Node 22.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import venv
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_conformance import inspect
+
+from conftest import BIN, EXAMPLES, REPO, copy_project
+from failwell.inspector import INSPECTOR
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The tasks example (a generated project, handlers written), installed as its README says."""
+    root = copy_project(EXAMPLES / "tasks", tmp_path_factory.mktemp("clients") / "tasks")
+    venv.EnvBuilder(with_pip=True).create(root / ".venv")
+    pip = [str(root / ".venv" / "bin" / "python"), "-m", "pip", "install", "-q", "-e", str(root)]
+    installed = subprocess.run(pip, capture_output=True, text=True, timeout=600)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    yield root
+
+
+TOOLS = ["tasks_close", "tasks_create", "tasks_get", "tasks_search"]
+
+
+def home_env(home: Path) -> dict[str, str]:
+    """A user whose home is `home`: every client's file lands inside it."""
+    env = {key: value for key, value in os.environ.items() if key not in ("XDG_CONFIG_HOME", "APPDATA")}
+    return {**env, "HOME": str(home)}
+
+
+def run_failwell(
+    *args: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / "failwell"), *map(str, args)],
+        cwd=cwd,
+        env=env or dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def as_a_client_starts_it(entry: dict[str, Any], home: Path) -> list[str]:
+    """The inspector's target for a configuration entry: its command, args and env, in an emptied environment."""
+    assert Path(entry["command"]).is_absolute()
+    env = [f"{key}={value}" for key, value in entry.get("env", {}).items()]
+    return ["env", "-i", "PATH=/usr/bin:/bin", f"HOME={home}", *env, entry["command"], *entry.get("args", [])]
+
+
+def tools_of(listed: Any) -> list[str]:
+    return sorted(tool["name"] for tool in listed["tools"])
+
+
+@pytest.mark.parametrize("client", ["claude-desktop", "claude-code", "cursor", "vscode"])
+def test_the_written_file_starts_the_server_in_the_inspector(project: Path, tmp_path: Path, client: str) -> None:
+    home = tmp_path / "home"
+    done = run_failwell("install", client, env=home_env(home), cwd=project / "src")
+    assert done.returncode == 0, done.stderr
+    written = {
+        "claude-desktop": home / ".config" / "Claude" / "claude_desktop_config.json",
+        "claude-code": home / ".claude.json",
+        "cursor": home / ".cursor" / "mcp.json",
+        "vscode": project / ".vscode" / "mcp.json",
+    }[client]
+    entry = json.loads(written.read_text())["servers" if client == "vscode" else "mcpServers"]["tasks"]
+    assert entry["command"] == str(project.resolve() / ".venv" / "bin" / "tasks-mcp")
+    assert entry["env"]["FAILWELL_SQLITE_PATH"] == str(project.resolve() / ".failwell" / "tasks.sqlite3")
+
+    target = as_a_client_starts_it(entry, home)
+    code, listed = inspect(target, "--method", "tools/list")
+    assert code == 0, listed
+    assert tools_of(listed) == TOOLS
+    code, good = inspect(target, "--method", "tools/call", "--tool-name", "tasks_get", "--tool-arg", "ref=T-1")
+    assert code == 0 and good.get("isError") is not True
+    assert good["structuredContent"]["title"] == "Draft the release notes"
+    code, failed = inspect(target, "--method", "tools/call", "--tool-name", "tasks_get", "--tool-arg", "ref=X")
+    assert code == 0 and failed["isError"] is True
+    assert failed["_meta"]["dev.failwell/error"]["class"] == "invalid_input"
+
+
+def test_tools_lists_them_over_stdio(project: Path) -> None:
+    listed = run_failwell("tools", "--project", project)
+    assert listed.returncode == 0, listed.stderr
+    assert [line.split("(", 1)[0] for line in listed.stdout.splitlines()] == TOOLS
+    assert "tasks_get(ref): Read one task" in listed.stdout
+    as_json = json.loads(run_failwell("tools", "--json", cwd=project / "tests").stdout)
+    assert as_json[0]["inputSchema"]["additionalProperties"] is False
+
+
+def test_call_prints_the_result_is_error_and_the_envelope(project: Path) -> None:
+    good = run_failwell("call", "tasks_get", "ref=T-1", cwd=project)
+    assert good.returncode == 0, good.stderr
+    assert good.stdout.startswith("isError: false\n")
+    assert '"title": "Draft the release notes"' in good.stdout.split("structuredContent: ", 1)[1]
+    failed = run_failwell("call", "tasks_get", "ref=T-9", cwd=project)
+    assert failed.returncode == 1
+    lines = failed.stdout.splitlines()
+    assert lines[0] == "isError: true" and lines[1].startswith("No task T-9. Refs look like T-1.")
+    envelope = json.loads(failed.stdout.split("_meta: ", 1)[1])["dev.failwell/error"]
+    assert (envelope["class"], envelope["failure"], envelope["retryable"]) == ("not_found", "task_missing", False)
+    typed = run_failwell("call", "tasks_search", "query=release", "limit=500", cwd=project)
+    assert typed.returncode == 1 and "`limit` received 500 (an integer)" in typed.stdout, "limit=500 is a number"
+    unknown = run_failwell("call", "tasks_delete", "ref=T-1", cwd=project)
+    assert unknown.returncode == 1 and "JSON-RPC error -32602: Unknown tool: tasks_delete" in unknown.stderr
+
+
+def test_dev_runs_the_inspector_on_the_entry_install_writes(project: Path, tmp_path: Path) -> None:
+    shown = run_failwell("dev", "--print", cwd=project)
+    assert shown.returncode == 0, shown.stderr
+    config = project.resolve() / ".failwell" / "mcp.json"
+    argv = shlex.split(shown.stdout)
+    assert Path(argv[0]).name == "npx" and argv[1:] == ["-y", INSPECTOR, "--config", str(config), "--server", "tasks"]
+    assert config.read_text() == run_failwell("install", "mcp-json", cwd=project).stdout
+    entry = json.loads(config.read_text())["mcpServers"]["tasks"]
+    code, listed = inspect(as_a_client_starts_it(entry, tmp_path), "--method", "tools/list")
+    assert code == 0 and tools_of(listed) == TOOLS
+
+
+def test_the_generated_readmes_entry_starts_the_server(project: Path, tmp_path: Path) -> None:
+    readme = (REPO / "tests" / "golden" / "tasks" / "README.md").read_text()
+    block = readme[readme.index("## Running it in a client") :].split("```json\n", 1)[1].split("```", 1)[0]
+    entry = json.loads(block.replace("/absolute/path/to/project", str(project.resolve())))["mcpServers"]["tasks"]
+    code, listed = inspect(as_a_client_starts_it(entry, tmp_path), "--method", "tools/list")
+    assert code == 0 and tools_of(listed) == TOOLS
+    started = subprocess.run(
+        [entry["command"]],
+        env={**entry["env"], "PATH": "/usr/bin:/bin"},
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    (line,) = started.stderr.splitlines()
+    assert json.loads(line) == {
+        "level": "info",
+        "logger": "failwell",
+        "event": "serving",
+        "server": "tasks",
+        "tools": 4,
+        "transport": "stdio",
+        "store": f"SQLiteStore {entry['env']['FAILWELL_SQLITE_PATH']}",
+    }
+
+
+def test_a_new_user_goes_from_failwell_new_to_a_call_in_the_inspector(tmp_path: Path) -> None:
+    """The README's own lines, run as written in a fresh folder and home: new, venv, install, tests, install
+    the client's entry; then the Inspector starts the server from that file and a tool call is answered."""
+    readme = (REPO / "README.md").read_text()
+    block = readme[readme.index("## Using it") :].split("```sh\n", 1)[1].split("```", 1)[0]
+    wanted = ("failwell new my-server  ", "cd my-server && ", "failwell install claude-desktop")
+    lines = [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.startswith(wanted)]
+    assert len(lines) == 3, block
+    home = tmp_path / "home"
+    env = {**home_env(home), "PATH": f"{BIN}:/usr/bin:/bin", "PIP_QUIET": "1"}
+    ran = subprocess.run(
+        ["bash", "-e", "-c", " && ".join(lines)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
+    )
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+    assert " passed" in ran.stdout
+    written = home / ".config" / "Claude" / "claude_desktop_config.json"
+    entry = json.loads(written.read_text())["mcpServers"]["my-server"]
+    assert entry["command"] == str((tmp_path / "my-server" / ".venv" / "bin" / "my-server-mcp").resolve())
+    target = as_a_client_starts_it(entry, home)
+    code, listed = inspect(target, "--method", "tools/list")
+    assert code == 0 and tools_of(listed) == ["notes_add", "notes_get"]
+    code, answered = inspect(target, "--method", "tools/call", "--tool-name", "notes_get", "--tool-arg", "note_id=N-1")
+    assert code == 0 and answered["isError"] is True, "the starter's handler is a stub: an internal error, answered"
+    assert answered["_meta"]["dev.failwell/error"]["class"] == "internal"
+    assert answered["content"][0]["text"].count("ERR-") == 1

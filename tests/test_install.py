@@ -1,0 +1,209 @@
+"""`failwell install CLIENT`, in-process: each client's file at its place per platform, in a temporary home,
+in each client's documented format; every other key kept; a different entry refused unless forced; an atomic
+write with a backup; a dry run that writes nothing; a needed variable with no value named."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import EXAMPLES, REPO
+from failwell import FailwellError, new
+from failwell.cli import app
+from failwell.clients import config_path, entry
+from failwell.install import document, install
+from failwell.launch import STORE_ENV, Launch, launch
+
+HOME = Path("/home/ada")
+PROJECT = Path("/work/notes")
+
+WHERE = {
+    ("claude-desktop", "darwin", None): "/home/ada/Library/Application Support/Claude/claude_desktop_config.json",
+    ("claude-desktop", "linux", None): "/home/ada/.config/Claude/claude_desktop_config.json",
+    ("claude-desktop", "win32", None): "/appdata/Claude/claude_desktop_config.json",
+    ("claude-code", "linux", None): "/home/ada/.claude.json",
+    ("claude-code", "win32", "user"): "/home/ada/.claude.json",
+    ("claude-code", "darwin", "project"): "/work/notes/.mcp.json",
+    ("cursor", "darwin", None): "/home/ada/.cursor/mcp.json",
+    ("cursor", "win32", None): "/home/ada/.cursor/mcp.json",
+    ("cursor", "linux", "project"): "/work/notes/.cursor/mcp.json",
+    ("vscode", "linux", None): "/work/notes/.vscode/mcp.json",
+    ("vscode", "darwin", "user"): "/home/ada/Library/Application Support/Code/User/mcp.json",
+    ("vscode", "linux", "user"): "/home/ada/.config/Code/User/mcp.json",
+    ("vscode", "win32", "user"): "/appdata/Code/User/mcp.json",
+}
+
+
+@pytest.mark.parametrize(("client", "platform", "scope"), sorted(WHERE, key=str))
+def test_each_clients_file_is_where_it_looks(client: str, platform: str, scope: str | None) -> None:
+    environ = {"APPDATA": "/appdata"} if platform == "win32" else {}
+    where = config_path(client, platform, HOME, environ, PROJECT, scope)  # type: ignore[arg-type]
+    assert where.as_posix() == WHERE[(client, platform, scope)]
+
+
+def test_the_platform_folders_follow_the_environment() -> None:
+    xdg = config_path("claude-desktop", "linux", HOME, {"XDG_CONFIG_HOME": "/xdg"}, PROJECT)
+    assert xdg.as_posix() == "/xdg/Claude/claude_desktop_config.json"
+    roaming = config_path("claude-desktop", "win32", HOME, {}, PROJECT)
+    assert roaming.as_posix() == "/home/ada/AppData/Roaming/Claude/claude_desktop_config.json"
+    with pytest.raises(FailwellError, match="Claude Desktop has no project configuration"):
+        config_path("claude-desktop", "darwin", HOME, {}, PROJECT, "project")
+
+
+SERVER = Launch("notes", "/work/notes/.venv/bin/notes-mcp", (), {STORE_ENV: "/work/notes/.failwell/notes.sqlite3"})
+
+
+def test_entries_follow_each_clients_format() -> None:
+    plain = {"command": SERVER.command, "args": [], "env": SERVER.env}
+    assert entry("claude-desktop", SERVER) == entry("cursor", SERVER) == plain
+    assert entry("claude-code", SERVER) == entry("vscode", SERVER) == {"type": "stdio", **plain}
+
+
+@pytest.mark.parametrize("platform", ["darwin", "linux", "win32"])
+def test_install_keeps_every_other_key_and_backs_up(tmp_path: Path, platform: str) -> None:
+    home = tmp_path / "home"
+    path = config_path("claude-desktop", platform, home, {"APPDATA": str(home / "AppData" / "Roaming")}, PROJECT)  # type: ignore[arg-type]
+    path.parent.mkdir(parents=True)
+    mine = {"globalShortcut": "Ctrl+Space", "mcpServers": {"other": {"command": "npx", "args": ["-y", "x"]}}}
+    path.write_text(json.dumps(mine, indent=4))
+    path.chmod(0o600)
+    before = path.read_bytes()
+
+    change = install("claude-desktop", SERVER, path)
+    assert change.status == "updated" and change.backup == path.with_name(path.name + ".bak")
+    assert change.backup.read_bytes() == before
+    written = json.loads(path.read_text())
+    assert list(written) == ["globalShortcut", "mcpServers"] and written["globalShortcut"] == "Ctrl+Space"
+    assert written["mcpServers"] == {**mine["mcpServers"], "notes": entry("claude-desktop", SERVER)}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
+    assert install("claude-desktop", SERVER, path).status == "unchanged"
+
+
+def test_a_different_entry_is_refused_unless_forced(tmp_path: Path) -> None:
+    path = tmp_path / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text('{"mcpServers": {"notes": {"command": "/opt/other/notes"}}}\n')
+    before = path.read_bytes()
+    with pytest.raises(FailwellError, match=r"already has a server called 'notes' that starts something else"):
+        install("cursor", SERVER, path)
+    assert path.read_bytes() == before and not path.with_name("mcp.json.bak").exists()
+    install("cursor", SERVER, path, force=True)
+    assert json.loads(path.read_text())["mcpServers"]["notes"]["command"] == SERVER.command
+    assert path.with_name("mcp.json.bak").read_bytes() == before
+
+
+def test_a_dry_run_writes_nothing_and_shows_the_diff(tmp_path: Path) -> None:
+    path = tmp_path / ".vscode" / "mcp.json"
+    change = install("vscode", SERVER, path, dry_run=True)
+    assert change.status == "created" and not path.exists()
+    assert '+  "servers": {' in change.diff and '+      "type": "stdio",' in change.diff
+
+
+@pytest.mark.parametrize("text", ["{ // a comment\n}", "[1]", '{"servers": []}'])
+def test_a_file_it_cannot_read_as_json_is_never_overwritten(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(text)
+    with pytest.raises(FailwellError, match="nothing was written"):
+        install("vscode", SERVER, path)
+    assert path.read_text() == text
+
+
+def installed(project: Path, script: str) -> Path:
+    """Where `pip install -e .` puts the project's console script (an empty stand-in: only its path is read)."""
+    path = project / ".venv" / "bin" / script
+    path.parent.mkdir(parents=True)
+    path.write_text("")
+    return path
+
+
+def test_launch_names_a_needed_variable_and_writes_nothing(tmp_path: Path) -> None:
+    new(tmp_path / "weather", EXAMPLES / "weather" / "failwell.yaml")
+    installed(tmp_path / "weather", "weather-mcp")
+    with pytest.raises(FailwellError, match=r"needs FORECAST_API_URL \(the base URL of the `forecast_api` upstream\)"):
+        launch(tmp_path / "weather", environ={})
+    found = launch(tmp_path / "weather", {"FORECAST_API_URL": "http://127.0.0.1:9"}, environ={})
+    assert found.env == {"FORECAST_API_URL": "http://127.0.0.1:9"}
+    assert launch(tmp_path / "weather", environ={"FORECAST_API_URL": "http://x"}).env["FORECAST_API_URL"] == "http://x"
+
+
+def test_launch_is_absolute_with_the_store_in_the_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    new(tmp_path / "notes", name="notes")
+    script = installed(tmp_path / "notes", "notes-mcp")
+    monkeypatch.chdir(tmp_path / "notes" / "src")
+    found = launch(Path("."), environ={})
+    assert (found.name, found.command, found.args) == ("notes", str(script.resolve()), ())
+    assert found.env == {STORE_ENV: str((tmp_path / "notes" / ".failwell" / "notes.sqlite3").resolve())}
+    assert ".failwell/" in (tmp_path / "notes" / ".gitignore").read_text().splitlines()
+
+
+def test_the_cli_writes_into_the_home_and_prints_mcp_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    new(tmp_path / "notes", name="notes")
+    installed(tmp_path / "notes", "notes-mcp")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home" / ".config"))
+    runner = CliRunner()
+    printed = runner.invoke(app, ["install", "mcp-json", "--project", str(tmp_path / "notes")])
+    assert printed.exit_code == 0, printed.stderr
+    assert list(json.loads(printed.stdout)["mcpServers"]) == ["notes"]
+    dry = runner.invoke(app, ["install", "claude-code", "--project", str(tmp_path / "notes"), "--dry-run"])
+    assert dry.exit_code == 0 and "+++ b/.claude.json" in dry.stdout and "nothing was written" in dry.stderr
+    assert not (tmp_path / "home" / ".claude.json").exists()
+    done = runner.invoke(app, ["install", "claude-code", "--project", str(tmp_path / "notes"), "--name", "mine"])
+    assert done.exit_code == 0, done.stderr
+    assert "restart Claude Code" in done.stderr
+    assert list(json.loads((tmp_path / "home" / ".claude.json").read_text())["mcpServers"]) == ["mine"]
+    bad = runner.invoke(app, ["install", "zed", "--project", str(tmp_path / "notes")])
+    assert bad.exit_code == 1 and "unknown client 'zed'" in bad.stderr
+    assert os.environ["HOME"] == str(tmp_path / "home")
+
+
+def json_blocks(markdown: str, after: str = "") -> list[Any]:
+    """The ```json blocks of a Markdown text (from the heading `after` on), parsed."""
+    text = markdown[markdown.index(after) :] if after else markdown
+    return [json.loads(block) for block in re.findall(r"```json\n(.*?)```", text, re.S)]
+
+
+def stand_in_project(tmp_path: Path, example: str) -> Path:
+    """A generated example with the console script `pip install -e .` would put in its .venv."""
+    project = new_project(tmp_path / example, EXAMPLES / example / "failwell.yaml")
+    installed(project, f"{example}-mcp")
+    return project
+
+
+def new_project(dest: Path, spec: Path) -> Path:
+    new(dest, spec)
+    return dest
+
+
+def test_the_readmes_show_the_entry_install_writes(tmp_path: Path) -> None:
+    project = stand_in_project(tmp_path, "tasks")
+    written = json.loads(document("mcp-json", launch(project, environ={})))
+    readme = (REPO / "README.md").read_text()
+    (shown,) = json_blocks(readme[readme.index("## In a client") : readme.index("## The spec")])
+    path = str(project.resolve())
+    assert json.loads(json.dumps(shown).replace("/absolute/path/to/tasks", path)) == written
+    generated, uv = json_blocks((project / "README.md").read_text(), "## Running it in a client")
+    assert json.loads(json.dumps(generated).replace("/absolute/path/to/project", path)) == written
+    assert uv["servers"]["tasks"]["args"] == ["run", "--directory", "/absolute/path/to/project", "tasks-mcp"]
+    assert uv["servers"]["tasks-uvx"]["args"] == ["--from", "/absolute/path/to/project", "tasks-mcp"]
+    assert {entry["type"] for entry in uv["servers"].values()} == {"stdio"}
+
+
+def test_the_generated_readme_names_the_variables_a_server_needs(tmp_path: Path) -> None:
+    project = stand_in_project(tmp_path, "weather")
+    (generated, _) = json_blocks((project / "README.md").read_text(), "## Running it in a client")
+    env = generated["mcpServers"]["weather"]["env"]
+    assert list(env) == ["FORECAST_API_URL"] and env["FORECAST_API_URL"].startswith("https://")
+    with pytest.raises(FailwellError) as raised:
+        launch(project, environ={})
+    readme = " ".join((REPO / "README.md").read_text().split())
+    quoted = readme.split('in examples/weather: "', 1)[1].split('; ..."', 1)[0]
+    assert raised.value.message.startswith(quoted + ";")

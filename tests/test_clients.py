@@ -156,6 +156,8 @@ def test_the_generated_readmes_entry_starts_the_server(project: Path, tmp_path: 
         "event": "serving",
         "server": "tasks",
         "tools": 4,
+        "resources": 1,
+        "prompts": 1,
         "transport": "stdio",
         "store": f"SQLiteStore {entry['env']['FAILWELL_SQLITE_PATH']}",
     }

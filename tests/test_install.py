@@ -55,6 +55,8 @@ def test_the_platform_folders_follow_the_environment() -> None:
     assert roaming.as_posix() == "/home/ada/AppData/Roaming/Claude/claude_desktop_config.json"
     with pytest.raises(FailwellError, match="Claude Desktop has no project configuration"):
         config_path("claude-desktop", "darwin", HOME, {}, PROJECT, "project")
+    with pytest.raises(FailwellError, match="--scope 'global': pick user or project"):
+        config_path("cursor", "linux", HOME, {}, PROJECT, "global")
 
 
 SERVER = Launch("notes", "/work/notes/.venv/bin/notes-mcp", (), {STORE_ENV: "/work/notes/.failwell/notes.sqlite3"})

@@ -12,13 +12,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperArgument, TyperCommand
 
 from . import FailwellError, Result, generate, new, review, schema, validate
-from .clients import CLIENTS, Platform, Scope, client, config_path
+from .clients import Platform, client, config_path
 from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE
 from .expand import main as expand_main
 from .inspector import command as inspector_command
@@ -299,22 +299,18 @@ def install_command(
     """
 
     def action() -> None:
+        chosen = client(client_name)
         server = _launch(project, env, uv)
         if name:
             server = replace(server, name=name)
-        client(client_name)
         if client_name == "mcp-json":
             typer.echo(document(client_name, server), nl=False)
             return
-        if scope not in (None, "user", "project"):
-            raise FailwellError(f"--scope {scope!r}: pick user or project")
-        path = config_path(
-            client_name, _platform(), Path.home(), os.environ, server.project, cast("Scope | None", scope)
-        )
+        path = config_path(client_name, _platform(), Path.home(), os.environ, server.project, scope)
         change = install(client_name, server, path, force=force, dry_run=dry_run)
         if change.diff:
             typer.echo(change.diff, nl=False)
-        label = CLIENTS[client_name].name
+        label = chosen.name
         if change.status == "unchanged":
             typer.echo(f"failwell: {path} already starts {server.name} this way; nothing to do", err=True)
         elif dry_run:

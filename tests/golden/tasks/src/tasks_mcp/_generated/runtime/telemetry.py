@@ -222,16 +222,22 @@ def _attributes(ctx: Any, method: str, target: str | None, declared: bool) -> tu
 
 
 def _raised(span: trace.Span, exc: BaseException) -> str:
-    """Mark the span with a raised error, as the SDK does: a JSON-RPC error's code, else the exception's type
-    (its text only on the span, never on a metric)."""
+    """Mark the span with a raised error, as the SDK does: a JSON-RPC error's code (a resource's or prompt's
+    failure: its class, from the envelope in its `data`), else the exception's type (its text only on the span,
+    never on a metric)."""
     if isinstance(exc, MCPError | ValidationError):
         code = str(exc.error.code) if isinstance(exc, MCPError) else "-32602"
-        span.set_attributes({"error.type": code, "rpc.response.status_code": code})
+        data = exc.error.data if isinstance(exc, MCPError) else None
+        failure_class = data.get("class") if isinstance(data, dict) and "failure" in data else None
+        error = failure_class if isinstance(failure_class, str) else code
+        span.set_attributes({"error.type": error, "rpc.response.status_code": code})
+        if error != code:
+            span.set_attribute("failwell.failure.class", error)
         # pydantic's text carries client input, so a validation error says only what kind it is
         span.set_status(
             StatusCode.ERROR, exc.error.message if isinstance(exc, MCPError) else "Invalid request parameters"
         )
-        return code
+        return error
     if not isinstance(exc, Exception):
         return type(exc).__qualname__  # a cancellation: not the server's error, and not marked on the span
     span.set_attribute("error.type", type(exc).__qualname__)

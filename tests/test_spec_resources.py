@@ -217,8 +217,8 @@ CASES = [
     ),
     (
         replace("mime_type: application/json", "mime_type: json"),
-        'spec.yaml:15:16: FW013 `resources.task.mime_type` is "json", which does not match '
-        "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$",
+        'spec.yaml:15:16: FW013 `resources.task.mime_type` is "json", which is not a MIME type: write type/subtype '
+        "with optional ; name=value parameters, such as application/json or text/plain; charset=utf-8",
     ),
     (
         replace("deadline_s: 10", "deadline_s: 60"),

@@ -289,7 +289,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         rate_limit=_rate_limit(server.get("rate_limit")),
         idempotency_ttl_s=number(float(server.get("idempotency_ttl_s", 86_400))),
         environment=_environment(data, store if needs_store else "", name),
-        tool_names_line=fitted("TOOL_NAMES = ", [name for name, _ in tool_specs], "", 0),
+        tool_names_line=fitted("TOOL_NAMES: list[str] = ", [name for name, _ in tool_specs], "", 0),
         auth=auth is not None,
         tokens_env=auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV),
         tokens_env_literal=string(auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV)),
@@ -576,6 +576,10 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
     outside = next(((n, v) for n, v in violations if v[0] and (kind == "prompt" or v[1] != "")), None)
     if wrong_value is None and outside is not None:
         wrong, wrong_value = outside[0], outside[1][1]
+    if kind == "resource" and wrong_value is None:
+        # A URI holds no null: refuse a boolean with a word, and test no refusal when every part takes any text.
+        boolean = next((n for n, s in fields.items() if f.json_type(s) == "boolean"), "")
+        wrong, wrong_value = (boolean, "not a boolean") if boolean else ("", None)
     missing = next((n for n, s in fields.items() if f.is_required(s)), "") if kind == "prompt" else ""
     uri = spec.get("uri", "")
     example_uri = uri

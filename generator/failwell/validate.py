@@ -122,6 +122,11 @@ def _diagnose(doc: Document, error: ValidationError) -> list[Diagnostic]:
         return [doc.diagnostic(path, code, message)]
     if error.validator == "pattern":
         message = f"{where} is {json.dumps(instance)}, which does not match {expected}"
+        if path and path[-1] == "mime_type":
+            message = (
+                f"{where} is {json.dumps(instance)}, which is not a MIME type: write type/subtype with optional "
+                "; name=value parameters, such as application/json or text/plain; charset=utf-8"
+            )
         return [doc.diagnostic(path, "FW013", message)]
     message = f"{where}: {error.message}"
     return [doc.diagnostic(path, "FW014", message)]

@@ -21,7 +21,7 @@ HEADERS = {
     "mcp-protocol-version": "2025-11-25",
 }
 LIST = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
-TOOL_NAMES = ["records_accounts", "records_import", "records_transfer"]
+TOOL_NAMES: list[str] = ["records_accounts", "records_import", "records_transfer"]
 OPTIONS = HttpOptions()
 
 

@@ -24,7 +24,7 @@ VALID: dict[str, Any] = {}
 async def test_unknown_extra_argument_is_named() -> None:
     outcome = await call_tool(tool.NAME, {**VALID, "unexpected_argument": 1}, never_called)
     assert outcome.is_error
-    assert "`unexpected_argument` is not an argument of records_accounts" in outcome.text
+    assert f"`unexpected_argument` is not an argument of {tool.NAME}" in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
 
 

@@ -22,7 +22,7 @@ HEADERS = {
     "mcp-protocol-version": "2025-11-25",
 }
 LIST = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
-TOOL_NAMES = ["tasks_close", "tasks_create", "tasks_get", "tasks_search"]
+TOOL_NAMES: list[str] = ["tasks_close", "tasks_create", "tasks_get", "tasks_search"]
 TOKEN = "generated-test-token-5f2c9a"
 EXPIRED = "generated-test-token-expired"
 VERIFIER = StaticTokens(

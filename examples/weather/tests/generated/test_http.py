@@ -20,7 +20,7 @@ HEADERS = {
     "mcp-protocol-version": "2025-11-25",
 }
 LIST = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
-TOOL_NAMES = ["weather_forecast", "weather_places"]
+TOOL_NAMES: list[str] = ["weather_forecast", "weather_places"]
 OPTIONS = HttpOptions()
 
 

@@ -21,7 +21,7 @@ HEADERS = {
     "mcp-protocol-version": "2025-11-25",
 }
 LIST = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
-TOOL_NAMES = ["refund_order", "refund_status"]
+TOOL_NAMES: list[str] = ["refund_order", "refund_status"]
 OPTIONS = HttpOptions()
 
 

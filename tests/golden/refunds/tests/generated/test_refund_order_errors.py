@@ -76,7 +76,7 @@ async def test_value_outside_the_constraints_is_named() -> None:
 async def test_unknown_extra_argument_is_named() -> None:
     outcome = await call_tool(tool.NAME, {**VALID, "unexpected_argument": 1}, never_called)
     assert outcome.is_error
-    assert "`unexpected_argument` is not an argument of refund_order" in outcome.text
+    assert f"`unexpected_argument` is not an argument of {tool.NAME}" in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
 
 

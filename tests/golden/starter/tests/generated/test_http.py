@@ -21,7 +21,7 @@ HEADERS = {
     "mcp-protocol-version": "2025-11-25",
 }
 LIST = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
-TOOL_NAMES = ["notes_add", "notes_get"]
+TOOL_NAMES: list[str] = ["notes_add", "notes_get"]
 OPTIONS = HttpOptions()
 
 

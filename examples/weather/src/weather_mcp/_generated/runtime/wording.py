@@ -110,7 +110,8 @@ def argument_problem(tool: str, accepts: dict[str, str], path: str, kind: str, r
         prefix = f"{parent}." if parent else ""
         names = [key[len(prefix) :] for key in accepts if key.startswith(prefix)]
         known = ", ".join(name for name in names if name and not re.search(r"[.\[]", name)) or "none"
-        return f"`{path}` is not an argument of {tool}; remove it. The accepted arguments are: {known}."
+        of = "t" + tool[1:] if tool.startswith("The ") else tool  # a resource or prompt's label, mid-sentence
+        return f"`{path}` is not an argument of {of}; remove it. The accepted arguments are: {known}."
     return f"`{path}` received {shown(received)}, but it accepts {accepted}."
 
 

@@ -40,7 +40,6 @@ from mcp.types import (
     Tool,
     ToolsCapability,
 )
-from pydantic import ValidationError
 
 from .call import is_cancellation, run_tool
 from .callers import caller_name, caller_of
@@ -49,6 +48,7 @@ from .config import ConfigurationError
 from .contracts import CancelRelay, RateLimit, Services, Store, ToolDefinition, UpstreamBinder
 from .idempotency import GRACE_S
 from .inflight import InFlight
+from .params import NamedInvalidParams
 from .prompts import PromptDefinition
 from .reads import run_read
 from .resources import ResourceDefinition, page, unknown_resource
@@ -58,60 +58,6 @@ from .sdk import BaseServer, cancel_mark
 from .telemetry import TelemetryMiddleware
 
 logger = logging.getLogger("failwell")
-
-
-_EXPECTED = {
-    "missing": "is required but was not given",
-    "string_type": "must be a string",
-    "dict_type": "must be an object",
-    "model_type": "must be an object",
-    "model_attributes_type": "must be an object",
-    "int_type": "must be an integer",
-    "list_type": "must be an array",
-    "bool_type": "must be a boolean",
-    "literal_error": "is not one of the values it takes",
-}
-
-
-def _json_type(value: object) -> str:
-    """The JSON type of a value from the wire, as a client would name it."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
-
-
-def _shown_path(loc: tuple[int | str, ...]) -> str:
-    """A pydantic error's location as a dotted path of the request's JSON, without the models' union tags."""
-    parts = (str(part) for part in loc)
-    return ".".join(part for part in parts if not part[:1].isupper() and not part.startswith(("function-", "lax-")))
-
-
-class NamedInvalidParams:
-    """A request whose params the SDK's models refuse is -32602 naming the first field refused and what it must be,
-    where the SDK would answer only "Invalid request parameters" (and never pydantic's text)."""
-
-    async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
-        try:
-            return await call_next(ctx)
-        except ValidationError as exc:
-            errors = exc.errors(include_url=False, include_context=False)
-            paths = [_shown_path(error["loc"]) for error in errors]
-            kind, received = (errors[0]["type"], errors[0].get("input")) if errors else ("", None)
-            expected = _EXPECTED.get(kind, "has a value this method does not take")
-            said = f"{expected}." if kind == "missing" else f"{expected}, not {_json_type(received)}."
-            message = (
-                f"Invalid request parameters: `{paths[0]}` {said}"
-                if paths and paths[0]
-                else "Invalid request parameters."
-            )
-            data = {"method": ctx.method, "fields": sorted(set(paths))}
-            raise MCPError(code=INVALID_PARAMS, message=message, data=data) from None
 
 
 class FailwellServer(BaseServer):

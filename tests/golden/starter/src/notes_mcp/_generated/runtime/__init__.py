@@ -2,7 +2,9 @@
 """The failwell runtime, vendored: the same in every project, one concern per module.
 
 Calling a tool, in the order a call meets them:
-    server.py       FailwellServer: lists the tools, answers an unknown one (-32602), hands calls on
+    server.py       FailwellServer: serves exactly what it declares, answers an unknown name (-32602), hands on
+    params.py       request params the SDK's models refuse: -32602 naming the field and what it must be
+    inflight.py     the calls in flight, so a client's cancel finds its call (on another replica too)
     call.py         one call: scopes, validation, limits, the key, the handler inside the error boundary
     callers.py      who is calling, and whether its token grants a tool's scopes
     limits.py       rate limits in the store
@@ -12,6 +14,10 @@ Calling a tool, in the order a call meets them:
     results.py      every result: success, and the one function that builds each error result and envelope
     tool_failure.py the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object beside the envelope
     telemetry.py    OpenTelemetry spans and metrics per failure class (no-ops until an SDK is configured)
+Reading a resource or a prompt:
+    reads.py        one read under the same error boundary, its failures raised as JSON-RPC errors
+    resources.py    URIs and level-1 templates: matched, parsed, listed in pages, turned into contents
+    prompts.py      prompts: their arguments, and the handler's text or messages as the prompt
 What the model reads:
     classes.py      the eight failure classes and the sentences each adds
     wording.py      the six-part composition and the lines about bad arguments and batches

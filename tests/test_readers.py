@@ -234,3 +234,31 @@ def test_resources_list_pages_a_long_listing_with_cursors_it_checks(tmp_path: Pa
             tmp_path,
         )
         assert answers[1]["error"]["code"] == -32602, bogus
+
+
+@pytest.mark.parametrize(
+    "mime_type",
+    [
+        "application/json",
+        "application/vnd.x+json",
+        "text/plain; charset=utf-8",
+        "text/markdown",
+        "application/xml",
+        "image/svg+xml",
+        "application/yaml",
+        "image/png",
+        "application/octet-stream",
+        "APPLICATION/JSON",
+    ],
+)
+def test_the_generator_types_a_handler_as_the_runtime_sends_its_contents(mime_type: str) -> None:
+    """model.py types a resource handler's output by MIME type; runtime/resources.py sends it by the same rule."""
+    from ledger import importable
+
+    from failwell.model import _text_kind
+
+    with importable(SRC, "tasks_mcp"):
+        from tasks_mcp._generated.runtime.resources import content_kind
+
+        sent = content_kind(mime_type)
+    assert _text_kind(mime_type) == {"json": "dict[str, Any] | list[Any]", "text": "str", "binary": "bytes"}[sent]

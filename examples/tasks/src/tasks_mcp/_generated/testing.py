@@ -74,6 +74,12 @@ def outcome_of(result: CallToolResult) -> Outcome:
     return Outcome(result.is_error, text, dict(envelope), result.structured_content)
 
 
+def injected(name: str, handler: Handler | None, deadline_s: float | None) -> FailwellServer:
+    """The server with `handler` for `name` (a tool, `resource:<name>` or `prompt:<name>`) and its deadline shortened."""
+    deadlines = {name: deadline_s} if deadline_s is not None else None
+    return build_server({name: handler} if handler is not None else None, deadlines, MemoryStore())
+
+
 async def call_tool(
     tool: str,
     arguments: dict[str, Any],
@@ -88,9 +94,7 @@ async def call_tool(
     `deadline_s` shortens the tool's deadline; `server` reuses a server (and its circuit breakers).
     A JSON-RPC error (such as an unknown tool) is raised as `MCPError`.
     """
-    if server is None:
-        deadlines = {tool: deadline_s} if deadline_s is not None else None
-        server = build_server({tool: handler} if handler is not None else None, deadlines, MemoryStore())
+    server = server or injected(tool, handler, deadline_s)
     async with Client(server) as client:
         try:
             return outcome_of(await client.call_tool(tool, arguments, read_timeout_seconds=read_timeout_s))
@@ -109,10 +113,7 @@ async def read_resource(
 ) -> ReadResourceResult:
     """Read `uri` through the real MCP client, in-process, with `handler` injected for the resource named
     `resource` (and its deadline shortened to `deadline_s`). A JSON-RPC error is raised as `MCPError`."""
-    key = f"resource:{resource}"
-    deadlines = {key: deadline_s} if deadline_s is not None else None
-    server = build_server({key: handler} if handler is not None else None, deadlines, MemoryStore())
-    async with Client(server) as client:
+    async with Client(injected(f"resource:{resource}", handler, deadline_s)) as client:
         try:
             with anyio.fail_after(read_timeout_s) if read_timeout_s is not None else nullcontext():
                 return await client.read_resource(uri)
@@ -131,10 +132,7 @@ async def get_prompt(
 ) -> GetPromptResult:
     """Get prompt `name` with `arguments` through the real MCP client, in-process, with `handler` injected (and
     its deadline shortened to `deadline_s`). A JSON-RPC error is raised as `MCPError`."""
-    key = f"prompt:{name}"
-    deadlines = {key: deadline_s} if deadline_s is not None else None
-    server = build_server({key: handler} if handler is not None else None, deadlines, MemoryStore())
-    async with Client(server) as client:
+    async with Client(injected(f"prompt:{name}", handler, deadline_s)) as client:
         try:
             with anyio.fail_after(read_timeout_s) if read_timeout_s is not None else nullcontext():
                 return await client.get_prompt(name, arguments)

@@ -56,7 +56,16 @@ class SQLiteStore:
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
+            # Switching to WAL ignores the busy timeout: two stores opening one file at once retry it within it.
+            deadline = time.monotonic() + self.busy_timeout_s
+            while True:
+                try:
+                    db.execute("PRAGMA journal_mode=WAL")
+                    break
+                except sqlite3.OperationalError as exc:
+                    if "locked" not in str(exc) or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(self.SCHEMA)
             self._db = db

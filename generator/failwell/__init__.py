@@ -103,5 +103,9 @@ def generate(project: Path, *, check: bool = False, show_diff: bool = False, for
     text = sync.diff(plan, rendered.files, project) if show_diff else ""
     if not check:
         sync.apply(plan, rendered.files, project)
-    notes = migrated + tuple(handlers.misfits(project, model)) + tuple(filter(None, [pin.pin_warning(project)]))
+    notes = (
+        migrated
+        + tuple(handlers.misfits(project, model))
+        + tuple(filter(None, [pin.pin_warning(project), pin.sdk_pin_warning(project)]))
+    )
     return Result(plan, text, notes, diagnostics=rendered.warnings, edited=tuple(edited))

@@ -82,6 +82,8 @@ class Variable:
     meaning: str
     needed: bool = False
     """Whether the server needs it set to start on stdio (an upstream's base URL, the Redis URL)."""
+    example: str = ""
+    """A value the server accepts, for the README's commands and client entries (empty: none shown)."""
 
 
 @dataclass(frozen=True)
@@ -309,7 +311,12 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
     """Every environment variable the server reads, with what it is for."""
     server = data["server"]
     found = [
-        Variable(spec["base_url_env"], f"the base URL of the `{upstream}` upstream", needed=True)
+        Variable(
+            spec["base_url_env"],
+            f"the base URL of the `{upstream}` upstream",
+            needed=True,
+            example=f"https://{spec['base_url_env'].lower().removesuffix('_url').replace('_', '-')}.example.com",
+        )
         for upstream, spec in sorted((data.get("upstreams") or {}).items())
     ]
     if store == "sqlite":
@@ -320,12 +327,23 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
         )
     if store == "redis":
         found.append(
-            Variable(server.get("redis_url_env", "REDIS_URL"), "the Redis URL every replica shares", needed=True)
+            Variable(
+                server.get("redis_url_env", "REDIS_URL"),
+                "the Redis URL every replica shares",
+                needed=True,
+                example="redis://127.0.0.1:6379/0",
+            )
         )
     auth = server.get("auth")
     if auth is not None:
         tokens = auth.get("tokens_env", DEFAULT_TOKENS_ENV)
-        found.append(Variable(tokens, "with `--http`: the bearer tokens the default verifier accepts (`auth.py`)"))
+        found.append(
+            Variable(
+                tokens,
+                "with `--http`: the bearer tokens the default verifier accepts (`auth.py`)",
+                example="change-me-to-a-long-random-token",
+            )
+        )
         if auth.get("authorization_servers"):
             found.append(
                 Variable(

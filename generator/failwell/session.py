@@ -1,4 +1,4 @@
-"""`failwell tools` and `failwell call`: the project's server started on stdio as a client starts it, and
+"""`failwell tools`, `call`, `read` and `prompt`: the project's server started on stdio as a client starts it, and
 spoken to with the official `mcp` client (imported only here, and only when used: a project's environment
 has it, being what the server runs on; elsewhere `pip install 'failwell[client]'`)."""
 
@@ -52,6 +52,39 @@ def call_tool(server: Launch, tool: str, arguments: dict[str, Any]) -> dict[str,
         return data
 
     return _run(server, action)
+
+
+def read_resource(server: Launch, uri: str) -> dict[str, Any]:
+    """What `resources/read` answers for `uri` as JSON data (`contents`), or `{"error": {code, message, data}}`:
+    a read has no isError channel, so its failures are JSON-RPC errors, which are its answer here."""
+
+    async def action(client: Client) -> dict[str, Any]:
+        return await _answer_or_error(client.read_resource(uri))
+
+    return _run(server, action)
+
+
+def get_prompt(server: Launch, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """What `prompts/get` answers as JSON data (`messages`), or `{"error": {code, message, data}}`. A prompt's
+    arguments are strings on the wire: a value parsed as JSON (`limit=5`) is sent as its text."""
+    texts = {key: value if isinstance(value, str) else json.dumps(value) for key, value in arguments.items()}
+
+    async def action(client: Client) -> dict[str, Any]:
+        return await _answer_or_error(client.get_prompt(name, texts))
+
+    return _run(server, action)
+
+
+async def _answer_or_error(request: Awaitable[Any]) -> dict[str, Any]:
+    from mcp.shared.exceptions import MCPError
+
+    try:
+        result = await request
+    except MCPError as exc:
+        error = exc.error.model_dump(mode="json", exclude_none=True)
+        return {"error": error}
+    data: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return data
 
 
 def _run(server: Launch, action: Callable[[Client], Awaitable[T]]) -> T:

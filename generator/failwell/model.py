@@ -82,6 +82,8 @@ class Variable:
     meaning: str
     needed: bool = False
     """Whether the server needs it set to start on stdio (an upstream's base URL, the Redis URL)."""
+    secret: bool = False
+    """Whether its value is a credential (the bearer tokens): never written into a file made to be shared."""
 
 
 @dataclass(frozen=True)
@@ -325,7 +327,9 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
     auth = server.get("auth")
     if auth is not None:
         tokens = auth.get("tokens_env", DEFAULT_TOKENS_ENV)
-        found.append(Variable(tokens, "with `--http`: the bearer tokens the default verifier accepts (`auth.py`)"))
+        found.append(
+            Variable(tokens, "with `--http`: the bearer tokens the default verifier accepts (`auth.py`)", secret=True)
+        )
         if auth.get("authorization_servers"):
             found.append(
                 Variable(

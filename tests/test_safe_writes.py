@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -48,8 +49,10 @@ def git(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
 
 
 def snapshot(path: Path) -> tuple[bytes, int] | None:
-    """A file's bytes and mode (None: absent)."""
+    """A file's bytes and mode (a folder's mode; None: absent)."""
     try:
+        if path.is_dir():
+            return b"", stat.S_IMODE(path.stat().st_mode)
         return path.read_bytes(), stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
         return None
@@ -66,8 +69,13 @@ def cloned(tmp_path: Path, plant: dict[str, str], files: dict[str, str] | None =
         (origin / relative).parent.mkdir(parents=True, exist_ok=True)
         (origin / relative).write_text(text)
     for relative, target in plant.items():
-        (origin / relative).parent.mkdir(parents=True, exist_ok=True)
-        (origin / relative).symlink_to(target)
+        path = origin / relative
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.symlink_to(target)
     for args in (["init", "-q", "-b", "main"], ["add", "-A", "-f", "."], ["commit", "-q", "-m", "hostile"]):
         assert git(*args, cwd=origin, home=home).returncode == 0
     clone = tmp_path / "clone"
@@ -169,23 +177,7 @@ def test_generate_and_dev_refuse_a_committed_link_and_write_nothing(tmp_path: Pa
     else:
         target.write_text("mine\n")
         target.chmod(0o640)
-    origin_relative = Path(link)
-    clone, home = cloned(tmp_path, {}, {})
-    # Replace the file (or folder) the project has with the link, committed.
-    path = clone / origin_relative
-    if path.is_dir() and not path.is_symlink():
-        subprocess.run(["rm", "-r", str(path)], check=True)
-    elif path.exists():
-        path.unlink()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.symlink_to(target)
-    assert git("add", "-A", "-f", ".", cwd=clone, home=home).returncode == 0
-    assert git("commit", "-q", "-m", "link", cwd=clone, home=home).returncode == 0
-    again = tmp_path / "again"
-    assert git("clone", "-q", str(clone), str(again), cwd=tmp_path, home=home).returncode == 0
-    (again / ".venv" / "bin").mkdir(parents=True)
-    (again / ".venv" / "bin" / "notes-mcp").write_text("#!/bin/sh\n")
-    assert (again / origin_relative).is_symlink()
+    again, home = cloned(tmp_path, {link: str(target)})
     watched = sorted(outside.rglob("*"))
     before = {p: snapshot(p) for p in watched}
     files_before = {p: snapshot(p) for p in sorted(again.rglob("*")) if ".git" not in p.parts and p.is_file()}

@@ -386,6 +386,11 @@ def test_an_unreadable_client_file_is_a_clear_user_error(notes: Path) -> None:
     code, _, err = invoke("install", "cursor", "--project", str(notes))
     assert code == 1, err
     assert str(path) in err and "not UTF-8" in err and "internal error" not in err
+    path.unlink()
+    os.mkfifo(path)  # a read would block forever
+    code, _, err = invoke("install", "cursor", "--project", str(notes))
+    assert code == 1 and "not a regular file" in err, err
+    path.unlink()
     path.write_text("{}\n")
     path.parent.chmod(0o500)
     try:

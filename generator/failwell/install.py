@@ -133,6 +133,8 @@ def secret_names(server: Launch) -> tuple[str, ...]:
 
 def _read(path: Path) -> str:
     try:
+        if path.exists() and not path.is_file():  # a folder, or a pipe that would block the read forever
+            raise FailwellError(f"{path} is not a regular file; move it away; nothing was written")
         return path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         return ""

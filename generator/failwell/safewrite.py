@@ -108,7 +108,10 @@ def locked(folder: Path) -> Iterator[None]:
     if fcntl is None:  # pragma: no cover
         yield
         return
-    handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)
+    try:
+        handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)
+    except OSError as exc:
+        raise _os_error(folder, exc) from None
     try:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield

@@ -18,7 +18,7 @@ import typer
 from typer.core import TyperArgument, TyperCommand
 
 from . import FailwellError, Result, generate, new, review, schema, validate
-from .clients import Platform, client, config_path
+from .clients import Platform, client, config_path, reference
 from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE
 from .expand import main as expand_main
 from .inspector import command as inspector_command
@@ -307,7 +307,10 @@ def install_command(
             typer.echo(document(client_name, server), nl=False)
             return
         path = config_path(client_name, _platform(), Path.home(), os.environ, server.project, scope)
-        change = install(client_name, server, path, force=force, dry_run=dry_run)
+        shared = (scope or chosen.scopes[0]) == "project"
+        change = install(
+            client_name, server, path, force=force, dry_run=dry_run, project=server.project if shared else None
+        )
         if change.diff:
             typer.echo(change.diff, nl=False)
         label = chosen.name
@@ -318,6 +321,20 @@ def install_command(
         else:
             kept = f" (the previous file is {change.backup})" if change.backup else ""
             typer.echo(f"failwell: {change.status} {path}{kept}; restart {label} to load {server.name}", err=True)
+        if change.secrets and shared:
+            names = ", ".join(change.secrets)
+            typer.echo(
+                f"failwell: {names} hold secrets, and {path.name} is made to be committed: it reads them from "
+                f"{label}'s environment instead ({', '.join(reference(client_name, n) for n in change.secrets)}); "
+                f"export {' '.join(f'{n}=...' for n in change.secrets)} in the shell or profile that starts {label}",
+                err=True,
+            )
+        if change.tightened:
+            typer.echo(
+                f"failwell: {change.path} now holds a secret, so it is readable by you alone now (mode 0600; "
+                "it was readable by others)",
+                err=True,
+            )
 
     _run(action)
 

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from . import safewrite
 from .errors import FailwellError
 from .install import document
 from .launch import Launch
@@ -40,10 +41,12 @@ def node_problem() -> str | None:
 
 
 def write_config(server: Launch) -> Path:
-    """Write the server's mcp.json into the project's `.failwell/` folder (git ignores it), and return it."""
+    """Write the server's mcp.json into the project's `.failwell/` folder (git ignores it), and return it.
+    It holds the server's whole environment, secrets too, so it is readable by its owner alone (0600),
+    and a link on the way is refused, never followed (`safewrite`)."""
     path = server.project / ".failwell" / "mcp.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(document("mcp-json", server), encoding="utf-8")
+    safewrite.make_folders(server.project, path.parent)
+    safewrite.write(path, document("mcp-json", server).encode("utf-8"), root=server.project, private=True)
     return path
 
 

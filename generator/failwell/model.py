@@ -84,6 +84,8 @@ class Variable:
     """Whether the server needs it set to start on stdio (an upstream's base URL, the Redis URL)."""
     example: str = ""
     """A value the server accepts, for the README's commands and client entries (empty: none shown)."""
+    secret: bool = False
+    """Whether its value is a credential (the bearer tokens): never written into a file made to be shared."""
 
 
 @dataclass(frozen=True)
@@ -342,6 +344,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
                 tokens,
                 "with `--http`: the bearer tokens the default verifier accepts (`auth.py`)",
                 example="change-me-to-a-long-random-token",
+                secret=True,
             )
         )
         if auth.get("authorization_servers"):

@@ -138,25 +138,25 @@ class ResourceDefinition:
         if "/" not in value and value not in (".", ".."):
             return None
         allowed = self._full_patterns.get(name)
-        if allowed is not None:
-            try:
-                allowed.validate_python(value)
-            except ValidationError:
-                pass
-            else:
-                return None
+        if allowed is not None and _accepts(allowed, value):
+            return None
         return "holds a `/`" if "/" in value else f"is `{value}`, a path step"
 
     @cached_property
     def _full_patterns(self) -> dict[str, TypeAdapter[str]]:
-        """Each declared string pattern, anchored at both ends, in the linear regex engine the models use."""
-        properties = self.reader.input_schema.get("properties", {})
+        """Each parameter's pattern as its model checks it (the Rust engine's, linear), anchored at both ends."""
         config = ConfigDict(regex_engine="rust-regex")
-        return {
-            name: TypeAdapter(Annotated[str, Field(pattern=f"^(?:{schema['pattern']})$")], config=config)
-            for name, schema in properties.items()
-            if isinstance(schema, dict) and isinstance(schema.get("pattern"), str)
-        }
+        anchored: dict[str, TypeAdapter[str]] = {}
+        for name, info in self.reader.input_model.model_fields.items():
+            pattern = next(
+                (each.pattern for each in info.metadata if isinstance(getattr(each, "pattern", None), str)), None
+            )
+            if pattern is not None:
+                try:
+                    anchored[name] = TypeAdapter(Annotated[str, Field(pattern=f"^(?:{pattern})$")], config=config)
+                except Exception:  # noqa: BLE001 - a pattern that cannot be anchored allows nothing more
+                    continue
+        return anchored
 
     def expand(self, params: BaseModel) -> str:
         """The URI of the resource these parameters name."""
@@ -209,6 +209,14 @@ def content_kind(mime_type: str) -> Literal["json", "text", "binary"]:
     if base.startswith("text/") or base.endswith("+xml") or base in ("application/xml", "application/yaml"):
         return "text"
     return "binary"
+
+
+def _accepts(adapter: TypeAdapter[str], value: str) -> bool:
+    try:
+        adapter.validate_python(value, strict=True)
+    except ValidationError:
+        return False
+    return True
 
 
 def _parsed(value: str, schema: Mapping[str, Any]) -> Any:

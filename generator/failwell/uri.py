@@ -3,7 +3,9 @@
 A variable matches one or more characters other than `/`: level-1 expansion percent-encodes every reserved
 character, so an expanded value never holds a `/`, and a URI has as many `/` as its template's literal text.
 `parse` reads a URI and refuses what is not one (FW170) or what level 1 does not have (FW171); `overlap`
-says whether two URIs can match the same URI, and gives one such URI.
+says whether two URIs can match the same URI, and gives one such URI. The server matches a URI from left to
+right without going back, ending each variable where the literal after it first occurs; `may_hold` says
+whether a param's values may hold a literal's first character, which would make that split wrong (FW180).
 """
 
 from __future__ import annotations

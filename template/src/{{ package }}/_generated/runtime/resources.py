@@ -8,8 +8,9 @@ whatever the template (lint refuses templates whose variables this could not tel
 one matches is percent-decoded and must not decode to a `/`, a control character, `.` or `..` (`refusals`)
 unless the parameter's declared pattern matches the whole value; then it is parsed as the declared type (`"3"`
 for an integer is 3; `"three"` stays a string, which the schema then refuses by name), and checked before the
-handler runs. Listing pages hold 100
-resources; their cursor is opaque, and one the server did not give out is refused (-32602).
+handler runs.
+
+Listing pages hold 100 resources; their cursor is opaque, and one the server did not give out is refused (-32602).
 """
 
 from __future__ import annotations

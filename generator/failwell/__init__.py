@@ -84,7 +84,7 @@ def generate(project: Path, *, check: bool = False, show_diff: bool = False, for
     if recorded is not None and manifest.unchanged(project, recorded, read_spec(spec)):
         tools = [name.rsplit("/", 1)[-1][:-3] for name in recorded["files"] if "/_generated/tools/" in name]
         orphans = sync.orphans(project, str(recorded.get("package", "")), tools)
-        return Result(sync.Plan(orphans=orphans), skipped=True)
+        return Result(sync.Plan(orphans=orphans), warnings=_pin_notes(project), skipped=True)
     edited = manifest.hand_edited(project, recorded) if recorded is not None else []
     if edited and not check and not force:
         raise FailwellError(
@@ -103,9 +103,11 @@ def generate(project: Path, *, check: bool = False, show_diff: bool = False, for
     text = sync.diff(plan, rendered.files, project) if show_diff else ""
     if not check:
         sync.apply(plan, rendered.files, project)
-    notes = (
-        migrated
-        + tuple(handlers.misfits(project, model))
-        + tuple(filter(None, [pin.pin_warning(project), pin.sdk_pin_warning(project)]))
-    )
+    notes = migrated + tuple(handlers.misfits(project, model)) + _pin_notes(project)
     return Result(plan, text, notes, diagnostics=rendered.warnings, edited=tuple(edited))
+
+
+def _pin_notes(project: Path) -> tuple[str, ...]:
+    """What the project's pyproject.toml should pin and does not: this failwell, and the `mcp` range its runtime
+    was checked against. Said on every generate, the ones with nothing to render too."""
+    return tuple(filter(None, [pin.pin_warning(project), pin.sdk_pin_warning(project)]))

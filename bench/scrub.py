@@ -18,7 +18,7 @@ rules were tuned on): `heldout client_leaks=K/N kinds (T/M texts) log_leaks=... 
 kinds each leaks; and the widened training corpus the same way (`train client_leaks=... log_leaks=...`), an
 internal host counting for the client only. Last, `hostile max_ms_10kb=... max_ms_100kb=... worst_ratio=...`:
 `scrub` over 10 kB and 100 kB of each hostile arrangement (the test's list and more), the slowest times and
-the largest 100 kB / 10 kB ratio (about 10 when the rules are linear). `--scrub PATH` measures another copy
+the ratio of the total times at 100 kB and at 10 kB (about 10 when the rules are linear). `--scrub PATH` measures another copy
 of scrub.py (an older one, for a before and after).
 
 The detect-secrets redactor runs its ad hoc scanning (`scan_line`, what `detect-secrets scan --string`
@@ -109,6 +109,8 @@ def leaks(redact: Redactor, seeds: int) -> tuple[int, int, dict[str, list[str]]]
     leaked, total = 0, 0
     where: dict[str, list[str]] = {}
     for kind in KINDS:
+        if not getattr(kind, "log", True):
+            continue  # an internal host name: the log may keep it
         for quoting in quotings_for(kind):
             for seed in range(seeds):
                 text, canaries = planted(kind, quoting, random.Random(seed))
@@ -232,11 +234,10 @@ HOSTILE = (
 )  # fmt: skip
 
 
-def hostile() -> None:
-    """The slowest `scrub` over 10 kB and 100 kB of any hostile arrangement, and the largest ratio between them."""
-    scrub = messages.runtime("scrub")
+def hostile(scrub: Any) -> None:
+    """The slowest `scrub` over 10 kB and 100 kB of any hostile arrangement, and the ratio of the total times."""
     worst = {10_000: 0.0, 100_000: 0.0}
-    ratio = 0.0
+    total, slowest = {10_000: 0.0, 100_000: 0.0}, ""
     for base in HOSTILE:
         times = {}
         for size in worst:
@@ -245,10 +246,13 @@ def hostile() -> None:
             scrub.scrub(text)
             times[size] = time.perf_counter() - started
             worst[size] = max(worst[size], times[size])
-        ratio = max(ratio, times[100_000] / max(times[10_000], 1e-6))
+        if times[100_000] == worst[100_000]:
+            slowest = base
+        total[10_000] += times[10_000]
+        total[100_000] += times[100_000]
     print(
         f"hostile arrangements={len(HOSTILE)} max_ms_10kb={worst[10_000] * 1000:.1f} "
-        f"max_ms_100kb={worst[100_000] * 1000:.1f} worst_ratio={ratio:.1f}"
+        f"max_ms_100kb={worst[100_000] * 1000:.1f} (of {slowest!r}) total_ratio={total[100_000] / total[10_000]:.1f}"
     )
 
 
@@ -297,7 +301,7 @@ def main() -> None:
     heldout(scrub, args.seeds)
     train(scrub, args.seeds)
     if not args.no_hostile:
-        hostile()
+        hostile(scrub)
     print(f"elapsed_s={time.perf_counter() - started:.1f}")
 
 

@@ -18,25 +18,32 @@ from collections.abc import Callable
 from urllib.parse import unquote_plus
 
 _SECRET_WORD = (
-    r"(?:password|passwd|passphrase|pass|pwd|secret|token|api[_ .-]?key|apikey|access[_ .-]?key|private[_ .-]?key"
-    r"|account[_ .-]?key|shared[_ .-]?access[_ .-]?(?:key|signature)|credentials?|authorization|auth|cookie"
+    r"(?:password|passwd|passphrase|pass|pwd|pw|secret|token|api[_ .-]?key|apikey|access[_ .-]?key|private[_ .-]?key"
+    r"|account[_ .-]?key|shared[_ .-]?access[_ .-]?(?:key|signature)|credentials?|authorization|authtok|auth|cookie"
     r"|session(?:[_ .-]?(?:id|key))?|signature|sig|dsn|conn(?:ection)?[_ .-]?str(?:ing)?)"
 )
 _NOT_A_SECRET = r"(?![_ .-]?(?:count|limit|type|usage|len|length|name|url|uri|endpoint|expiry|expires|ttl)\b)"
+_COMPOUND = (  # a secret word run into the word before it, as daemons name their settings: `requirepass`,
+    # `masterauth`, `bindpw`, `rootpw`, `adminpwd` (at least four letters before, so `compass` and `bypass` are not)
+    r"(?<![a-z])(?!(?:tres|over|under)pass(?![a-z]))[a-z]{4,12}(?:passwd|pass|pwd|pw|auth)(?![a-z])"
+)
 _NAME = (
-    r"(?:(?<![a-z])|(?<=\\[nrt])|(?<=(?-i:[a-z]))(?=(?-i:[A-Z])))"  # it starts a segment (`db_`, `x-`, after a
+    r"(?:(?:(?<![a-z])|(?<=\\[nrt])|(?<=(?-i:[a-z]))(?=(?-i:[A-Z])))"  # it starts a segment (`db_`, `x-`, after a
     # quoted line break) or a camel hump
     + _SECRET_WORD
     + r"(?!(?-i:[a-z]))"  # and ends one: `tokens`, `passenger` and `Compass` are not secret names
     + _NOT_A_SECRET
     + r"[\w.-]{0,40}"  # the rest of the name: `aws_secret_access_key`, `SharedAccessKey`
+    + "|"
+    + _COMPOUND
+    + ")"
 )
 _SECRET_IN_NAME = re.compile(rf"(?i){_NAME}$")
 _VALUE_AFTER_NAME = re.compile(
     rf"""(?ix)
     (?P<name>{_NAME})
     (?P<sep>["']?[ \t]*(?:=>|[:=])\s*)
-    (?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'
+    (?:"(?:[^"\\\n]|\\(?:\r?\n|.))*"|'(?:[^'\\\n]|\\(?:\r?\n|.))*'  # a quoted value may go on after `\`
     |[^\r\n;&"'<>]+?(?=\s+[\w.-]{{1,60}}[ \t]*(?:=>|[:=])|[\r\n;&"'<>]|$))  # up to the next `name=`, if any
     """
 )
@@ -44,10 +51,42 @@ _HEADER = re.compile(
     r"(?im)(?:(?<![\w-])|(?<=\\[nrt]))((?:set-)?cookie|(?:proxy-)?authorization)([ \t]*[:=][ \t]*)[^\r\n]*"
 )
 _PERCENT_ENCODED = re.compile(r"(?<![\w.~+%-])[\w.~+-]*%[0-9A-Fa-f]{2}(?:[\w.~+-]|%[0-9A-Fa-f]{2})*")
-_PEM = re.compile(
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*-----|\Z)",
+_PEM = re.compile(  # any armoured key but a public one: PRIVATE KEY of every kind, an OpenVPN static key, ...
+    r"-----BEGIN (?![A-Za-z0-9 ]{0,60}PUBLIC)[A-Za-z0-9 ]{0,60}?(?i:key|secret)[A-Za-z0-9 ]{0,60}-----"
+    r".*?(?:-----END [A-Za-z0-9 ]{0,80}-----|\Z)",
     re.DOTALL,
 )
+_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"
+"""A line break, real or quoted by a repr or JSON (`\\n`)."""
+_BLANK = r"(?:[ \t]|\\t)"
+_SPACED_VALUE = re.compile(
+    rf"""(?ix)
+    (?P<name>{_NAME})
+    (?P<sep>{_BLANK}+)
+    (?P<value>"(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'
+    |(?:[^\s"'\\]|\\(?![nrt\\]))(?:[^\s\\]|\\(?![nrt\\]))*)
+    """
+)
+"""A secret name and its value separated by blanks only, as netrc, ldap.conf, redis.conf and aligned files write
+them (`password p`, `machine h login u password p`, `bindpw p`, `AUTH_TOKEN p`); `_mask_spaced` decides by the
+line around it whether it is a setting or a sentence."""
+_PLAIN_SETTINGS = frozenset({"yes", "no", "true", "false", "on", "off", "none", "null"})
+_PGPASS = re.compile(  # libpq's password file: host:port:database:user:password, any field but the last may be *
+    r"(?<![\w.:*\[\]-])((?:\*|[\w.-]+|\[[0-9A-Fa-f:.]+\]):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:)"
+    r"(?:[^\s\\]|\\(?![nrt]))+"
+)
+_CONTINUED = re.compile(
+    rf"(\[redacted\])(?:(?:\\{{1,2}}{_BREAK}{_BLANK}*|{_BREAK}{_BLANK}+)(?:[^\s:=\\]|\\(?![nrt\\]))+"
+    rf"(?={_BLANK}*(?:\\{{0,2}}{_BREAK}|$|[\"',;)\]}}])))+"
+)
+"""The lines a masked value goes on over: indented single words, or any after a backslash continuation."""
+_TOKEN_CHARS = r"[A-Za-z0-9+/_=.-]"
+_WRAPPED = re.compile(
+    rf"(?<![A-Za-z0-9+/_=.\\-]){_TOKEN_CHARS}{{8,}}"
+    rf"(?:(?:\\{{1,2}})?{_BREAK}{_BLANK}*{_TOKEN_CHARS}+(?={_BLANK}*(?:\\{{0,2}}{_BREAK}|$)|[\"',;)\]}}]))+"
+)
+"""A token wrapped over lines (base64 at 64 or 76 columns, a JWT or key split by a terminal or an editor): each
+piece fills its line; `_mask_wrapped` judges the pieces joined."""
 _PYDANTIC_INPUT = re.compile(r"input_value=.*?(?=, input_type=|$)", re.MULTILINE)
 _URL_USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)[^\s\"'<>]{0,256}@")
 _QUERY_SECRET = re.compile(
@@ -67,6 +106,8 @@ _KEY_SHAPES = re.compile(  # no leading \b, so `re` can skip ahead by first char
     r"|AGE-SECRET-KEY-1[0-9A-Z]{50,}|PMAK-[0-9a-f-]{30,}|lin_api_[A-Za-z0-9]{30,}|NRAK-[A-Z0-9]{20,}"
     r"|\d{8,10}:AA[0-9A-Za-z_-]{30,}"
     r"|hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"
+    r"|\{(?:SSHA|SHA|SMD5|MD5|CRYPT|SSHA256|SSHA512|PBKDF2(?:-SHA\d+)?|ARGON2)\}[A-Za-z0-9+/=.$-]{8,}"  # LDAP hashes
+    r"|\$(?:2[abxy]?|5|6|y|apr1|argon2(?:id|i|d)?)\$[A-Za-z0-9./$=,+-]{16,}"  # crypt(3) hashes: crackable offline
     r"|discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]+"
 )
 _JWT_PART = re.compile(r"\beyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*){0,2}")
@@ -99,7 +140,67 @@ def _mask_shape(match: re.Match[str]) -> str:
 
 
 def _mask_value(match: re.Match[str]) -> str:
-    return f"{match.group('name')}{match.group('sep')}[redacted]"
+    continued = "\\" if match.group(0).endswith("\\") else ""  # `KEY=abc\` goes on over the next line
+    return f"{match.group('name')}{match.group('sep')}[redacted]{continued}"
+
+
+def _line_around(text: str, start: int, end: int) -> tuple[list[str], list[str]] | None:
+    """The blank-separated words before `start` and after `end` on their line (a quoted `\\n` ends one too), or
+    None when the line runs on for more than 200 characters either way (a setting's line is short)."""
+    low = max(0, start - 200)
+    head = max(text.rfind("\n", low, start), text.rfind("\r", low, start), text.rfind("\\n", low, start) + 1)
+    if head < 0 and low > 0:
+        return None
+    high = min(len(text), end + 200)
+    tails = [found for found in (text.find(mark, end, high) for mark in ("\n", "\r", "\\n", "\\r")) if found >= 0]
+    if not tails and high < len(text):
+        return None
+    before = text[head + 1 : start] if head >= 0 else text[:start]
+    after = text[end : min(tails) if tails else len(text)]
+    return before.replace("\\t", " ").split(), after.replace("\\t", " ").split()
+
+
+def _mask_spaced(match: re.Match[str]) -> str:
+    """`name value` when it is a setting: the name is a word of its own, the value is not a yes or no, and the line
+    is that setting alone (`password p`), or settings (`machine h login u password p [account a]`)."""
+    text, start = match.string, match.start()
+    while start > max(0, match.start() - 60) and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
+        start -= 1
+    alone = start == 0 or text[start - 1].isspace() or text[start - 2 : start] in ("\\n", "\\t", "\\r")
+    value = match.group("value")
+    around = _line_around(text, start, match.end()) if alone and value.lower() not in _PLAIN_SETTINGS else None
+    if around is None:
+        return match.group(0)
+    before, after = around
+    setting = (not before and not after) or (
+        len(before) >= 2 and (not after or (len(before) % 2 == 0 and len(after) % 2 == 0))
+    )
+    return f"{match.group('name')}{match.group('sep')}[redacted]" if setting else match.group(0)
+
+
+def _line_start(text: str, index: int) -> int:
+    """Where the line holding `index` starts (after a real or a quoted line break), looking back 120 characters."""
+    low = max(0, index - 120)
+    return max(low, text.rfind("\n", low, index) + 1, text.rfind("\\n", low, index) + 2)
+
+
+_JOINS = re.compile(rf"(?:\\{{1,2}})?{_BREAK}{_BLANK}*")
+
+
+def _mask_wrapped(match: re.Match[str]) -> str:
+    """A wrapped token, masked whole when its pieces joined are a credential by their shape, or when it is the
+    value of a secret name (on its line, or alone on the line before: `api_key:` then the indented value)."""
+    run = match.group(0)
+    joined = _JOINS.sub("", run)
+    if redact_secrets(joined) != joined:
+        return "[redacted token]"
+    text, start = match.string, match.start()
+    head = _line_start(text, start)
+    before = text[head:start]
+    if not before.strip(" \t\r") and head > 0:
+        before = text[_line_start(text, head - 1) : head].rstrip("\\\r\n")
+    probe = f"{before}{joined}"
+    return "[redacted]" if redact_secrets(probe) != f"{redact_secrets(before)}{joined}" else run
 
 
 def _mask_long(match: re.Match[str]) -> str:
@@ -119,6 +220,7 @@ its replacement). The first part lets most text skip most rules."""
 _SECRET_RULES: tuple[Rule, ...] = (
     (("%",), _PERCENT_ENCODED, _mask_encoded),
     (("-----begin",), _PEM, "[redacted private key]"),
+    (("\n", "\r", "\\n"), _WRAPPED, _mask_wrapped),
     (("input_value=",), _PYDANTIC_INPUT, "input_value=[redacted]"),
     (("://",), _URL_USERINFO, r"\1[redacted]@"),
     (("=",), _QUERY_SECRET, r"\1[redacted]"),
@@ -126,6 +228,9 @@ _SECRET_RULES: tuple[Rule, ...] = (
     (("eyj",), _JWT_PART, "[redacted token]"),
     (("cookie", "authorization"), _HEADER, r"\1\2[redacted]"),
     ((":", "="), _VALUE_AFTER_NAME, _mask_value),
+    ((" ", "\t"), _SPACED_VALUE, _mask_spaced),
+    ((":",), _PGPASS, r"\1[redacted]"),
+    (("\n", "\r", "\\n"), _CONTINUED, r"\1"),
     (("bearer", "basic", "digest", "token"), _SCHEME_CREDENTIAL, _mask_scheme),
     ((), _LONG_TOKEN, _mask_long),
 )
@@ -147,10 +252,22 @@ _INTERNAL_RULES: tuple[Rule, ...] = (
     (
         (".", "localhost"),
         re.compile(
-            r"(?i)(?<![\w.-])(?:[a-z0-9-]+\.)+(?:internal|local|lan|corp|intranet|private|localdomain|svc|cluster)\b"
+            r"(?i)(?<![\w.-])(?:[a-z0-9-]+\.)+(?:internal|local|lan|corp|intranet|private|localdomain|svc|cluster)(?![\w-])"
             r"|\blocalhost\b"
+            # a managed service's host, named four labels deep or more (`db.x1.eu-west-1.rds.amazonaws.com`,
+            # `srv.database.windows.net`, `c0.ab1cd.mongodb.net`), or three before a port (`x.upstash.io:6379`)
+            r"|(?<![\w.@/-])(?:[a-z0-9_](?:[a-z0-9-]*[a-z0-9])?\.){3,}[a-z]{2,24}(?![\w-])(?!\.[a-z0-9])"
+            r"|(?<![\w.@/-])(?:[a-z0-9_](?:[a-z0-9-]*[a-z0-9])?\.){2}[a-z]{2,24}(?=:\d{2,5}(?!\d))"
         ),
         "[redacted host]",
+    ),
+    (  # a Cloud SQL instance connection name: project:region:instance (the project may be domain-scoped)
+        (":",),
+        re.compile(
+            r"(?i)(?:(?<![\w:.-])(?:[a-z0-9.-]+:)?[a-z][a-z0-9-]{3,61}[a-z0-9]|(?<=\]))"  # (or its project masked)
+            r":[a-z]+-[a-z]+\d{1,2}:[a-z][a-z0-9-]*"
+        ),
+        "[redacted instance]",
     ),
     ((":\\",), re.compile(r"(?i)\b[a-z]:\\[^\s\"']+"), "[redacted path]"),
     (("/",), re.compile(r"(?<![\w.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?"), "[redacted path]"),

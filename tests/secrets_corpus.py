@@ -15,6 +15,7 @@ import random
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from urllib.parse import quote
 
 B62 = string.ascii_letters + string.digits
@@ -298,9 +299,24 @@ KINDS: tuple[Kind, ...] = (
     Kind("pem_openvpn_static_key", "tls_auth", _static_key),
     Kind("hex_signing_secret", "signing_secret", _hex_secret, bare=False),
     # internal host names of managed services: for the model, not the log
-    Kind("aws_docdb_host", "host", _host("{name}", "cluster-{id}", "eu-central-1", "docdb", "amazonaws", "com"), log=False),
-    Kind("aws_redshift_host", "host", _host("{name}", "{id}", "us-west-2", "redshift", "amazonaws", "com", port=":5439"), log=False),
-    Kind("aws_memorydb_host", "host", _host("clustercfg", "{name}", "{id}", "memorydb", "eu-west-1", "amazonaws", "com"), log=False),
+    Kind(
+        "aws_docdb_host",
+        "host",
+        _host("{name}", "cluster-{id}", "eu-central-1", "docdb", "amazonaws", "com"),
+        log=False,
+    ),
+    Kind(
+        "aws_redshift_host",
+        "host",
+        _host("{name}", "{id}", "us-west-2", "redshift", "amazonaws", "com", port=":5439"),
+        log=False,
+    ),
+    Kind(
+        "aws_memorydb_host",
+        "host",
+        _host("clustercfg", "{name}", "{id}", "memorydb", "eu-west-1", "amazonaws", "com"),
+        log=False,
+    ),
     Kind("azure_cosmos_host", "endpoint_host", _host("{name}", "documents", "azure", "com", port=":443"), log=False),
     Kind("azure_vault_host", "vault_host", _host("{name}", "vault", "azure", "net"), log=False),
     Kind("azure_flexible_mysql", "server", _host("{name}", "mysql", "database", "azure", "com"), log=False),
@@ -388,7 +404,7 @@ def _fragments(value: str, cuts: list[int], canaries: list[str]) -> list[str]:
         start = value.find(canary)
         inner = [cut - start for cut in cuts if start >= 0 and start < cut < start + len(canary)]
         bounds = [0, *inner, len(canary)]
-        pieces += [canary[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+        pieces += [canary[a:b] for a, b in pairwise(bounds)]
     return pieces
 
 
@@ -402,7 +418,7 @@ def planted(kind: Kind, quoting: str, rng: random.Random) -> tuple[str, list[str
         cuts = _cut(value, every)
         canaries = _fragments(value, cuts, canaries)
         bounds = [0, *cuts, len(value)]
-        text = join(kind.key, [value[a:b] for a, b in zip(bounds, bounds[1:], strict=False)])
+        text = join(kind.key, [value[a:b] for a, b in pairwise(bounds)])
     else:
         text = QUOTINGS[quoting](kind.key, value)
     return text, [canary for canary in canaries if len(canary) >= 6]

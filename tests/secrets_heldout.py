@@ -60,7 +60,8 @@ def _netrc_default(rng: random.Random) -> tuple[str, list[str]]:
 
 
 def _pgpass(rng: random.Random) -> tuple[str, list[str]]:
-    # rosenfeld/command-reference en/databases/postgresql/store-password.md: "localhost:5432:database_name:username:secret"
+    # rosenfeld/command-reference en/databases/postgresql/store-password.md:
+    # "localhost:5432:database_name:username:secret"
     pw = _pw(rng)
     return f"db.example.org:5432:appdb:app_user:{pw}\n", [pw]
 
@@ -78,7 +79,9 @@ def _my_cnf(rng: random.Random) -> tuple[str, list[str]]:
 def _nslcd(rng: random.Random) -> tuple[str, list[str]]:
     # nkabushka/nslcd README.md: "binddn cn=...", "bindpw ********* -- his password"
     pw = _pw(rng)
-    return f"uri ldap://ldap.example.org\nbase dc=example,dc=org\nbinddn cn=reader,dc=example,dc=org\nbindpw {pw}\n", [pw]
+    return f"uri ldap://ldap.example.org\nbase dc=example,dc=org\nbinddn cn=reader,dc=example,dc=org\nbindpw {pw}\n", [
+        pw
+    ]
 
 
 def _ldap_conf(rng: random.Random) -> tuple[str, list[str]]:
@@ -120,9 +123,10 @@ def _auth_token_line(rng: random.Random) -> tuple[str, list[str]]:
 
 def _s3cfg(rng: random.Random) -> tuple[str, list[str]]:
     secret = word(rng, 40, B64)  # s3cmd's ~/.s3cfg: "access_key = ...", "secret_key = ..."
-    return f"[default]\naccess_key = AKIA{word(rng, 16, string.ascii_uppercase + string.digits)}\nsecret_key = {secret}\n", [
-        secret
-    ]
+    return (
+        f"[default]\naccess_key = AKIA{word(rng, 16, string.ascii_uppercase + string.digits)}\nsecret_key = {secret}\n",
+        [secret],
+    )
 
 
 def _boto(rng: random.Random) -> tuple[str, list[str]]:
@@ -149,7 +153,10 @@ def _smb_credentials(rng: random.Random) -> tuple[str, list[str]]:
 def _openvpn_static(rng: random.Random) -> tuple[str, list[str]]:
     lines = [word(rng, 32, HEX) for _ in range(16)]  # `openvpn --genkey --secret ta.key`
     body = "\n".join(lines)
-    return (f"<tls-auth>\n-----BEGIN OpenVPN Static key V1-----\n{body}\n-----END OpenVPN Static key V1-----\n</tls-auth>", lines)
+    return (
+        f"<tls-auth>\n-----BEGIN OpenVPN Static key V1-----\n{body}\n-----END OpenVPN Static key V1-----\n</tls-auth>",
+        lines,
+    )
 
 
 def _ini_spaced_key(rng: random.Random) -> tuple[str, list[str]]:
@@ -270,7 +277,10 @@ def _atlas(rng: random.Random) -> tuple[str, list[str]]:
 def _cloud_sql(rng: random.Random) -> tuple[str, list[str]]:
     # "554655392699:us-central1:mcp-registry-db" (project:region:instance), the Cloud SQL connection name
     project, instance = f"{_host_label(rng, 8)}-{rng.randint(100, 999)}", f"{_host_label(rng, 7)}-db"
-    return f"Cloud SQL instance {project}:europe-west4:{instance} does not exist or is not reachable", [project, instance]
+    return f"Cloud SQL instance {project}:europe-west4:{instance} does not exist or is not reachable", [
+        project,
+        instance,
+    ]
 
 
 def _render(rng: random.Random) -> tuple[str, list[str]]:

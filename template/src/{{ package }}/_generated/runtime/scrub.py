@@ -24,10 +24,13 @@ _SECRET_WORD = (
 )
 _NOT_A_SECRET = r"(?![_ .-]?(?:count|limit|type|usage|len|length|name|url|uri|endpoint|expiry|expires|ttl)\b)"
 _COMPOUND = (  # a secret word run into the word before it, as daemons name their settings: `requirepass`,
-    # `masterauth`, `bindpw`, `rootpw`, `adminpwd` (at least four letters before, so `compass` and `bypass` are not)
-    r"(?<![a-z])(?!(?:tres|over|under)pass(?![a-z]))[a-z]{4,12}(?:passwd|pass|pwd|pw|auth)(?![a-z])"
+    # `masterauth`, `bindpw`, `rootpw`, `adminpwd` (four letters or more before it, so `compass`, `bypass` and
+    # `preauth` are not)
+    r"(?:passwd(?<=[a-z]{4}passwd)|pass(?<=[a-z]{4}pass)(?<!trespass)(?<!overpass)(?<!underpass)(?<!compass)"
+    r"|pwd(?<=[a-z]{4}pwd)|pw(?<=[a-z]{4}pw)|auth(?<=[a-z]{4}auth))(?![a-z])"
 )
 _NAME = (
+    r"(?=[pstacd])"  # the first letter of every secret word: most places fail here, cheaply
     r"(?:(?:(?<![a-z])|(?<=\\[nrt])|(?<=(?-i:[a-z]))(?=(?-i:[A-Z])))"  # it starts a segment (`db_`, `x-`, after a
     # quoted line break) or a camel hump
     + _SECRET_WORD
@@ -39,12 +42,21 @@ _NAME = (
     + ")"
 )
 _SECRET_IN_NAME = re.compile(rf"(?i){_NAME}$")
+_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"
+"""A line break, real or quoted by a repr or JSON (`\\n`)."""
+_BLANK = r"(?:[ \t]|\\t)"
 _VALUE_AFTER_NAME = re.compile(
     rf"""(?ix)
     (?P<name>{_NAME})
+    (?:
     (?P<sep>["']?[ \t]*(?:=>|[:=])\s*)
     (?:"(?:[^"\\\n]|\\(?:\r?\n|.))*"|'(?:[^'\\\n]|\\(?:\r?\n|.))*'  # a quoted value may go on after `\`
     |[^\r\n;&"'<>]+?(?=\s+[\w.-]{{1,60}}[ \t]*(?:=>|[:=])|[\r\n;&"'<>]|$))  # up to the next `name=`, if any
+    |
+    (?P<blank>{_BLANK}+)  # or blanks only, as netrc, ldap.conf, redis.conf and aligned files write a setting
+    (?P<value>"(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'
+    |(?:[^\s"'\\]|\\(?![nrt\\]))(?:[^\s\\]|\\(?![nrt\\]))*(?<!:))  # (not a name of its own: `password: p`)
+    )
     """
 )
 _HEADER = re.compile(
@@ -56,23 +68,12 @@ _PEM = re.compile(  # any armoured key but a public one: PRIVATE KEY of every ki
     r".*?(?:-----END [A-Za-z0-9 ]{0,80}-----|\Z)",
     re.DOTALL,
 )
-_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"
-"""A line break, real or quoted by a repr or JSON (`\\n`)."""
-_BLANK = r"(?:[ \t]|\\t)"
-_SPACED_VALUE = re.compile(
-    rf"""(?ix)
-    (?P<name>{_NAME})
-    (?P<sep>{_BLANK}+)
-    (?P<value>"(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'
-    |(?:[^\s"'\\]|\\(?![nrt\\]))(?:[^\s\\]|\\(?![nrt\\]))*)
-    """
-)
-"""A secret name and its value separated by blanks only, as netrc, ldap.conf, redis.conf and aligned files write
-them (`password p`, `machine h login u password p`, `bindpw p`, `AUTH_TOKEN p`); `_mask_spaced` decides by the
-line around it whether it is a setting or a sentence."""
+"""A secret name and its value: after `=`, `:` or `=>` in any quoting, or after blanks only (`password p`,
+`machine h login u password p`, `bindpw p`, `AUTH_TOKEN p`), where `_mask_spaced` decides by the line around it
+whether it is a setting or a sentence."""
 _PLAIN_SETTINGS = frozenset({"yes", "no", "true", "false", "on", "off", "none", "null"})
 _PGPASS = re.compile(  # libpq's password file: host:port:database:user:password, any field but the last may be *
-    r"(?<![\w.:*\[\]-])((?:\*|[\w.-]+|\[[0-9A-Fa-f:.]+\]):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:)"
+    r"(?<![\w.:*\[\]-])((?:\*|[\w.-]++|\[[0-9A-Fa-f:.]++\]):(?:\d{1,5}|\*):[^:\s]++:[^:\s]++:)"
     r"(?:[^\s\\]|\\(?![nrt]))+"
 )
 _CONTINUED = re.compile(
@@ -140,6 +141,8 @@ def _mask_shape(match: re.Match[str]) -> str:
 
 
 def _mask_value(match: re.Match[str]) -> str:
+    if match.group("blank") is not None:
+        return _mask_spaced(match)
     continued = "\\" if match.group(0).endswith("\\") else ""  # `KEY=abc\` goes on over the next line
     return f"{match.group('name')}{match.group('sep')}[redacted]{continued}"
 
@@ -175,7 +178,7 @@ def _mask_spaced(match: re.Match[str]) -> str:
     setting = (not before and not after) or (
         len(before) >= 2 and (not after or (len(before) % 2 == 0 and len(after) % 2 == 0))
     )
-    return f"{match.group('name')}{match.group('sep')}[redacted]" if setting else match.group(0)
+    return f"{match.group('name')}{match.group('blank')}[redacted]" if setting else match.group(0)
 
 
 def _line_start(text: str, index: int) -> int:
@@ -213,9 +216,9 @@ def _mask_scheme(match: re.Match[str]) -> str:
     return match.group(0) if plain_word else f"{match.group(1)} [redacted]"
 
 
-Rule = tuple[tuple[str, ...], re.Pattern[str], str | Callable[[re.Match[str]], str]]
-"""(what the text must hold, in lower case, for the pattern to find anything, or () for always; the pattern;
-its replacement). The first part lets most text skip most rules."""
+Rule = tuple[tuple[str, ...] | re.Pattern[str], re.Pattern[str], str | Callable[[re.Match[str]], str]]
+"""(what the text must hold, in lower case, for the pattern to find anything, or () for always, or a quick
+pattern it must hold; the pattern; its replacement). The first part lets most text skip most rules."""
 
 _SECRET_RULES: tuple[Rule, ...] = (
     (("%",), _PERCENT_ENCODED, _mask_encoded),
@@ -227,13 +230,29 @@ _SECRET_RULES: tuple[Rule, ...] = (
     ((), _KEY_SHAPES, _mask_shape),
     (("eyj",), _JWT_PART, "[redacted token]"),
     (("cookie", "authorization"), _HEADER, r"\1\2[redacted]"),
-    ((":", "="), _VALUE_AFTER_NAME, _mask_value),
-    ((" ", "\t"), _SPACED_VALUE, _mask_spaced),
-    ((":",), _PGPASS, r"\1[redacted]"),
+    ((), _VALUE_AFTER_NAME, _mask_value),
+    (re.compile(r":(?:\d{1,5}|\*):"), _PGPASS, r"\1[redacted]"),
     (("\n", "\r", "\\n"), _CONTINUED, r"\1"),
     (("bearer", "basic", "digest", "token"), _SCHEME_CREDENTIAL, _mask_scheme),
     ((), _LONG_TOKEN, _mask_long),
 )
+_DOTTED = re.compile(r"(?i)(?<![\w.@/-])[\w-]++(?:\.[\w-]++)++(?=(:\d{1,5}(?!\d))?)(?!@)|\blocalhost\b")
+_INTERNAL_ZONES = frozenset(
+    {"internal", "local", "lan", "corp", "intranet", "private", "localdomain", "svc", "cluster"}
+)
+
+
+def _mask_host(match: re.Match[str]) -> str:
+    """A host name that tells how the deployment is built: under an internal zone (`db.svc.cluster.local`,
+    `ip-10-0-1-5.ec2.internal`), or a managed service's endpoint, four labels deep or more
+    (`db.x1.eu-west-1.rds.amazonaws.com`, `srv.database.windows.net`, `c0.ab1cd.mongodb.net`) or three before a
+    port (`x.upstash.io:6379`). Shorter names (`api.example.com`, `v1.2.3`, `data.db`) pass."""
+    labels = match.group(0).lower().split(".")
+    internal = any(label in _INTERNAL_ZONES for label in labels[1:]) or labels == ["localhost"]
+    deep = labels[-1].isalpha() and (len(labels) >= 4 or (len(labels) == 3 and match.group(1) is not None))
+    return "[redacted host]" if internal or deep else match.group(0)
+
+
 _SQL_WORDS = ("select", "insert", "update", "delete", "drop", "alter", "create", "truncate")
 _INTERNAL_RULES: tuple[Rule, ...] = (
     (("://",), re.compile(r"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://\S+"), "[redacted url]"),
@@ -249,23 +268,13 @@ _INTERNAL_RULES: tuple[Rule, ...] = (
     ((".",), re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"), "[redacted address]"),
     ((":",), re.compile(r"(?i)(?<![\w:])(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}(?![\w:])"), "[redacted address]"),
     (("::",), re.compile(r"(?i)(?<![\w:])[0-9a-f:]*::[0-9a-f:.]*(?![\w:])"), "[redacted address]"),
-    (
-        (".", "localhost"),
-        re.compile(
-            r"(?i)(?<![\w.-])(?:[a-z0-9-]+\.)+(?:internal|local|lan|corp|intranet|private|localdomain|svc|cluster)(?![\w-])"
-            r"|\blocalhost\b"
-            # a managed service's host, named four labels deep or more (`db.x1.eu-west-1.rds.amazonaws.com`,
-            # `srv.database.windows.net`, `c0.ab1cd.mongodb.net`), or three before a port (`x.upstash.io:6379`)
-            r"|(?<![\w.@/-])(?:[a-z0-9_](?:[a-z0-9-]*[a-z0-9])?\.){3,}[a-z]{2,24}(?![\w-])(?!\.[a-z0-9])"
-            r"|(?<![\w.@/-])(?:[a-z0-9_](?:[a-z0-9-]*[a-z0-9])?\.){2}[a-z]{2,24}(?=:\d{2,5}(?!\d))"
-        ),
-        "[redacted host]",
-    ),
+    ((".", "localhost"), _DOTTED, _mask_host),
     (  # a Cloud SQL instance connection name: project:region:instance (the project may be domain-scoped)
-        (":",),
+        re.compile(r"(?i):[a-z]+-[a-z]+\d{1,2}:"),
         re.compile(
-            r"(?i)(?:(?<![\w:.-])(?:[a-z0-9.-]+:)?[a-z][a-z0-9-]{3,61}[a-z0-9]|(?<=\]))"  # (or its project masked)
-            r":[a-z]+-[a-z]+\d{1,2}:[a-z][a-z0-9-]*"
+            # (or the project already masked as a token)
+            r"(?i)(?:(?<![\w:.-])(?:[a-z0-9.-]++:)?[a-z][a-z0-9-]{3,61}+(?<=[a-z0-9])|(?<=\]))"
+            r":[a-z]++-[a-z]++\d{1,2}:[a-z][a-z0-9-]*+"
         ),
         "[redacted instance]",
     ),
@@ -282,7 +291,10 @@ _INTERNAL_RULES: tuple[Rule, ...] = (
 def _apply(rules: tuple[Rule, ...], text: str) -> str:
     lowered = text.lower()
     for needs, pattern, replacement in rules:
-        if not needs or any(needed in lowered for needed in needs):
+        if isinstance(needs, re.Pattern):
+            if needs.search(text):
+                text = pattern.sub(replacement, text)
+        elif not needs or any(needed in lowered for needed in needs):
             text = pattern.sub(replacement, text)
     return text
 

@@ -204,20 +204,27 @@ def _line_start(text: str, index: int) -> int:
 _JOINS = re.compile(rf"(?:\\{{1,2}})?{_BREAK}{_GUTTER}{_BLANK}*")
 
 
+def _token_shaped(token: str) -> bool:
+    """Whether a token is a credential by its shape alone: a known key's, a JWT's, or long and random-looking."""
+    return (
+        any(_mask_shape(found) != found.group(0) for found in _KEY_SHAPES.finditer(token))
+        or _JWT_PART.search(token) is not None
+        or any(_random_looking(found.group(0)) for found in _LONG_TOKEN.finditer(token))
+    )
+
+
 def _mask_wrapped(match: re.Match[str]) -> str:
-    """A wrapped token, masked whole when its pieces joined are a credential by their shape, or when it is the
-    value of a secret name (on its line, or alone on the line before: `api_key:` then the indented value)."""
+    """A wrapped token, masked whole when its pieces joined are a credential by their shape, or when it sits where
+    a secret's value goes (after `api_key:` on its line, or alone under `api_key:` on the line before)."""
     run = match.group(0)
-    joined = _JOINS.sub("", run)
-    if redact_secrets(joined) != joined:
+    if _token_shaped(_JOINS.sub("", run)):
         return "[redacted token]"
     text, start = match.string, match.start()
     head = _line_start(text, start)
     before = text[head:start]
     if not before.strip(" \t\r") and head > 0:
         before = text[_line_start(text, head - 1) : head].rstrip("\\\r\n")
-    probe = f"{before}{joined}"
-    return "[redacted]" if redact_secrets(probe) != f"{redact_secrets(before)}{joined}" else run
+    return run if redact_secrets(f"{before}probe").endswith("probe") else "[redacted]"
 
 
 def _mask_long(match: re.Match[str]) -> str:

@@ -57,7 +57,7 @@ _VALUE_AFTER_NAME = re.compile(
     |
     (?P<blank>{_BLANK}+)  # or blanks only, as netrc, ldap.conf, redis.conf and aligned files write a setting
     (?P<value>"(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'
-    |(?:[^\s"'\\]|\\(?![nrt\\]))(?:[^\s\\]|\\(?![nrt\\]))*(?<!:))  # (not a name of its own: `password: p`)
+    |(?:[^\s"'\\]|\\(?![nrt\\]))+(?<!:))  # (not a name of its own: `password: p`)
     )
     """
 )
@@ -78,15 +78,18 @@ _PGPASS = re.compile(  # libpq's password file: host:port:database:user:password
     r"(?<![\w.:*\[\]-])((?:\*|[\w.-]++|\[[0-9A-Fa-f:.]++\]):(?:\d{1,5}|\*):[^:\s]++:[^:\s]++:)"
     r"(?:[^\s\\]|\\(?![nrt]))+"
 )
+_GUTTER = rf"(?:{_BLANK}*\|)?"
+"""The gutter a traceback draws before each line of an ExceptionGroup's members (`    | `)."""
 _CONTINUED = re.compile(
-    rf"(\[redacted\])(?:(?:\\{{1,2}}{_BREAK}{_BLANK}*|{_BREAK}{_BLANK}+)(?:[^\s:=\\]|\\(?![nrt\\]))+"
+    rf"(\[redacted[a-z ]{{0,12}}\])"
+    rf"(?:(?:\\{{1,2}}{_BREAK}{_GUTTER}{_BLANK}*|{_BREAK}{_GUTTER}{_BLANK}+)(?:[^\s:=\\]|\\(?![nrt\\]))+"
     rf"(?={_BLANK}*(?:\\{{0,2}}{_BREAK}|$|[\"',;)\]}}])))+"
 )
 """The lines a masked value goes on over: indented single words, or any after a backslash continuation."""
 _TOKEN_CHARS = r"[A-Za-z0-9+/_=.-]"
 _WRAPPED = re.compile(
-    rf"(?<![A-Za-z0-9+/_=.\\-]){_TOKEN_CHARS}{{8,}}"
-    rf"(?:(?:\\{{1,2}})?{_BREAK}{_BLANK}*{_TOKEN_CHARS}+(?={_BLANK}*(?:\\{{0,2}}{_BREAK}|$)|[\"',;)\]}}]))+"
+    rf"(?:(?<![A-Za-z0-9+/_=.\\-])|(?<=\\[nrt])){_TOKEN_CHARS}{{8,}}"
+    rf"(?:(?:\\{{1,2}})?{_BREAK}{_GUTTER}{_BLANK}*{_TOKEN_CHARS}+(?={_BLANK}*(?:\\{{0,2}}{_BREAK}|$)|[\"',;)\]}}]))+"
 )
 """A token wrapped over lines (base64 at 64 or 76 columns, a JWT or key split by a terminal or an editor): each
 piece fills its line; `_mask_wrapped` judges the pieces joined."""
@@ -138,7 +141,9 @@ def _mask_encoded(match: re.Match[str]) -> str:
 
 def _mask_shape(match: re.Match[str]) -> str:
     start = match.start()
+    after_a_quoted_break = match.string[start - 2 : start] in ("\\n", "\\r", "\\t")
     inside_a_word = start > 0 and (match.string[start - 1].isalnum() or match.string[start - 1] == "_")
+    inside_a_word = inside_a_word and not after_a_quoted_break
     return match.group(0) if inside_a_word else "[redacted token]"
 
 
@@ -150,14 +155,16 @@ def _mask_value(match: re.Match[str]) -> str:
 
 
 def _line_around(text: str, start: int, end: int) -> tuple[list[str], list[str]] | None:
-    """The blank-separated words before `start` and after `end` on their line (a quoted `\\n` ends one too), or
-    None when the line runs on for more than 200 characters either way (a setting's line is short)."""
+    """The blank-separated words before `start` and after `end` on their line (a quoted `\\n` ends one too, and so
+    does a quote: a string in a repr or JSON is a line of its own), or None when the line runs on for more than
+    200 characters either way (a setting's line is short)."""
     low = max(0, start - 200)
-    head = max(text.rfind("\n", low, start), text.rfind("\r", low, start), text.rfind("\\n", low, start) + 1)
+    head = max(text.rfind(mark, low, start) + len(mark) - 1 for mark in ("\n", "\r", "\\n", "'", '"'))
     if head < 0 and low > 0:
         return None
     high = min(len(text), end + 200)
-    tails = [found for found in (text.find(mark, end, high) for mark in ("\n", "\r", "\\n", "\\r")) if found >= 0]
+    marks = ("\n", "\r", "\\n", "\\r", "'", '"')
+    tails = [found for found in (text.find(mark, end, high) for mark in marks) if found >= 0]
     if not tails and high < len(text):
         return None
     before = text[head + 1 : start] if head >= 0 else text[:start]
@@ -169,14 +176,19 @@ def _mask_spaced(match: re.Match[str]) -> str:
     """`name value` when it is a setting: the name is a word of its own, the value is not a yes or no, and the line
     is that setting alone (`password p`), or settings (`machine h login u password p [account a]`)."""
     text, start = match.string, match.start()
+    escapes = ("\\n", "\\t", "\\r")
     while start > max(0, match.start() - 60) and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
+        if text[start - 2 : start] in escapes:  # the `n` of a quoted line break is not part of the name
+            break
         start -= 1
-    alone = start == 0 or text[start - 1].isspace() or text[start - 2 : start] in ("\\n", "\\t", "\\r")
+    alone = start == 0 or text[start - 1].isspace() or text[start - 1] in "'\"" or text[start - 2 : start] in escapes
     value = match.group("value")
     around = _line_around(text, start, match.end()) if alone and value.lower() not in _PLAIN_SETTINGS else None
     if around is None:
         return match.group(0)
     before, after = around
+    while before and (before[0].endswith(":") or not before[0].strip("|>#+")):  # `Error:`, a traceback's `|`
+        before = before[1:]
     setting = (not before and not after) or (
         len(before) >= 2 and (not after or (len(before) % 2 == 0 and len(after) % 2 == 0))
     )
@@ -189,23 +201,30 @@ def _line_start(text: str, index: int) -> int:
     return max(low, text.rfind("\n", low, index) + 1, text.rfind("\\n", low, index) + 2)
 
 
-_JOINS = re.compile(rf"(?:\\{{1,2}})?{_BREAK}{_BLANK}*")
+_JOINS = re.compile(rf"(?:\\{{1,2}})?{_BREAK}{_GUTTER}{_BLANK}*")
+
+
+def _token_shaped(token: str) -> bool:
+    """Whether a token is a credential by its shape alone: a known key's, a JWT's, or long and random-looking."""
+    return (
+        any(_mask_shape(found) != found.group(0) for found in _KEY_SHAPES.finditer(token))
+        or _JWT_PART.search(token) is not None
+        or any(_random_looking(found.group(0)) for found in _LONG_TOKEN.finditer(token))
+    )
 
 
 def _mask_wrapped(match: re.Match[str]) -> str:
-    """A wrapped token, masked whole when its pieces joined are a credential by their shape, or when it is the
-    value of a secret name (on its line, or alone on the line before: `api_key:` then the indented value)."""
+    """A wrapped token, masked whole when its pieces joined are a credential by their shape, or when it sits where
+    a secret's value goes (after `api_key:` on its line, or alone under `api_key:` on the line before)."""
     run = match.group(0)
-    joined = _JOINS.sub("", run)
-    if redact_secrets(joined) != joined:
+    if _token_shaped(_JOINS.sub("", run)):
         return "[redacted token]"
     text, start = match.string, match.start()
     head = _line_start(text, start)
     before = text[head:start]
     if not before.strip(" \t\r") and head > 0:
         before = text[_line_start(text, head - 1) : head].rstrip("\\\r\n")
-    probe = f"{before}{joined}"
-    return "[redacted]" if redact_secrets(probe) != f"{redact_secrets(before)}{joined}" else run
+    return run if redact_secrets(f"{before}probe").endswith("probe") else "[redacted]"
 
 
 def _mask_long(match: re.Match[str]) -> str:

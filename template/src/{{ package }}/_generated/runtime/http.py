@@ -139,8 +139,10 @@ def http_app(server: FailwellServer, options: HttpOptions, verifier: TokenVerifi
         host=options.host,
         transport_security=_SDK_CHECKS_OFF,
     )
-    # Innermost: a body is read only once the gate lets it by, and a cancel is told who sent it.
-    app.add_middleware(EnvelopeCheck, path=options.path, on_cancel=server.cancel_from_http)
+    # Innermost: a body is read only once the gate lets it by, and a cancel is told who sent it. With sessions
+    # the SDK applies a cancel within its own session only; one posted outside any session stops nothing.
+    on_cancel = None if options.stateful else server.cancel_from_http
+    app.add_middleware(EnvelopeCheck, path=options.path, on_cancel=on_cancel)
     if verifier is not None:
         resource = options.resource_url if options.authorization_servers else ""
         if resource:

@@ -26,7 +26,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .bearer import BearerGate
 from .contracts import CancelRelay
 from .http_envelope import EnvelopeCheck
-from .http_limits import MAX_HEADER_BYTES, BoundedH11Protocol, BoundedRequests, raise_open_file_limit
+from .http_limits import (
+    MAX_HEADER_BYTES,
+    BoundedRequests,
+    bounded_protocol,
+    connection_budget,
+    raise_open_file_limit,
+)
 from .oauth import metadata_url
 from .rebinding import RebindingGuard, protection
 from .sdk import answer_nothing_after_cancel
@@ -54,6 +60,8 @@ class HttpOptions:
     """The OAuth issuers of this server's tokens (the spec's `server.auth.authorization_servers`)."""
     resource_url: str = ""
     """This server's public URL, the resource its tokens are issued for: set with `authorization_servers`."""
+    max_connections: int | None = None
+    """The most connections open at once; None derives it from the open-file limit (`connection_budget`)."""
 
 
 _SDK_CHECKS_OFF = TransportSecuritySettings(enable_dns_rebinding_protection=False)
@@ -166,11 +174,13 @@ async def serve_http(server: FailwellServer, options: HttpOptions, verifier: Tok
     """Serve until interrupted, logging as JSON lines like the rest (uvicorn's access log off: `AccessLog`)."""
     app = http_app(server, options, verifier)
     raise_open_file_limit()
+    budget = connection_budget(options.max_connections)
+    logger.info("connection budget", extra={"max_connections": budget})
     config = uvicorn.Config(
         app,
         host=options.host,
         port=options.port,
-        http=BoundedH11Protocol,
+        http=bounded_protocol(budget),
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         access_log=False,
         log_config=None,

@@ -40,8 +40,8 @@ LOG_EVERY_S = 10.0
 """How often at most the cancels that stopped nothing are logged (one line, with their count)."""
 ANONYMOUS = "http:anonymous"
 """The caller of every HTTP request without a token: a cancel from it proves nothing about who sent the call."""
-MAX_NOTE_BYTES = 4096
-"""The longest cancel note from another replica that is read; a longer one is ignored unread."""
+MAX_NOTE_BYTES = 65_536
+"""The longest cancel note passed to or read from another replica; a longer one is neither sent nor read."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,8 @@ class InFlight:
             return
         if self.cancel(caller, request_id) == "absent" and relay is not None:
             note = json.dumps({"caller": caller, "request_id": request_id, "from": self.replica})
+            if len(note) > MAX_NOTE_BYTES:
+                return  # no replica would read it (its request id is over 64 KiB)
             try:
                 with anyio.move_on_after(ANNOUNCE_S):
                     await relay.announce_cancel(self.server, note)
@@ -148,6 +150,7 @@ class _Tally:
         now = time.monotonic()
         if now < self._next_at:
             return
-        logger.info(self.event, extra={"request_id": request_id, "calls": reason, "ignored": self._count})
+        shown = None if request_id is None else request_id[:64]  # a client chooses it, up to the body's size
+        logger.info(self.event, extra={"request_id": shown, "calls": reason, "ignored": self._count})
         self._count = 0
         self._next_at = now + LOG_EVERY_S

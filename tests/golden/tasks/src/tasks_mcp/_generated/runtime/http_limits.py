@@ -104,8 +104,9 @@ class BoundedH11Protocol(H11Protocol):
 
     The clock starts when the connection opens and again when a response is complete (the next request's
     headers are due), and stops while a request is answered. uvicorn has no hook for this, so it relies on
-    H11Protocol's `cycle`, `transport` and `loop` attributes and the four methods it overrides (checked
-    against uvicorn 0.54).
+    H11Protocol's `cycle` (its `response_complete` and `more_body`), `transport` and `loop` attributes and
+    the four methods it overrides (checked against uvicorn 0.54). Its own `connections` attribute is uvicorn's
+    set of every connection, hence the name `budgeted`.
     """
 
     _header_timer: asyncio.TimerHandle | None = None

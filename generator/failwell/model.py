@@ -368,6 +368,10 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
             "MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS",
             "with `--http`: the Host names (and extra browser Origins) DNS-rebinding protection accepts",
         ),
+        Variable(
+            "MCP_MAX_CONNECTIONS",
+            "with `--http`: the most connections open at once (by default derived from the open-file limit)",
+        ),
     ]
     return tuple(found)
 

@@ -102,3 +102,23 @@ def test_the_readmes_redis_url_is_one_the_server_accepts(tmp_path: Path) -> None
         RedisStore(url)  # raises ConfigurationError on a URL the server refuses
         with pytest.raises(ConfigurationError):
             RedisStore("https://redis.example.com")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("store", ["memory", "sqlite", "redis"])
+def test_a_project_on_each_store_passes_its_own_ruff_format_and_mypy(tmp_path: Path, store: str) -> None:
+    """The store's opener is printed into `_generated/server.py` (a Redis URL's message once made that line too long
+    for `ruff format`, and the Redis store's Lua arguments failed `mypy --strict`)."""
+    from conftest import EXAMPLES
+    from failwell import new
+
+    spec = (EXAMPLES / "tasks" / "failwell.yaml").read_text().replace("store: sqlite", f"store: {store}")
+    assert f"store: {store}" in spec
+    (tmp_path / "spec.yaml").write_text(spec)
+    new(tmp_path / "tasks", tmp_path / "spec.yaml")
+    project = tmp_path / "tasks"
+    for args in (["ruff", "check", "--no-cache", "."], ["ruff", "format", "--check", "--no-cache", "."]):
+        result = run([sys.executable, "-m", *args], project)
+        assert result.returncode == 0, result.stdout
+    result = run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull], project)
+    assert result.returncode == 0, result.stdout

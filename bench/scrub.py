@@ -1,7 +1,7 @@
 """The runtime's own secret rules against detect-secrets, side by side in one run: leaks over the credential
 corpus, false positives over ordinary values, and the cost of redacting one failure message.
 
-    python bench/scrub.py [--seeds 5] [--ordinary 2000] [--reps 3000]
+    python bench/scrub.py [--seeds 5] [--ordinary 2000] [--reps 3000] [--scrub PATH] [--no-hostile]
     (the detect-secrets row needs `.venv/bin/pip install detect-secrets==1.5.0`, a bench-only dependency;
     without it only the own rules are measured)
 
@@ -12,6 +12,14 @@ false_positives=F/M p50_us=... p99_us=... clean_p50_us=... clean_p99_us=...`, th
 canaries; a false positive is an ordinary value, alone or in a sentence, that does not come out unchanged.
 The times are for one ~200-character failure message with one planted secret (p50_us, p99_us) and the same
 message without it (clean_*).
+
+Then the own rules against the held-out corpus (`tests/secrets_heldout.py`, which neither the tests nor the
+rules were tuned on): `heldout client_leaks=K/N kinds (T/M texts) log_leaks=... benign_changed=B/C`, with the
+kinds each leaks; and the widened training corpus the same way (`train client_leaks=... log_leaks=...`), an
+internal host counting for the client only. Last, `hostile max_ms_10kb=... max_ms_100kb=... worst_ratio=...`:
+`scrub` over 10 kB and 100 kB of each hostile arrangement (the test's list and more), the slowest times and
+the ratio of the total times at 100 kB and at 10 kB (about 10 when the rules are linear). `--scrub PATH`
+measures another copy of scrub.py (an older one, for a before and after).
 
 The detect-secrets redactor runs its ad hoc scanning (`scan_line`, what `detect-secrets scan --string`
 uses) over each line with the default plugin set and replaces each found `secret_value` with
@@ -40,6 +48,7 @@ sys.path[:0] = [
 ]
 
 from secrets_corpus import KINDS, ordinary, planted, quotings_for  # noqa: E402
+from secrets_heldout import BENIGN, HELD_OUT  # noqa: E402
 
 from failwell import messages  # noqa: E402
 
@@ -100,6 +109,8 @@ def leaks(redact: Redactor, seeds: int) -> tuple[int, int, dict[str, list[str]]]
     leaked, total = 0, 0
     where: dict[str, list[str]] = {}
     for kind in KINDS:
+        if not getattr(kind, "log", True):
+            continue  # an internal host name: the log may keep it
         for quoting in quotings_for(kind):
             for seed in range(seeds):
                 text, canaries = planted(kind, quoting, random.Random(seed))
@@ -159,14 +170,103 @@ def measure(name: str, redact: Redactor, args: argparse.Namespace, values: list[
     return {"leaks": leaked, "where": where, "fp": fp, "examples": examples, "p50": p50}
 
 
+def load_scrub(path: str | None) -> Any:
+    if path is None:
+        return messages.runtime("scrub")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("scrub_under_test", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def heldout(scrub: Any, seeds: int) -> None:
+    """Leaks of the held-out corpus to the client (`scrub`) and to the log (`redact_secrets`), by kind."""
+    client: dict[str, int] = {}
+    log: dict[str, int] = {}
+    texts = 0
+    for kind in HELD_OUT:
+        for seed in range(seeds):
+            text, canaries = kind.make(random.Random(seed))
+            texts += 1
+            if any(canary in scrub.scrub(text) for canary in canaries):
+                client[kind.name] = client.get(kind.name, 0) + 1
+            if kind.log and any(canary in scrub.redact_secrets(text) for canary in canaries):
+                log[kind.name] = log.get(kind.name, 0) + 1
+    logged = [kind for kind in HELD_OUT if kind.log]
+    changed = [text for text in BENIGN if scrub.redact_secrets(text) != text]
+    print(
+        f"heldout client_leaks={len(client)}/{len(HELD_OUT)} kinds ({sum(client.values())}/{texts} texts) "
+        f"log_leaks={len(log)}/{len(logged)} kinds ({sum(log.values())}/{len(logged) * seeds} texts) "
+        f"benign_changed={len(changed)}/{len(BENIGN)}"
+    )
+    print(f"  heldout client leaks: {', '.join(sorted(client)) or 'none'}")
+    print(f"  heldout log leaks: {', '.join(sorted(log)) or 'none'}")
+    if changed:
+        print(f"  heldout benign changed, e.g.: {changed[:3]!r}")
+
+
+def train(scrub: Any, seeds: int) -> None:
+    """Leaks of the training corpus to the client and the log, by kind (an internal host counts for the client)."""
+    client: set[str] = set()
+    log: set[str] = set()
+    for kind in KINDS:
+        for quoting in quotings_for(kind):
+            for seed in range(seeds):
+                text, canaries = planted(kind, quoting, random.Random(seed))
+                if any(canary in scrub.scrub(text) for canary in canaries):
+                    client.add(kind.name)
+                if getattr(kind, "log", True) and any(canary in scrub.redact_secrets(text) for canary in canaries):
+                    log.add(kind.name)
+    logged = [kind for kind in KINDS if getattr(kind, "log", True)]
+    print(f"train client_leaks={len(client)}/{len(KINDS)} kinds log_leaks={len(log)}/{len(logged)} kinds")
+    if client or log:
+        print(f"  train leaks: client {sorted(client)} log {sorted(log)}")
+
+
+HOSTILE = (
+    "input_value=", "a.", "a/", "1.", "a:", "a-", "C:\\", "select ", "aa::", "password", "a", "x://", "x://a", "a@",
+    "-----BEGIN PRIVATE KEY-----", "Aa1", "token: ", "%41", "eyJ", "a=b&", "Bearer ", "xPassword", '"password": "',
+    "a.internal ", "::", "sk_live_", "password ", "password a ", "a b ", "a\n", "Aa1Bb2Cc3Dd4\n ", "Aa1Bb2Cc3Dd4\\\n",
+    "a:1:b:c:", "a:1:", "x.y", "ab.cd.", "p:us-east1:", "-----BEGIN A KEY-----\n", "\\n", "AUTH_TOKEN ", "a\r\n  ",
+)  # fmt: skip
+
+
+def hostile(scrub: Any) -> None:
+    """The slowest `scrub` over 10 kB and 100 kB of any hostile arrangement, and the ratio of the total times."""
+    worst = {10_000: 0.0, 100_000: 0.0}
+    total, slowest = {10_000: 0.0, 100_000: 0.0}, ""
+    for base in HOSTILE:
+        times = {}
+        for size in worst:
+            text = (base * (size // len(base) + 1))[:size]
+            started = time.perf_counter()
+            scrub.scrub(text)
+            times[size] = time.perf_counter() - started
+            worst[size] = max(worst[size], times[size])
+        if times[100_000] == worst[100_000]:
+            slowest = base
+        total[10_000] += times[10_000]
+        total[100_000] += times[100_000]
+    print(
+        f"hostile arrangements={len(HOSTILE)} max_ms_10kb={worst[10_000] * 1000:.1f} "
+        f"max_ms_100kb={worst[100_000] * 1000:.1f} (of {slowest!r}) total_ratio={total[100_000] / total[10_000]:.1f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--ordinary", type=int, default=2000)
     parser.add_argument("--reps", type=int, default=3000, help="timing repetitions (a tenth for detect-secrets)")
+    parser.add_argument("--scrub", help="measure this scrub.py instead of the runtime's (for a before and after)")
+    parser.add_argument("--no-hostile", action="store_true", help="skip the hostile-input timing")
     args = parser.parse_args()
     started = time.perf_counter()
-    own = messages.runtime("scrub").redact_secrets
+    scrub = load_scrub(args.scrub)
+    own = scrub.redact_secrets
     values = ordinaries(args.ordinary)
     results = {}
     with detect_secrets_redactor() as built:
@@ -198,6 +298,10 @@ def main() -> None:
         )
     else:
         print("verdict: own rules measured alone (no detect-secrets)")
+    heldout(scrub, args.seeds)
+    train(scrub, args.seeds)
+    if not args.no_hostile:
+        hostile(scrub)
     print(f"elapsed_s={time.perf_counter() - started:.1f}")
 
 

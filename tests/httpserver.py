@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
@@ -61,9 +61,16 @@ class Running:
 
 @contextmanager
 def http_server(
-    module: str, src: Path, log_path: Path, env: dict[str, str], *args: str, port: int | None = None
+    module: str,
+    src: Path,
+    log_path: Path,
+    env: dict[str, str],
+    *args: str,
+    port: int | None = None,
+    preexec_fn: Callable[[], object] | None = None,
 ) -> Iterator[Running]:
-    """`python -m <module> --http` with `src` on the path; stopped (and waited for) on exit."""
+    """`python -m <module> --http` with `src` on the path (running `preexec_fn` in the child before it starts, to
+    set a resource limit); stopped (and waited for) on exit."""
     port = port or free_port()
     log = log_path.open("w+")
     process = subprocess.Popen(
@@ -72,6 +79,7 @@ def http_server(
         stdout=subprocess.DEVNULL,
         stderr=log,
         env={**os.environ, **env, "PYTHONPATH": str(src)},
+        preexec_fn=preexec_fn,
     )
     try:
         wait_for_port(port, process)

@@ -15,6 +15,7 @@ import random
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from urllib.parse import quote
 
 B62 = string.ascii_letters + string.digits
@@ -41,6 +42,9 @@ class Kind:
     make: Callable[[random.Random], tuple[str, list[str]]]
     bare: bool = True
     """Whether its shape alone gives it away (a password does not: it needs its field name)."""
+    log: bool = True
+    """Whether the log must not hold it either (a credential), or only the model (an internal host name, which
+    the log keeps so an operator can trace the failure)."""
 
 
 def _pem(label: str) -> Callable[[random.Random], tuple[str, list[str]]]:
@@ -188,6 +192,52 @@ def _high_entropy(rng: random.Random) -> tuple[str, list[str]]:
     return key, [key]
 
 
+def _pgpass_line(rng: random.Random) -> tuple[str, list[str]]:
+    """A line of libpq's password file: host:port:database:user:password (any field but the last may be *)."""
+    password = word(rng, rng.randint(10, 16), B62 + "!#%^*")
+    host = rng.choice(["*", "localhost", f"pg{rng.randint(1, 9)}.example.net"])
+    return f"{host}:{rng.choice(['5432', '*', '6432'])}:{rng.choice(['*', 'billing'])}:svc:{password}", [password]
+
+
+def _ssha(rng: random.Random) -> tuple[str, list[str]]:
+    """An LDAP password hash as slappasswd writes it; crackable, so as secret as the password."""
+    digest = base64.b64encode(rng.randbytes(24)).decode()
+    return f"{{SSHA}}{digest}", [digest]
+
+
+def _static_key(rng: random.Random) -> tuple[str, list[str]]:
+    """A PEM-armoured secret whose label is not PRIVATE KEY (an OpenVPN static key, hex lines)."""
+    lines = [word(rng, 32, HEX) for _ in range(rng.randint(4, 8))]
+    body = "\n".join(lines)
+    return f"-----BEGIN OpenVPN Static key V1-----\n{body}\n-----END OpenVPN Static key V1-----", lines
+
+
+def _hex_secret(rng: random.Random) -> tuple[str, list[str]]:
+    """A long hex secret: it reads as a digest, so only its field name gives it away."""
+    key = word(rng, 96, HEX)
+    return key, [key]
+
+
+def _host(*labels: str, port: str = "") -> Callable[[random.Random], tuple[str, list[str]]]:
+    """A managed service's host name: `{name}` and `{id}` become the instance's own labels (the canaries)."""
+
+    def make(rng: random.Random) -> tuple[str, list[str]]:
+        name = rng.choice(string.ascii_lowercase) + word(rng, rng.randint(6, 11), string.ascii_lowercase + "0123456789")
+        ident = word(rng, rng.randint(6, 12), string.ascii_lowercase + "0123456789")
+        host = ".".join(labels).replace("{name}", name).replace("{id}", ident)
+        return host + port, [canary for canary in (name, ident) if canary in host]
+
+    return make
+
+
+def _cloud_sql_name(rng: random.Random) -> tuple[str, list[str]]:
+    """A Cloud SQL instance connection name, project:region:instance."""
+    project = rng.choice(string.ascii_lowercase) + word(rng, 9, string.ascii_lowercase + "0123456789")
+    instance = rng.choice(string.ascii_lowercase) + word(rng, 7, string.ascii_lowercase + "0123456789")
+    region = rng.choice(["us-central1", "asia-northeast1", "europe-west3", "us-east4"])
+    return f"{project}:{region}:{instance}", [project, instance]
+
+
 KINDS: tuple[Kind, ...] = (
     Kind("pem_rsa", "private_key", _pem("RSA PRIVATE KEY")),
     Kind("pem_pkcs8", "private_key", _pem("PRIVATE KEY")),
@@ -240,6 +290,39 @@ KINDS: tuple[Kind, ...] = (
     Kind("api_key_field", "X-Api-Key", _api_key_field, bare=False),
     Kind("client_secret_field", "client_secret", _api_key_field, bare=False),
     Kind("high_entropy_string", "value", _high_entropy),
+    # credentials that classic configuration files write as whitespace-separated keys and values
+    Kind("redis_requirepass", "requirepass", _password, bare=False),
+    Kind("ldap_bindpw", "bindpw", _password, bare=False),
+    Kind("sssd_authtok", "ldap_default_authtok", _password, bare=False),
+    Kind("pgpass_line", "passfile_line", _pgpass_line),
+    Kind("ldap_ssha_hash", "userPassword", _ssha),
+    Kind("pem_openvpn_static_key", "tls_auth", _static_key),
+    Kind("hex_signing_secret", "signing_secret", _hex_secret, bare=False),
+    # internal host names of managed services: for the model, not the log
+    Kind(
+        "aws_docdb_host",
+        "host",
+        _host("{name}", "cluster-{id}", "eu-central-1", "docdb", "amazonaws", "com"),
+        log=False,
+    ),
+    Kind(
+        "aws_redshift_host",
+        "host",
+        _host("{name}", "{id}", "us-west-2", "redshift", "amazonaws", "com", port=":5439"),
+        log=False,
+    ),
+    Kind(
+        "aws_memorydb_host",
+        "host",
+        _host("clustercfg", "{name}", "{id}", "memorydb", "eu-west-1", "amazonaws", "com"),
+        log=False,
+    ),
+    Kind("azure_cosmos_host", "endpoint_host", _host("{name}", "documents", "azure", "com", port=":443"), log=False),
+    Kind("azure_vault_host", "vault_host", _host("{name}", "vault", "azure", "net"), log=False),
+    Kind("azure_flexible_mysql", "server", _host("{name}", "mysql", "database", "azure", "com"), log=False),
+    Kind("upstash_host", "host", _host("{name}-{id}", "upstash", "io", port=":6379"), log=False),
+    Kind("gcp_internal_dns", "host", _host("{name}", "{id}", "c", "prod-project", "internal"), log=False),
+    Kind("cloud_sql_instance_name", "instance_connection_name", _cloud_sql_name, log=False),
 )
 
 
@@ -286,16 +369,67 @@ QUOTINGS: dict[str, Callable[[str, str], str]] = {
 }
 
 
+def _quoted(value: str) -> str:
+    """A value as a whitespace-separated configuration file writes it: in double quotes when it holds a space."""
+    return f'"{value}"' if " " in value else value
+
+
+QUOTINGS.update(
+    {  # whitespace-separated keys and values, as netrc, ldap.conf, redis.conf, msmtprc and aligned files write them
+        "spaced": lambda key, value: f"{key} {_quoted(value)}",
+        "netrc": lambda key, value: f"machine api.example.com login ann {key} {_quoted(value)}",
+        "aligned": lambda key, value: f"User{' ' * 10}ann\n{key}{' ' * max(2, 14 - len(key))}{_quoted(value)}\n",
+    }
+)
+
+SPLIT_QUOTINGS: dict[str, tuple[Callable[[str, list[str]], str], int]] = {
+    "split_lf": (lambda key, pieces: f"{key}: " + "\n    ".join(pieces) + "\n", 0),
+    "split_crlf": (lambda key, pieces: f"{key}:\r\n  " + "\r\n  ".join(pieces) + "\r\n", 0),
+    "continuation": (lambda key, pieces: f'{key.upper().replace("-", "_")}="' + "\\\n".join(pieces) + '"', 0),
+    "wrapped_40": (lambda key, pieces: f"{key}:\n" + "\n".join(pieces), 40),
+    "wrapped_in_json": (lambda key, pieces: json.dumps({"user": "ann", key: "\n".join(pieces)}), 40),
+}
+"""A value broken across lines: how the pieces are joined, and where it is cut (0: in the middle, else every N
+characters)."""
+
+
+def _cut(value: str, every: int) -> list[int]:
+    return [len(value) // 2] if every == 0 else list(range(every, len(value), every))
+
+
+def _fragments(value: str, cuts: list[int], canaries: list[str]) -> list[str]:
+    """Each canary cut where the value is cut: a piece is seen whole or not at all."""
+    pieces = []
+    for canary in canaries:
+        start = value.find(canary)
+        inner = [cut - start for cut in cuts if start >= 0 and start < cut < start + len(canary)]
+        bounds = [0, *inner, len(canary)]
+        pieces += [canary[a:b] for a, b in pairwise(bounds)]
+    return pieces
+
+
 def planted(kind: Kind, quoting: str, rng: random.Random) -> tuple[str, list[str]]:
     """Text carrying one fresh credential of `kind`, quoted as `quoting`; and its canaries."""
     value, canaries = kind.make(rng)
     if quoting == "query":
         canaries = [quote(canary, safe="") for canary in canaries]
-    return QUOTINGS[quoting](kind.key, value), [canary for canary in canaries if len(canary) >= 6]
+    if quoting in SPLIT_QUOTINGS:
+        join, every = SPLIT_QUOTINGS[quoting]
+        cuts = _cut(value, every)
+        canaries = _fragments(value, cuts, canaries)
+        bounds = [0, *cuts, len(value)]
+        text = join(kind.key, [value[a:b] for a, b in pairwise(bounds)])
+    else:
+        text = QUOTINGS[quoting](kind.key, value)
+    return text, [canary for canary in canaries if len(canary) >= 6]
 
 
 def quotings_for(kind: Kind) -> list[str]:
-    return [quoting for quoting in QUOTINGS if kind.bare or quoting != "bare"]
+    """Every quoting a kind can take: `bare` only when its shape gives it away, and the splits only for a token (a
+    credential on one line, without spaces, and not a URL or a `host:port:...` line)."""
+    sample, _ = kind.make(random.Random(0))
+    splittable = kind.log and not any(c in sample for c in " \n:")
+    return [q for q in QUOTINGS if kind.bare or q != "bare"] + (list(SPLIT_QUOTINGS) if splittable else [])
 
 
 ORDINARY_WORDS = (

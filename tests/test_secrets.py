@@ -41,6 +41,7 @@ PATHS = (
     "log_extra",
 )
 CASES = [(kind, quoting) for kind in KINDS for quoting in quotings_for(kind)]
+BY_NAME = {kind.name: kind for kind in KINDS}
 
 SPEC = """\
 failwell: 1
@@ -123,7 +124,8 @@ def test_no_planted_credential_survives_scrubbing(case: tuple[Kind, str], seed: 
     scrub = messages.runtime("scrub")
     kind, quoting = case
     text, canaries = planted(kind, quoting, random.Random(seed))
-    assert not leaks(scrub.redact_secrets(text), canaries), (kind.name, quoting, scrub.redact_secrets(text))
+    if kind.log:  # an internal host name is for the log to keep and the model not to see
+        assert not leaks(scrub.redact_secrets(text), canaries), (kind.name, quoting, scrub.redact_secrets(text))
     assert not leaks(scrub.scrub(text), canaries), (kind.name, quoting, scrub.scrub(text))
 
 
@@ -133,10 +135,10 @@ def test_every_kind_in_every_quoting_is_masked_for_the_log_and_the_model() -> No
     for seed in range(5):
         for kind, quoting in CASES:
             text, canaries = planted(kind, quoting, random.Random(seed))
-            for rule in (scrub.redact_secrets, scrub.scrub):
+            for rule in (scrub.redact_secrets, scrub.scrub) if kind.log else (scrub.scrub,):
                 if leaks(rule(text), canaries):
                     leaked.append((kind.name, quoting, rule.__name__, rule(text)))
-    assert len(KINDS) >= 41 and len(CASES) >= 500
+    assert len(KINDS) >= 67 and len(CASES) >= 1000
     assert leaked == [], leaked
 
 
@@ -168,10 +170,118 @@ def test_a_field_named_like_a_secret_is_masked_whole_and_others_are_not() -> Non
     assert [name for name in plain if scrub.secret_named(name)] == []
 
 
+SECRET = "Xk29fjQ7pw"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"requirepass {SECRET}",
+        f"masterauth {SECRET}",
+        f"  bindpw\t{SECRET}",
+        f"Password  {SECRET}",
+        f"AUTH_TOKEN {SECRET}",
+        f"machine h.example.org login ann password {SECRET}",
+        f"machine h login u password {SECRET} account acct1",
+        f"default login anonymous password {SECRET}",
+        f"machine h\n  login u\n  password {SECRET}\n",
+        f'poll mail.example.org protocol imap user "ann" password "{SECRET}"',
+        f"{{'netrc': 'machine h\\n  login u\\n  password {SECRET}\\n'}}",
+        f"*:5432:*:svc:{SECRET}",
+        f"db.example.org:6432:billing:svc:{SECRET}",
+        f"ldap_default_authtok = {SECRET}",
+    ],
+)
+def test_a_setting_written_with_blanks_is_masked(text: str) -> None:
+    scrub = messages.runtime("scrub")
+    assert SECRET not in scrub.redact_secrets(text), scrub.redact_secrets(text)
+    assert SECRET not in scrub.scrub(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Session 3 of 5",
+        "PasswordAuthentication no",
+        "The password must be at least 12 characters long.",
+        "Token expired at 12:00; call auth_refresh to get a new one.",
+        "secret santa draw is on Friday",
+        'FATAL:  password authentication failed for user "app"',
+        "compass north",
+        "bypass mode is off",
+        "max_tokens 4096",
+        "Orders:\nORD-2024-000117\nORD-2024-000118",
+        "release-notes-2024\ngetUserSettings",
+        "see api.example.com or v1.2.3 in data.db; mail ann.lee@example.com or first.middle.last.name@example.com",
+        "Only HTML and plain-text pages are accepted; pass raw true to get the body as it is.",
+        "It does not exist in the repository. Pass paths relative to the repository's top folder, as git lists them.",
+        "Only SELECT statements have a plan; the statement given starts with WITH. Pass one of those.",
+    ],
+)
+def test_a_sentence_near_a_secret_word_passes_unchanged(text: str) -> None:
+    scrub = messages.runtime("scrub")
+    assert scrub.redact_secrets(text) == text
+    assert scrub.scrub(text) == text
+
+
+def test_a_token_wrapped_over_lines_is_masked_whole() -> None:
+    """Base64 wrapped at 64 columns, a token split by CRLF and indentation, a backslash continuation, the same
+    inside JSON, and a hex secret (which reads as a digest) continued under its name: no piece is seen again."""
+    scrub = messages.runtime("scrub")
+    rng = random.Random(5)
+    blob = "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789+/") for _ in range(150))
+    pieces = [blob[i : i + 64] for i in range(0, len(blob), 64)]
+    hex_pieces = ["".join(rng.choice("0123456789abcdef") for _ in range(48)) for _ in range(2)]
+    texts = [
+        "could not load the key:\n" + "\n".join(pieces),
+        "token:\r\n    " + "\r\n    ".join(pieces) + "\r\nregion: eu-west-1",
+        'export TOKEN="' + "\\\n".join(pieces) + '"',
+        json.dumps({"material": "\n".join(pieces)}),
+        f"signing_secret = {hex_pieces[0]}\n    {hex_pieces[1]}\n",
+        f"SIGNING_SECRET={hex_pieces[0]}\\\n{hex_pieces[1]}",
+    ]
+    for text in texts:
+        for rule in (scrub.redact_secrets, scrub.scrub):
+            out = rule(text)
+            assert [piece for piece in pieces + hex_pieces if piece in out] == [], (text, out)
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "db7.c9akciq32xyz.us-east-1.rds.amazonaws.com",
+        "orders.cluster-ro-c9akciq32xyz.eu-west-1.rds.amazonaws.com",
+        "cache7.x1y2z3.ng.0001.use1.cache.amazonaws.com",
+        "orders7.database.windows.net",
+        "orders7.redis.cache.windows.net",
+        "orders7.postgres.database.azure.com",
+        "orders7.servicebus.windows.net",
+        "cluster7-shard-00-01.x1y2z.mongodb.net",
+        "orders7.svc.cluster.local",
+        "ip-10-0-1-5.eu-west-1.compute.internal",
+        "orders7-x1y2.upstash.io:6379",
+        "my-project7:us-central1:orders7",
+    ],
+)
+def test_a_managed_services_host_is_hidden_from_the_model_and_kept_for_the_log(host: str) -> None:
+    scrub = messages.runtime("scrub")
+    text = f"Error 111 connecting to {host}. Connection refused."
+    assert (
+        "orders7" not in scrub.scrub(text)
+        and "cluster7" not in scrub.scrub(text)
+        and "ip-10" not in scrub.scrub(text)
+        and "c9akciq32xyz" not in scrub.scrub(text)
+        and "x1y2z3" not in scrub.scrub(text)
+    ), scrub.scrub(text)
+    assert scrub.redact_secrets(text) == text
+
+
 HOSTILE = (
     "input_value=", "a.", "a/", "1.", "a:", "a-", "C:\\", "select ", "aa::", "password", "a", "x://", "x://a", "a@",
     "-----BEGIN PRIVATE KEY-----", "Aa1", "token: ", "%41", "eyJ", "a=b&", "Bearer ", "xPassword", '"password": "',
-    "a.internal ", "::", "sk_live_",
+    "a.internal ", "::", "sk_live_", "password a\n", "password a ", "machine h login u password p ", "a.b.c.d:1",
+    "x:1:y:z:", "requirepass ", "api_key:\n  ", "password: a\\\n", "[redacted]\n  x", "-----BEGIN A KEY-----\n",
+    "Aa1Bb2Cc3Dd4\n ", "Aa1Bb2Cc3Dd4Ee5\\\n", "\\n  Aa1Bb2Cc3Dd4Ee5", "ab-cd:eu-west1:x ", "{SSHA}", "$6$",
 )  # fmt: skip
 
 
@@ -250,8 +360,9 @@ async def test_no_credential_reaches_a_client_or_the_log_in_process(vault_src: P
                 seen = json.dumps(result.model_dump(mode="json", by_alias=True), ensure_ascii=False)
                 logged = "\n".join(captured.lines)
                 assert captured.lines, f"{arguments} logged nothing: {result}"
-                if leaks(seen, canaries) or leaks(logged, canaries):
-                    leaked.append((arguments, leaks(seen, canaries), leaks(logged, canaries)))
+                in_log = leaks(logged, canaries) if BY_NAME[arguments["kind"]].log else []
+                if leaks(seen, canaries) or in_log:
+                    leaked.append((arguments, leaks(seen, canaries), in_log))
                 calls += 1
         finally:
             runtime_logger.removeHandler(captured)
@@ -287,8 +398,9 @@ def test_no_credential_reaches_the_pipe_or_stderr_over_stdio(vault_src: Path) ->
     assert len(answers) == len(planted_calls) + 1
     out, err = ran.stdout.decode(), ran.stderr.decode()
     every_canary = {canary for _, canaries in planted_calls for canary in canaries}
+    logged_canaries = {c for arguments, canaries in planted_calls if BY_NAME[arguments["kind"]].log for c in canaries}
     assert [canary for canary in every_canary if canary in out] == []
-    assert [canary for canary in every_canary if canary in err] == []
+    assert [canary for canary in logged_canaries if canary in err] == []
 
 
 @pytest.mark.slow
@@ -301,7 +413,7 @@ def test_no_credential_reaches_the_log_over_http_in_the_url_or_the_call(vault_sr
     canaries: set[str] = set()
     on_path = Path(os.pathsep.join([str(vault_src), str(TESTS)]))
     with http_server("vault_mcp", on_path, tmp_path / "stderr.log", {}) as server:
-        for number, kind in enumerate(KINDS):
+        for number, kind in enumerate(kind for kind in KINDS if kind.log):  # hosts are for the log to keep
             text, found = planted(kind, "query", random.Random(number))
             canaries.update(found)
             query = text.split("?", 1)[1].split(" ", 1)[0]

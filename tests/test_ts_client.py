@@ -110,6 +110,7 @@ def seen(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
             options["slow"] = {"url": slow_url, "log": str(slow_log)}
             seen = drive(options)
     seen["logs"] = {"server": server_log.read_text(), "slow": slow_log.read_text()}
+    seen["transport"] = transport
     return seen
 
 
@@ -167,6 +168,12 @@ def test_a_cancelled_call_stops_its_handler_and_gets_no_answer(seen: dict[str, A
     assert seen["handlerStarted"] is True
     cancelled = seen["cancelled"]["error"]
     assert cancelled["type"] == "SdkError" and cancelled["message"] == "the test cancels it", "the client saw it"
-    assert seen["handlerReleased"] is True, "the server stopped the handler"
+    if seen["transport"] == "http" and seen["era"] == "2025-11-25":
+        # Stateless HTTP without auth (the slow server has none): the client posts `notifications/cancelled` and
+        # keeps the call's stream open, and a posted cancel proves nothing about its sender there, so it stops
+        # nothing (README, "Only the sender of a call can cancel it"); the handler runs to its deadline.
+        assert seen["handlerReleased"] is False, "a cancel anyone could have posted stopped the handler"
+    else:
+        assert seen["handlerReleased"] is True, "the server stopped the handler"
     assert seen["afterCancel"] == [], "nothing answered the cancelled call"
     assert seen["toolsAfterCancel"] == "4", "the connection still serves"

@@ -10,7 +10,7 @@ from typing import Any
 from . import fields as f
 from . import messages
 from .lint import default_deadline, placeholders
-from .naming import DEFAULT_TOKENS_ENV, pascal
+from .naming import DEFAULT_TOKENS_ENV, import_order, pascal
 from .pyliteral import Call, assignment, call_lines, docstring, fitted, inline, literal, number, string, toml_string
 
 SPEC_FILE = "failwell.yaml"
@@ -72,6 +72,10 @@ class Upstream:
 
     name: str
     config: str
+
+
+REDIS_URL_EXAMPLE = "redis://127.0.0.1:6379/0"
+"""A Redis URL the generated server accepts: the README's example and the start-up error's."""
 
 
 @dataclass(frozen=True)
@@ -251,7 +255,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     name = server["name"]
     description = server.get("description", "").strip()
     version = str(server.get("version", "0.1.0"))
-    tool_specs = sorted(data.get("tools", {}).items())
+    tool_specs = sorted(data.get("tools", {}).items(), key=lambda item: import_order(item[0]))
     store = server.get("store", "sqlite")
     needs_store = bool(server.get("rate_limit")) or any(
         s.get("rate_limit") or "idempotency_key" in with_idempotency_key(s) for _, s in tool_specs
@@ -266,10 +270,12 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     issuers = list(auth_spec.get("authorization_servers", ()))
     tools = tuple(_tool(tool_name, spec, timeout, defaults, envs, scope_message) for tool_name, spec in tool_specs)
     resources = tuple(
-        _reader("resource", n, spec, timeout, defaults) for n, spec in sorted((data.get("resources") or {}).items())
+        _reader("resource", n, spec, timeout, defaults)
+        for n, spec in sorted((data.get("resources") or {}).items(), key=lambda item: import_order(item[0]))
     )
     prompts = tuple(
-        _reader("prompt", n, spec, timeout, defaults) for n, spec in sorted((data.get("prompts") or {}).items())
+        _reader("prompt", n, spec, timeout, defaults)
+        for n, spec in sorted((data.get("prompts") or {}).items(), key=lambda item: import_order(item[0]))
     )
     return Project(
         spec_text=spec_text,
@@ -333,7 +339,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
                 server.get("redis_url_env", "REDIS_URL"),
                 "the Redis URL every replica shares",
                 needed=True,
-                example="redis://127.0.0.1:6379/0",
+                example=REDIS_URL_EXAMPLE,
             )
         )
     auth = server.get("auth")
@@ -361,6 +367,10 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
         Variable(
             "MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS",
             "with `--http`: the Host names (and extra browser Origins) DNS-rebinding protection accepts",
+        ),
+        Variable(
+            "MCP_MAX_CONNECTIONS",
+            "with `--http`: the most connections open at once (by default derived from the open-file limit)",
         ),
     ]
     return tuple(found)
@@ -412,9 +422,7 @@ def _store_expression(kind: str, server: dict[str, Any], name: str) -> str:
         return "MemoryStore()"
     if kind == "redis":
         env = string(server.get("redis_url_env", "REDIS_URL"))
-        return (
-            f'RedisStore(required_env({env}, "the Redis URL every replica shares, such as redis://127.0.0.1:6379/0"))'
-        )
+        return f"RedisStore.from_env({env})"
     return f"SQLiteStore(sqlite_path({string(server.get('sqlite_path', f'{name}.sqlite3'))}))"
 
 

@@ -26,6 +26,13 @@ RESERVED_FAILURE_NAMES = frozenset({"input", "output", "handler", "tool_context"
 """Failure names whose class names would collide with the per-tool module's own names."""
 
 
+def import_order(name: str) -> tuple[str | int, ...]:
+    """The key ruff's isort sorts imported names by: natural order, so `t2` comes before `t10` (each run of
+    digits compares as a number, the text between runs by character, ignoring case)."""
+    parts = re.split(r"(\d+)", name)  # text, digits, text, ...: the same kind at the same place in any two names
+    return tuple(int(part) if index % 2 else part.lower() for index, part in enumerate(parts))
+
+
 def pascal(name: str) -> str:
     """`task_missing` -> `TaskMissing`."""
     return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)

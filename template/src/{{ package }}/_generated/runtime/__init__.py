@@ -4,7 +4,8 @@
 Calling a tool, in the order a call meets them:
     server.py       FailwellServer: serves exactly what it declares, answers an unknown name (-32602), hands on
     params.py       request params the SDK's models refuse: -32602 naming the field and what it must be
-    inflight.py     the calls in flight, so a client's cancel finds its call (on another replica too)
+    inflight.py     the calls in flight, so a client's cancel finds its call (on another replica too), and
+                    only its sender's
     call.py         one call: scopes, validation, limits, the key, the handler inside the error boundary
     callers.py      who is calling, and whether its token grants a tool's scopes
     limits.py       rate limits in the store
@@ -31,6 +32,6 @@ Serving:
     stdio.py        stdio; http.py streamable HTTP; bearer.py, tokens.py, oauth.py its tokens
     envelope.py     the -32700/-32600 answer for a line or body that is not one JSON-RPC message
     http_envelope.py, http_limits.py, rebinding.py    HTTP: bodies checked against the era, time and
-                    size bounds on slow clients, exact Host and Origin
+                    size bounds on slow clients, the connection budget, exact Host and Origin
     sdk.py          every use of the `mcp` SDK's internals, and nowhere else
 """

@@ -41,6 +41,16 @@ def port_env(name: str, default: int) -> int:
     return int(value)
 
 
+def count_env(name: str) -> int | None:
+    """A positive whole number from environment variable `name`, None when unset, or a ConfigurationError."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigurationError(f"{name} must be a whole number of at least 1, not {value!r}; {WHERE}")
+    return int(value)
+
+
 def user_data_dir() -> Path:
     """This user's data folder on this platform (what platformdirs calls user_data_dir)."""
     home = Path.home()

@@ -26,7 +26,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .bearer import BearerGate
 from .contracts import CancelRelay
 from .http_envelope import EnvelopeCheck
-from .http_limits import MAX_HEADER_BYTES, BoundedH11Protocol, BoundedRequests, raise_open_file_limit
+from .http_limits import (
+    MAX_HEADER_BYTES,
+    BoundedRequests,
+    bounded_protocol,
+    connection_budget,
+    raise_open_file_limit,
+)
 from .oauth import metadata_url
 from .rebinding import RebindingGuard, protection
 from .sdk import answer_nothing_after_cancel
@@ -54,6 +60,8 @@ class HttpOptions:
     """The OAuth issuers of this server's tokens (the spec's `server.auth.authorization_servers`)."""
     resource_url: str = ""
     """This server's public URL, the resource its tokens are issued for: set with `authorization_servers`."""
+    max_connections: int | None = None
+    """The most connections open at once; None derives it from the open-file limit (`connection_budget`)."""
 
 
 _SDK_CHECKS_OFF = TransportSecuritySettings(enable_dns_rebinding_protection=False)
@@ -139,8 +147,10 @@ def http_app(server: FailwellServer, options: HttpOptions, verifier: TokenVerifi
         host=options.host,
         transport_security=_SDK_CHECKS_OFF,
     )
-    # Innermost: a body is read only once the gate lets it by, and a cancel is told who sent it.
-    app.add_middleware(EnvelopeCheck, path=options.path, on_cancel=server.cancel_from_http)
+    # Innermost: a body is read only once the gate lets it by, and a cancel is told who sent it. With sessions
+    # the SDK applies a cancel within its own session only; one posted outside any session stops nothing.
+    on_cancel = None if options.stateful else server.cancel_from_http
+    app.add_middleware(EnvelopeCheck, path=options.path, on_cancel=on_cancel)
     if verifier is not None:
         resource = options.resource_url if options.authorization_servers else ""
         if resource:
@@ -164,11 +174,13 @@ async def serve_http(server: FailwellServer, options: HttpOptions, verifier: Tok
     """Serve until interrupted, logging as JSON lines like the rest (uvicorn's access log off: `AccessLog`)."""
     app = http_app(server, options, verifier)
     raise_open_file_limit()
+    budget = connection_budget(options.max_connections)
+    logger.info("connection budget", extra={"max_connections": budget})
     config = uvicorn.Config(
         app,
         host=options.host,
         port=options.port,
-        http=BoundedH11Protocol,
+        http=bounded_protocol(budget),
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         access_log=False,
         log_config=None,

@@ -11,6 +11,12 @@ sends nothing after connecting is kept for ever. So, here:
   uvicorn's h11 parser (400) while they are incomplete, by `BoundedRequests` (431) when they arrived whole.
 - the body must be complete BODY_TIMEOUT_S after the headers (408) and at most MAX_BODY_BYTES (413), chunked
   or not: `BoundedRequests` reads all of it before the app sees any. Both refusals close the connection.
+- open connections stay within a budget below the open-file limit (`connection_budget`: the soft limit less a
+  reserve for the store, upstreams and the process's own files, or `--max-connections`): a connection over
+  it sheds the one whose incomplete request (headers or body still to come, or an idle keep-alive) has waited
+  longest, so clients stalling their bodies cannot use up the files a real client needs to be accepted.
+  Connections whose request is complete and being answered are never shed; when every one is, the newcomer is
+  closed instead.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
 import anyio
@@ -27,6 +35,8 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from .config import ConfigurationError
 
 logger = logging.getLogger("failwell.http")
 
@@ -41,22 +51,72 @@ MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 _TOO_LARGE = f"Content Too Large: the request body is over {MAX_BODY_BYTES >> 20} MiB."
 _UNLIMITED_HARD_TARGET = 10_240
 """The soft open-file limit to ask for when the hard one is unlimited (macOS refuses unlimited: OPEN_MAX)."""
+RESERVED_FILES = 96
+"""Open files kept out of the connection budget at least: the store's pool (Redis: 64), upstreams, SQLite, logs
+and the interpreter's own; a quarter of the limit when that is more."""
+MIN_SPARE_FILES = 16
+"""The fewest open files `--max-connections` must leave below the soft limit."""
+SHED_LOG_EVERY_S = 10.0
+"""How often at most shed connections are logged (one line, with their count)."""
+
+
+class Connections:
+    """The open connections, the one whose incomplete request has waited longest first, within `budget`."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.shed_total = 0
+        self._open: OrderedDict[BoundedH11Protocol, None] = OrderedDict()
+        self._unlogged = 0
+        self._log_at = 0.0
+
+    def opened(self, connection: BoundedH11Protocol) -> None:
+        self._open[connection] = None
+        if len(self._open) > self.budget:
+            oldest = next((each for each in self._open if each is not connection and each.incomplete()), connection)
+            self.shed(oldest)
+
+    def waiting(self, connection: BoundedH11Protocol) -> None:
+        """`connection` has answered its request: its next request is the newest one waiting."""
+        if connection in self._open:
+            self._open.move_to_end(connection)
+
+    def closed(self, connection: BoundedH11Protocol) -> None:
+        self._open.pop(connection, None)
+
+    def shed(self, connection: BoundedH11Protocol) -> None:
+        self._open.pop(connection, None)
+        if connection.transport.is_closing():
+            return  # closing already: its file is about to be freed
+        connection.transport.close()
+        self.shed_total += 1
+        self._unlogged += 1
+        now = time.monotonic()
+        if now >= self._log_at:
+            extra = {"shed": self._unlogged, "shed_total": self.shed_total, "budget": self.budget}
+            logger.warning("connections shed: the open-connection budget is spent", extra=extra)
+            self._unlogged, self._log_at = 0, now + SHED_LOG_EVERY_S
 
 
 class BoundedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol, closing a connection whose request headers are not in within HEADER_TIMEOUT_S.
+    """uvicorn's h11 protocol, closing a connection whose request headers are not in within HEADER_TIMEOUT_S,
+    and keeping the open connections within the budget of `budgeted` (set by `bounded_protocol`).
 
     The clock starts when the connection opens and again when a response is complete (the next request's
     headers are due), and stops while a request is answered. uvicorn has no hook for this, so it relies on
-    H11Protocol's `cycle`, `transport` and `loop` attributes and the four methods it overrides (checked
-    against uvicorn 0.54).
+    H11Protocol's `cycle` (its `response_complete` and `more_body`), `transport` and `loop` attributes and
+    the four methods it overrides (checked against uvicorn 0.54). Its own `connections` attribute is uvicorn's
+    set of every connection, hence the name `budgeted`.
     """
 
     _header_timer: asyncio.TimerHandle | None = None
+    budgeted: Connections | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._watch_headers()
+        if self.budgeted is not None:
+            self.budgeted.opened(self)
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
@@ -65,10 +125,20 @@ class BoundedH11Protocol(H11Protocol):
     def on_response_complete(self) -> None:
         super().on_response_complete()
         self._watch_headers()
+        if self.budgeted is not None:
+            self.budgeted.waiting(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_header_clock()
+        if self.budgeted is not None:
+            self.budgeted.closed(self)
         super().connection_lost(exc)
+
+    def incomplete(self) -> bool:
+        """Whether this connection holds no request being answered: its headers or body are still to come, or it
+        is an idle keep-alive."""
+        cycle = self.cycle
+        return cycle is None or cycle.response_complete or cycle.more_body or self.transport.is_closing()
 
     def _watch_headers(self) -> None:
         answering = self.cycle is not None and not self.cycle.response_complete
@@ -174,3 +244,36 @@ def raise_open_file_limit() -> None:
         logger.warning("could not raise the open-file limit", extra={"soft": soft, "error_type": type(exc).__name__})
         return
     logger.info("raised the open-file limit", extra={"from": soft, "to": target})
+
+
+def bounded_protocol(budget: int) -> type[BoundedH11Protocol]:
+    """`BoundedH11Protocol` keeping at most `budget` connections open (uvicorn builds one per connection)."""
+
+    class Budgeted(BoundedH11Protocol):
+        budgeted = Connections(budget)
+
+    return Budgeted
+
+
+def connection_budget(configured: int | None = None) -> int:
+    """How many connections may be open: `configured` (`--max-connections`), else the soft open-file limit less
+    RESERVED_FILES or a quarter of it (at least half of it). Call after `raise_open_file_limit`."""
+    soft = _soft_file_limit()
+    if configured is not None:
+        if configured < 1 or configured > soft - MIN_SPARE_FILES:
+            raise ConfigurationError(
+                f"--max-connections (MCP_MAX_CONNECTIONS) is {configured}, but this process may open {soft} files "
+                f"and needs {MIN_SPARE_FILES} for itself; use a number from 1 to {soft - MIN_SPARE_FILES}, or leave "
+                "it unset to derive it from the open-file limit"
+            )
+        return configured
+    return max(soft - max(RESERVED_FILES, soft // 4), soft // 2, 1)
+
+
+def _soft_file_limit() -> int:
+    if sys.platform == "win32":
+        return 8192  # no RLIMIT_NOFILE: the C runtime's stream limit is what bounds sockets there
+    import resource
+
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return _UNLIMITED_HARD_TARGET if soft == resource.RLIM_INFINITY else int(soft)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import anyio
 from mcp.server.auth.provider import TokenVerifier
 
-from .config import ConfigurationError, port_env
+from .config import ConfigurationError, count_env, port_env
 from .logs import configure_logging
 from .server import FailwellServer
 
@@ -95,6 +95,13 @@ def parser(oauth: bool) -> argparse.ArgumentParser:
         default=env("MCP_STATEFUL", "") == "1",
         help="keep sessions in this process (MCP_STATEFUL=1); only for a single replica: stateless is the default",
     )
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        default=count_env("MCP_MAX_CONNECTIONS"),
+        help="the most HTTP connections open at once (MCP_MAX_CONNECTIONS); by default derived from the "
+        "open-file limit, so that stalled clients cannot use up the files a real client needs",
+    )
     if oauth:
         parser.add_argument(
             "--resource-url",
@@ -117,6 +124,7 @@ def http_options(args: argparse.Namespace, authorization_servers: Sequence[str])
         allowed_hosts=_listed(args.allowed_hosts),
         allowed_origins=_listed(args.allowed_origins),
         stateful=args.stateful,
+        max_connections=args.max_connections,
         authorization_servers=tuple(authorization_servers),
         resource_url=resource_url(args.resource_url, args.host, args.port, args.path) if authorization_servers else "",
     )

@@ -179,17 +179,20 @@ class FailwellServer(BaseServer):
             return prompt.result(await prompt.reader.handler(arguments, ctx))
 
         arguments = dict(params.arguments or {})
-        result: GetPromptResult = await run_read(
-            prompt.reader, arguments, _mcp_context(self, context), self.services, body
-        )
-        return result
+        ctx = _mcp_context(self, context)
+        read = run_read(prompt.reader, arguments, ctx, self.services, body)
+        return await self._cancellable(ctx, read, GetPromptResult(messages=[]))
 
     async def _list_resources(self, context: Any, params: PaginatedRequestParams) -> ListResourcesResult:
+        ctx = _mcp_context(self, context)
+        return await self._cancellable(ctx, self._listing(ctx, params), ListResourcesResult(resources=[]))
+
+    async def _listing(self, ctx: Context[None, Any], params: PaginatedRequestParams) -> ListResourcesResult:
         listed = [resource.to_resource() for resource in self.resources if not resource.variables]
         for template in self.resources:
             if template.listing is None:
                 continue
-            found = await run_read(template.reader, None, _mcp_context(self, context), self.services, _listed(template))
+            found = await run_read(template.reader, None, ctx, self.services, _listed(template))
             listed += [template.to_resource(template.expand(each)) for each in found]
         resources, following = page(listed, params.cursor)
         return ListResourcesResult(resources=resources, next_cursor=following)
@@ -207,11 +210,9 @@ class FailwellServer(BaseServer):
                 refused = resource.refusals(arguments)
                 if refused:
                     raise jsonrpc_error(invalid_parameters(resource.reader, refused))
-                body = _contents(resource, uri)
-                result: ReadResourceResult = await run_read(
-                    resource.reader, arguments, _mcp_context(self, context), self.services, body
-                )
-                return result
+                ctx = _mcp_context(self, context)
+                read = run_read(resource.reader, arguments, ctx, self.services, _contents(resource, uri))
+                return await self._cancellable(ctx, read, ReadResourceResult(contents=[]))
         raise unknown_resource(uri, self.resources)
 
     async def _complete(self, context: Any, params: CompleteRequestParams) -> CompleteResult:
@@ -300,9 +301,18 @@ class FailwellServer(BaseServer):
                 return internal_error(tool, exc, self.services.messages["internal"])
         return _NEVER_SENT  # a client's cancel stopped the call: the SDK sends nothing for it
 
+    async def _cancellable(self, context: Context[None, Any], read: Awaitable[Answer], never_sent: Answer) -> Answer:
+        """A resource or prompt read that a client's cancel can stop, as a tool call: `never_sent` once it did
+        (the SDK has marked the request cancelled and sends nothing for it)."""
+        caller = caller_of(context)
+        with self.in_flight.track(caller.name, caller.request_id, cancel_mark(context)):
+            return await read
+        return never_sent
+
     async def cancel_from_http(self, request_id: str) -> None:
-        """A cancel posted over HTTP outside any session, which the SDK cannot match: stateless HTTP serves each
-        request in a session of its own. On stdio, and in a stateful session, the SDK applies a cancel itself."""
+        """A cancel posted over stateless HTTP, which the SDK cannot match: it serves each request in a session of
+        its own. It stops only a call of the same token's subject (`InFlight.cancel_anywhere`). On stdio, and in
+        a stateful session, the SDK applies a cancel itself, within its own session."""
         await self.in_flight.cancel_anywhere(caller_name(http=True), request_id, self.relay)
 
 
@@ -322,6 +332,7 @@ nothing for it."""
 
 
 Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
+Answer = TypeVar("Answer", GetPromptResult, ListResourcesResult, ReadResourceResult)
 
 
 def _configured(definition: Reader, deadline_s: float | None, tool_failure_envelope: bool) -> Reader:

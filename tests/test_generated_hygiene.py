@@ -1,0 +1,124 @@
+"""What a generated project shows its user holds up: numbered names (`t1` ... `t12`) keep the generated
+imports in the order ruff sorts them (so the project's own `ruff check` and `mypy --strict` pass), and the
+README's example Redis URL is one the server's own check accepts."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from failwell.naming import import_order
+
+NUMBERED = range(1, 13)
+
+
+def numbered_spec() -> str:
+    lines = ["failwell: 1", "server:", "  name: nums", "  store: memory", "  rate_limit: {calls: 60, per_s: 60}"]
+    lines.append("tools:")
+    for i in NUMBERED:
+        lines += [f"  t{i}:", f"    description: Tool number {i}.", "    effect: read"]
+        lines += ["    input:", "      q: {type: string, example: a}"]
+    lines.append("resources:")
+    for i in NUMBERED:
+        lines += [f"  t{i}:", f'    uri: "nums://t{i}/{{ref}}"', f"    description: Resource number {i}."]
+        lines += [
+            "    mime_type: application/json",
+            "    params:",
+            '      ref: {type: string, pattern: "^[a-z]+$", example: a}',
+        ]
+    lines.append("prompts:")
+    for i in NUMBERED:
+        lines += [
+            f"  t{i}:",
+            f"    description: Prompt number {i}.",
+            "    arguments:",
+            "      q: {type: string, example: a}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def numbered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from failwell import new
+
+    root = tmp_path_factory.mktemp("numbered")
+    (root / "nums.yaml").write_text(numbered_spec())
+    new(root / "nums", root / "nums.yaml")
+    return root / "nums"
+
+
+def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MYPYPATH": "src", "PYTHONPATH": "src"}
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_names_sort_as_ruff_sorts_them() -> None:
+    names = ["t10", "t2", "t1", "t1_b", "t1a", "t_a", "t9", "tasks_close", "tasks_create", "a10b2", "a10b10"]
+    assert sorted(names, key=import_order) == [
+        "a10b2", "a10b10", "t1", "t1_b", "t1a", "t2", "t9", "t10", "t_a", "tasks_close", "tasks_create",
+    ]  # fmt: skip
+
+
+def test_numbered_tools_resources_and_prompts_pass_the_generated_projects_ruff(numbered: Path) -> None:
+    server = (numbered / "src" / "nums_mcp" / "_generated" / "server.py").read_text()
+    assert server.index("import t9 as t9_handler") < server.index("import t10 as t10_handler")
+    check = run([sys.executable, "-m", "ruff", "check", "--no-cache", "."], numbered)
+    assert check.returncode == 0, check.stdout
+    formatted = run([sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "."], numbered)
+    assert formatted.returncode == 0, formatted.stdout
+
+
+@pytest.mark.slow
+def test_numbered_tools_resources_and_prompts_pass_the_generated_projects_mypy(numbered: Path) -> None:
+    result = run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull], numbered)
+    assert result.returncode == 0, result.stdout
+
+
+def test_the_readmes_redis_url_is_one_the_server_accepts(tmp_path: Path) -> None:
+    """The README's client entry sets REDIS_URL to an example; the generated RedisStore (the check the server
+    runs at start-up) must accept it, and say so about a URL it refuses."""
+    from ledger import importable
+
+    from conftest import EXAMPLES
+    from failwell import new
+
+    spec = (EXAMPLES / "tasks" / "failwell.yaml").read_text().replace("store: sqlite", "store: redis")
+    assert "store: redis" in spec
+    (tmp_path / "spec.yaml").write_text(spec)
+    new(tmp_path / "tasks", tmp_path / "spec.yaml")
+    readme = (tmp_path / "tasks" / "README.md").read_text()
+    entry = json.loads(re.search(r"```json\n(\{.*?\})\n```", readme, re.DOTALL).group(1))  # type: ignore[union-attr]
+    url = entry["mcpServers"]["tasks"]["env"]["REDIS_URL"]
+    with importable(tmp_path / "tasks" / "src", "tasks_mcp"):
+        from tasks_mcp._generated.runtime.config import ConfigurationError
+        from tasks_mcp._generated.runtime.store_redis import RedisStore
+
+        RedisStore(url)  # raises ConfigurationError on a URL the server refuses
+        with pytest.raises(ConfigurationError):
+            RedisStore("https://redis.example.com")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("store", ["memory", "sqlite", "redis"])
+def test_a_project_on_each_store_passes_its_own_ruff_format_and_mypy(tmp_path: Path, store: str) -> None:
+    """The store's opener is printed into `_generated/server.py` (a Redis URL's message once made that line too long
+    for `ruff format`, and the Redis store's Lua arguments failed `mypy --strict`)."""
+    from conftest import EXAMPLES
+    from failwell import new
+
+    spec = (EXAMPLES / "tasks" / "failwell.yaml").read_text().replace("store: sqlite", f"store: {store}")
+    assert f"store: {store}" in spec
+    (tmp_path / "spec.yaml").write_text(spec)
+    new(tmp_path / "tasks", tmp_path / "spec.yaml")
+    project = tmp_path / "tasks"
+    for args in (["ruff", "check", "--no-cache", "."], ["ruff", "format", "--check", "--no-cache", "."]):
+        result = run([sys.executable, "-m", *args], project)
+        assert result.returncode == 0, result.stdout
+    result = run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull], project)
+    assert result.returncode == 0, result.stdout

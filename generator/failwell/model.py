@@ -185,6 +185,9 @@ class Reader:
     example_uri_literal: str = ""
     arguments_literal: str = ""
     """A prompt's `ARGUMENTS = [PromptArgument(...), ...]`."""
+    scopes: tuple[str, ...] = ()
+    """The scopes an HTTP caller's token must grant to read it (and to see it listed)."""
+    scopes_line: str = ""
 
 
 @dataclass(frozen=True)
@@ -293,9 +296,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         auth=auth is not None,
         tokens_env=auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV),
         tokens_env_literal=string(auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV)),
-        scopes_line=fitted(
-            "SCOPES: list[str] = ", sorted({s for _, t in tool_specs for s in t.get("scopes", ())}), "", 0
-        ),
+        scopes_line=fitted("SCOPES: list[str] = ", sorted({s for part in (*tools, *resources, *prompts) for s in part.scopes}), "", 0),
         scope_message_literal=string(scope_message) if "scope_message" in auth_spec else "",
         authorization_servers_line=fitted("AUTHORIZATION_SERVERS: list[str] = ", issuers, "", 0) if issuers else "",
         resources=resources,
@@ -623,6 +624,8 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         template="{" in uri,
         example_uri_literal=string(example_uri),
         arguments_literal=_prompt_arguments(fields),
+        scopes=tuple(spec.get("scopes") or ()),
+        scopes_line=fitted("scopes=", list(spec.get("scopes") or ()), ",", 12),
     )
     return reader
 

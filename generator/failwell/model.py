@@ -296,7 +296,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         auth=auth is not None,
         tokens_env=auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV),
         tokens_env_literal=string(auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV)),
-        scopes_line=fitted("SCOPES: list[str] = ", sorted({s for part in (*tools, *resources, *prompts) for s in part.scopes}), "", 0),
+        scopes_line=fitted("SCOPES: list[str] = ", _all_scopes(tools, (*resources, *prompts)), "", 0),
         scope_message_literal=string(scope_message) if "scope_message" in auth_spec else "",
         authorization_servers_line=fitted("AUTHORIZATION_SERVERS: list[str] = ", issuers, "", 0) if issuers else "",
         resources=resources,
@@ -304,6 +304,12 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         tool_failure_envelope=bool(server.get("tool_failure_envelope", True)),
         sqlite_path=server.get("sqlite_path", f"{name}.sqlite3") if needs_store and store == "sqlite" else "",
     )
+
+
+def _all_scopes(tools: tuple[Tool, ...], readers: tuple[Reader, ...]) -> list[str]:
+    """Every scope a tool, resource or prompt needs: what the default verifier grants a plain token, and what
+    the RFC 9728 metadata lists as `scopes_supported`."""
+    return sorted({scope for tool in tools for scope in tool.scopes} | {s for reader in readers for s in reader.scopes})
 
 
 def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable, ...]:

@@ -156,7 +156,9 @@ class LastGuard:
         except Exception as exc:
             method = getattr(ctx, "method", None)
             method = method if method in _SERVED else "this request"
-            raise jsonrpc_error(internal_error(method_reader(method), exc, self.services.messages["internal"])) from None
+            raise jsonrpc_error(
+                internal_error(method_reader(method), exc, self.services.messages["internal"])
+            ) from None
 
 
 async def _nothing(params: BaseModel, ctx: ToolContext[Any]) -> None:

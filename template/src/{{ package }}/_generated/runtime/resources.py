@@ -235,7 +235,7 @@ def invalid_cursor(cursor: str) -> MCPError:
             "Invalid cursor: resources/list takes only a nextCursor this server gave this caller (a restart or "
             "another replica does not take it); list again from the start, without a cursor."
         ),
-        data={"method": "resources/list", "cursor": cursor[:Listings.CURSOR_MAX]},
+        data={"method": "resources/list", "cursor": cursor[: Listings.CURSOR_MAX]},
     )
 
 

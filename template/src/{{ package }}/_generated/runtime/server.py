@@ -207,8 +207,7 @@ class FailwellServer(BaseServer):
         entries = self.listings.kept(listing) or []
         shown, following = self.listings.page(listing, entries, offset, who, params.cursor)
         resources = [
-            self.resources[index].to_resource(uri if self.resources[index].variables else None)
-            for index, uri in shown
+            self.resources[index].to_resource(uri if self.resources[index].variables else None) for index, uri in shown
         ]
         return ListResourcesResult(resources=resources, next_cursor=following)
 

@@ -115,6 +115,7 @@ def definition(handler: Handler) -> PromptDefinition:
             annotations={},
             accepts=ACCEPTS,
             handler=handler,
+            scopes=["tasks:read"],
         ),
         completions=COMPLETIONS,
     )

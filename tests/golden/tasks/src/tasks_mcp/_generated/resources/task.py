@@ -109,6 +109,7 @@ def definition(handler: Handler, listing: Listing | None = None) -> ResourceDefi
             annotations={},
             accepts=ACCEPTS,
             handler=handler,
+            scopes=["tasks:read"],
         ),
         completions=COMPLETIONS,
         listing=listing,

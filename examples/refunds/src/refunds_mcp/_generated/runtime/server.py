@@ -222,7 +222,8 @@ class FailwellServer(BaseServer):
         for index, template in enumerate(self.resources):
             if template.listing is None or missing_scopes(template.reader.scopes):
                 continue
-            uris: list[str] = await run_read(template.reader, None, ctx, self.services, _listed(template))
+            body = _listed(template, self.listings.threads)
+            uris: list[str] = await run_read(template.reader, None, ctx, self.services, body)
             entries += [(index, uri) for uri in uris]
         return entries
 
@@ -380,7 +381,7 @@ def _contents(resource: ResourceDefinition, uri: str) -> Callable[[Any, Any], Aw
     return body
 
 
-def _listed(template: ResourceDefinition) -> Any:
+def _listed(template: ResourceDefinition, threads: anyio.CapacityLimiter) -> Any:
     """The body that lists a template's resources, run as a read of it: the `listing` handler, and its parameters
     checked and made URIs off the event loop (a handler returning anything else fails as `internal`)."""
     assert template.listing is not None
@@ -388,7 +389,7 @@ def _listed(template: ResourceDefinition) -> Any:
 
     async def body(params: Any, ctx: Any) -> list[str]:
         found = list(await listing(ctx))
-        return await anyio.to_thread.run_sync(listed_uris, template, found)
+        return await anyio.to_thread.run_sync(listed_uris, template, found, limiter=threads)
 
     return body
 

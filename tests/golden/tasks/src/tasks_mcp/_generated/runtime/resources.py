@@ -23,6 +23,7 @@ from functools import cached_property
 from typing import Any, Literal
 from urllib.parse import quote, unquote
 
+import anyio
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INVALID_PARAMS,
@@ -184,6 +185,14 @@ class Listings:
     def __init__(self) -> None:
         self._secret = secrets.token_bytes(32)
         self._kept: OrderedDict[str, list[tuple[int, str]]] = OrderedDict()
+        self._threads: anyio.CapacityLimiter | None = None
+
+    @property
+    def threads(self) -> anyio.CapacityLimiter:
+        """One worker thread at a time makes a listing's URIs, so the event loop keeps its share of the GIL."""
+        if self._threads is None:
+            self._threads = anyio.CapacityLimiter(1)
+        return self._threads
 
     def opened(self, cursor: str, viewer: str) -> tuple[str, int]:
         """The listing and offset a cursor this process gave `viewer` names; -32602 for any other."""

@@ -188,6 +188,8 @@ class Reader:
     scopes: tuple[str, ...] = ()
     """The scopes an HTTP caller's token must grant to read it (and to see it listed)."""
     scopes_line: str = ""
+    scopes_list: str = "[]"
+    first_scope_literal: str = '""'
 
 
 @dataclass(frozen=True)
@@ -632,6 +634,8 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         arguments_literal=_prompt_arguments(fields),
         scopes=tuple(spec.get("scopes") or ()),
         scopes_line=fitted("scopes=", list(spec.get("scopes") or ()), ",", 12),
+        scopes_list=inline(list(spec.get("scopes") or ())),
+        first_scope_literal=string((spec.get("scopes") or [""])[0]),
     )
     return reader
 

@@ -132,6 +132,7 @@ async def test_reads_obey_the_server_wide_rate_limit(tmp_path: Path, method: str
             elapsed = time.monotonic() - started
         # The bucket's 120, and what refilled while the 300 were sent (2 a second): the rest are refused.
         admitted = REQUESTS - len(refusals)
+        print(f"\n{REQUESTS} {method} from one caller at 120/min: {len(refusals)} refused in {elapsed:.1f} s")
         assert 120 <= admitted <= 120 + 2 * elapsed + 2, (admitted, elapsed)
         assert refusals, "no request of this kind was ever refused"
         for envelope in refusals:

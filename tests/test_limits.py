@@ -175,6 +175,26 @@ async def test_buckets_of_callers_gone_quiet_are_forgotten(tasks: Any, tmp_path:
     assert max(counts) <= KEYS_PER_ROUND, f"{kind}: buckets kept after each round of {KEYS_PER_ROUND}: {counts}"
 
 
+async def test_a_sqlite_file_from_before_pruning_gets_each_buckets_period(tasks: Any, tmp_path: Path) -> None:
+    """A file whose buckets table has no `per_s` (made by an earlier release) is upgraded in place: its rows are
+    kept as a day's, until used, and are counted on as before."""
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE buckets (bucket TEXT PRIMARY KEY, tokens REAL NOT NULL, updated REAL NOT NULL)")
+        db.execute("INSERT INTO buckets VALUES ('token:old', 0.0, ?)", (time.time(),))
+    store = tasks.store_sqlite.SQLiteStore(path)
+    limit = tasks.contracts.RateLimit(calls=5, per_s=60)
+    try:
+        (wait,) = await store.take_all([("token:old", limit)])
+        assert wait > 0, "the old bucket was empty, and still is"
+        assert await store.take_all([("token:new", limit)]) == [0.0]
+    finally:
+        await store.aclose()
+    with sqlite3.connect(path) as db:
+        rows = dict(db.execute("SELECT bucket, per_s FROM buckets").fetchall())
+    assert rows == {"token:old": 60.0, "token:new": 60.0}
+
+
 @pytest.mark.slow
 async def test_redis_limits_are_exact_across_two_stores(tmp_path: Path) -> None:
     src = make_project(tmp_path, "redis")

@@ -3,8 +3,9 @@
 A generated project whose `items://{n}` template lists `MANY_ITEMS` resources, served in a real subprocess over
 streamable HTTP on 127.0.0.1 (and stdio) and driven by the real `mcp` client and raw JSON-RPC:
 
-- cursors are signed: a forged, altered or deeply nested cursor, and a cursor from another server process, are
-  -32602 naming the cursor and telling the client to list from the start; never code 0 or Python's text;
+- cursors are signed: a forged, altered or deeply nested cursor, a cursor given to another caller, and a cursor
+  from another server process, are -32602 naming the cursor and telling the client to list from the start;
+  never code 0 or Python's text;
 - a `listing` handler returning the wrong type is -32603 with a reference only;
 - paging 100,000 resources computes the listing once, off the event loop: another caller's `ping` is answered
   while six clients page it (a generous liveness bound; the figure is printed)."""
@@ -32,10 +33,12 @@ SPEC = """\
 failwell: 1
 server:
   name: many
+  auth: {tokens_env: MANY_TOKENS}
 resources:
   item:
     uri: "items://{n}"
     description: One item by its number.
+    scopes: []
     params:
       n: {type: integer, minimum: 0, example: 0}
 """
@@ -70,9 +73,14 @@ def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "many" / "src"
 
 
+ADA = "ada-token-2f8c1e6b9d4a"
+BOB = "bob-token-7a3d5f0c2e8b"
+TOKENS = json.dumps({ADA: {"subject": "ada"}, BOB: {"subject": "bob"}})
+
+
 @pytest.fixture
 def serving(many: Path, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Any]:
-    env = {"MANY_ITEMS": str(getattr(request, "param", 250))}
+    env = {"MANY_ITEMS": str(getattr(request, "param", 250)), "MANY_TOKENS": TOKENS}
     with http_server("many_mcp", many, tmp_path / "stderr.log", env) as running:
         yield running
 
@@ -86,9 +94,9 @@ NESTED = "[" * 100_000 + "]" * 100_000
 
 @pytest.mark.anyio
 async def test_a_forged_or_foreign_cursor_is_a_named_32602(many: Path, tmp_path: Path) -> None:
-    env = {"MANY_ITEMS": "250"}
+    env = {"MANY_ITEMS": "250", "MANY_TOKENS": TOKENS}
     with http_server("many_mcp", many, tmp_path / "first.log", env) as first:
-        async with client(first.url) as session:
+        async with client(first.url, ADA) as session:
             page = await session.list_resources()
             assert [each.uri for each in page.resources] == [f"items://{n}" for n in range(100)]
             cursor = page.next_cursor
@@ -118,9 +126,15 @@ async def test_a_forged_or_foreign_cursor_is_a_named_32602(many: Path, tmp_path:
                 assert error.message.startswith("Invalid cursor: resources/list takes only a nextCursor this server")
                 assert "list again from the start, without a cursor" in error.message
                 assert error.data["method"] == "resources/list" and bad.startswith(error.data["cursor"])
+        async with client(first.url, BOB) as other:
+            with pytest.raises(MCPError) as raised:
+                await other.list_resources(cursor=cursor)  # given to another caller
+            assert raised.value.error.code == -32602
+            assert "list again from the start" in raised.value.error.message
+            assert len((await other.list_resources(cursor=None)).resources) == 100
         assert "Traceback" not in first.logged()
     with http_server("many_mcp", many, tmp_path / "second.log", env) as restarted:
-        async with client(restarted.url) as session:
+        async with client(restarted.url, ADA) as session:
             with pytest.raises(MCPError) as raised:
                 await session.list_resources(cursor=cursor)  # given out by the process that stopped
             assert raised.value.error.code == -32602
@@ -153,8 +167,9 @@ def test_a_nested_cursor_over_stdio_is_a_named_32602_not_code_0(many: Path, tmp_
 
 @pytest.mark.anyio
 async def test_a_listing_of_the_wrong_type_is_32603_with_a_reference_only(many: Path, tmp_path: Path) -> None:
-    with http_server("many_mcp", many, tmp_path / "stderr.log", {"MANY_BROKEN": "1"}) as running:
-        async with client(running.url) as session:
+    env = {"MANY_BROKEN": "1", "MANY_TOKENS": TOKENS}
+    with http_server("many_mcp", many, tmp_path / "stderr.log", env) as running:
+        async with client(running.url, ADA) as session:
             with pytest.raises(MCPError) as raised:
                 await session.list_resources()
         error = raised.value.error
@@ -184,7 +199,7 @@ async def test_paging_a_huge_listing_leaves_other_callers_answered(serving: Any)
     done = anyio.Event()
 
     async def page_through() -> None:
-        async with client(serving.url) as session:
+        async with client(serving.url, ADA) as session:
             seen: list[str] = []
             cursor = None
             for _ in range(PAGES):
@@ -194,7 +209,7 @@ async def test_paging_a_huge_listing_leaves_other_callers_answered(serving: Any)
             assert seen == [f"items://{n}" for n in range(PAGES * 100)]
 
     async def ping() -> None:
-        async with client(serving.url, mode="legacy") as session:  # 2026-07-28 removed `ping`
+        async with client(serving.url, BOB, mode="legacy") as session:  # 2026-07-28 removed `ping`
             while not done.is_set():
                 started = time.monotonic()
                 with anyio.fail_after(60):

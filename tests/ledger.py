@@ -36,6 +36,7 @@ tools:
     effect: write
     idempotency: required
     rerun_safe: true
+    scopes: []
     deadline_s: 5
     upstreams: [ledger_api]
     input:
@@ -46,6 +47,7 @@ tools:
   ledger_ping:
     description: Answer quickly, at most twice a second.
     effect: read
+    scopes: []
     rate_limit: {{calls: 2, per_s: 1}}
     output:
       ok: {{type: boolean}}

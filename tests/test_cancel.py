@@ -36,6 +36,7 @@ tools:
   waits_read:
     description: Wait a while, then say done.
     effect: read
+    scopes: []
     deadline_s: 30
     output:
       done: {{type: boolean}}
@@ -43,6 +44,7 @@ tools:
     description: Wait a while, then write one line to the journal, once per idempotency key.
     effect: write
     idempotency: required
+    scopes: []
     deadline_s: 30
     input:
       line: {{type: string, example: hello}}

@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from httpserver import in_thread
 from ledger import importable, make_project, redis_server
@@ -141,6 +142,57 @@ async def test_sqlite_limits_are_exact_across_two_stores_on_one_file(tasks: Any,
     finally:
         for store in stores:
             await store.aclose()
+
+
+KEYS_PER_ROUND = 100
+ROUNDS = 5
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_buckets_of_callers_gone_quiet_are_forgotten(tasks: Any, tmp_path: Path, kind: str) -> None:
+    """500 distinct callers, 100 at a time with a pause longer than the limit's period between: the store keeps
+    only the buckets not yet full again (at most one round's), not one per caller ever seen (before: 500).
+    SQLite's are counted from outside, in the file."""
+    path = tmp_path / "state.sqlite3"
+    store = tasks.store_memory.MemoryStore() if kind == "memory" else tasks.store_sqlite.SQLiteStore(path)
+    limit = tasks.contracts.RateLimit(calls=5, per_s=0.2)
+
+    def stored() -> int:
+        if kind == "memory":
+            return len(store.buckets)
+        with sqlite3.connect(path) as db:
+            return int(db.execute("SELECT COUNT(*) FROM buckets").fetchone()[0])
+
+    counts = []
+    try:
+        for round_ in range(ROUNDS):
+            for n in range(KEYS_PER_ROUND):
+                assert await store.take_all([(f"token:caller-{round_}-{n}", limit)]) == [0.0]
+            counts.append(stored())
+            await anyio.sleep(0.3)
+    finally:
+        await store.aclose()
+    assert max(counts) <= KEYS_PER_ROUND, f"{kind}: buckets kept after each round of {KEYS_PER_ROUND}: {counts}"
+
+
+async def test_a_sqlite_file_from_before_pruning_gets_each_buckets_period(tasks: Any, tmp_path: Path) -> None:
+    """A file whose buckets table has no `per_s` (made by an earlier release) is upgraded in place: its rows are
+    kept as a day's, until used, and are counted on as before."""
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE buckets (bucket TEXT PRIMARY KEY, tokens REAL NOT NULL, updated REAL NOT NULL)")
+        db.execute("INSERT INTO buckets VALUES ('token:old', 0.0, ?)", (time.time(),))
+    store = tasks.store_sqlite.SQLiteStore(path)
+    limit = tasks.contracts.RateLimit(calls=5, per_s=60)
+    try:
+        (wait,) = await store.take_all([("token:old", limit)])
+        assert wait > 0, "the old bucket was empty, and still is"
+        assert await store.take_all([("token:new", limit)]) == [0.0]
+    finally:
+        await store.aclose()
+    with sqlite3.connect(path) as db:
+        rows = dict(db.execute("SELECT bucket, per_s FROM buckets").fetchall())
+    assert rows == {"token:old": 60.0, "token:new": 60.0}
 
 
 @pytest.mark.slow

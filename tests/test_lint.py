@@ -138,7 +138,46 @@ def test_check_with_names_a_read_tool(target: str, expected: list[tuple[str, int
 )
 def test_issuer_urls_that_are_accepted(url: str) -> None:
     text = replace("  client_timeout_s: 60\n", f"  client_timeout_s: 60\n  auth:\n    authorization_servers: [{url}]\n")
-    assert codes(text) == []
+    assert codes(text.replace("    deadline_s: 10\n", "    deadline_s: 10\n    scopes: []\n")) == []
+
+
+READERS = """\
+resources:
+  order:
+    uri: "orders://{{order_id}}"
+    description: One order.
+{resource_scopes}    params:
+      order_id: {{type: string, example: O-1}}
+prompts:
+  refund:
+    description: Ask for a refund.
+{prompt_scopes}"""
+
+
+def test_with_auth_every_tool_resource_and_prompt_says_its_scopes() -> None:
+    """FW160: nothing is public by omission; `scopes: []` says public, and each part without `scopes` is named."""
+    authed = replace("  client_timeout_s: 60\n", "  client_timeout_s: 60\n  auth: {}\n")
+    found = diagnose(authed + READERS.format(resource_scopes="", prompt_scopes=""), "spec.yaml")
+    assert sorted((d.code, d.line) for d in found) == [("FW160", 7), ("FW160", 23), ("FW160", 29)]
+    messages = {d.path: d.message for d in found}
+    assert messages[("tools", "orders_get")] == (
+        "tool `orders_get` does not say which scopes a token needs to call it, and the server has `auth`; add "
+        "`scopes: [...]` naming them (such as `scopes: [orders:read]`), or `scopes: []` if any valid token may, "
+        "so that nothing is public by omission"
+    )
+    resource = messages[("resources", "order")]
+    assert "resource `order` does not say which scopes a token needs to read or list it" in resource
+    assert "prompt `refund` does not say which scopes a token needs to get it" in messages[("prompts", "refund")]
+    said = authed.replace("    deadline_s: 10\n", "    deadline_s: 10\n    scopes: [orders:read]\n") + READERS.format(
+        resource_scopes="    scopes: [orders:read]\n", prompt_scopes="    scopes: []\n"
+    )
+    assert codes(said) == []
+
+
+def test_scopes_on_a_resource_or_prompt_need_auth() -> None:
+    text = GOOD + READERS.format(resource_scopes="    scopes: [orders:read]\n", prompt_scopes="    scopes: [x]\n")
+    assert codes(text) == [("FW136", 25), ("FW136", 31)]
+    assert codes(GOOD + READERS.format(resource_scopes="    scopes: []\n", prompt_scopes="")) == []
 
 
 @pytest.mark.parametrize(("code", "text", "line"), CASES, ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(CASES)])

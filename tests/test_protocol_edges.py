@@ -223,7 +223,10 @@ def test_the_lists_say_what_is_served_and_a_cursor_the_server_did_not_give_is_32
     paged = error(answers["resources_cursor"])
     assert paged == {
         "code": -32602,
-        "message": "Invalid cursor: resources/list takes only a nextCursor it gave out; list again from the start.",
+        "message": (
+            "Invalid cursor: resources/list takes only a nextCursor this server gave this caller (a restart or "
+            "another replica does not take it); list again from the start, without a cursor."
+        ),
         "data": {"method": "resources/list", "cursor": "bogus"},
     }
 

@@ -162,7 +162,10 @@ def test_raw_json_rpc_sees_the_same_codes_and_envelopes(tmp_path: Path) -> None:
     assert answers[3]["error"]["code"] == -32602 and '`ref` received "t-1"' in answers[3]["error"]["message"]
     assert answers[4]["error"] == {
         "code": -32602,
-        "message": "Invalid cursor: resources/list takes only a nextCursor it gave out; list again from the start.",
+        "message": (
+            "Invalid cursor: resources/list takes only a nextCursor this server gave this caller (a restart or "
+            "another replica does not take it); list again from the start, without a cursor."
+        ),
         "data": {"method": "resources/list", "cursor": "eyJvZmZzZXQiOiA5OTl9"},
     }
     assert "Traceback" not in log
@@ -215,7 +218,8 @@ async def listing(ctx: Context) -> list[Params]:
 """
 
 
-def test_resources_list_pages_a_long_listing_with_cursors_it_checks(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_resources_list_pages_a_long_listing_with_cursors_it_checks(tmp_path: Path) -> None:
     spec = tmp_path / "pages.yaml"
     spec.write_text(PAGES)
     new(tmp_path / "pages", spec)
@@ -223,18 +227,18 @@ def test_resources_list_pages_a_long_listing_with_cursors_it_checks(tmp_path: Pa
     src = tmp_path / "pages" / "src"
     seen: list[str] = []
     cursors: list[str] = []
-    for _ in range(10):
-        params = {"cursor": cursors[-1]} if cursors else {}
-        answers, _ = raw(
-            [{"jsonrpc": "2.0", "id": 1, "method": "resources/list", "params": params}], "pages_mcp", src, tmp_path
-        )
-        result = answers[1]["result"]
-        seen += [each["uri"] for each in result["resources"]]
-        if "nextCursor" not in result:
-            break
-        cursors.append(result["nextCursor"])
+    variables = {**os.environ, **env(tmp_path), "PYTHONPATH": str(src)}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "pages_mcp"], env=variables)
+    async with Client(params) as session:  # type: ignore[arg-type]
+        for _ in range(10):
+            result = await session.list_resources(cursor=cursors[-1] if cursors else None)
+            seen += [str(each.uri) for each in result.resources]
+            if result.next_cursor is None:
+                break
+            cursors.append(result.next_cursor)
     assert len(cursors) == 2 and seen == [f"rows://{n}" for n in range(1, 251)], "pages of 100, 100 and 50"
-    for bogus in ("bm90IGEgY3Vyc29y", "", cursors[0] + "x"):
+    # Cursors are signed by the process that gave them out: another process (here, each `raw`) refuses them too.
+    for bogus in ("bm90IGEgY3Vyc29y", "", cursors[0] + "x", cursors[0], cursors[1]):
         answers, _ = raw(
             [{"jsonrpc": "2.0", "id": 1, "method": "resources/list", "params": {"cursor": bogus}}],
             "pages_mcp",

@@ -73,7 +73,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "FW133": ("error", "a pattern that is not a valid regular expression (the problem and where it is)"),
     "FW134": ("error", "a constraint for another type (`maxLength` on an integer, `minimum` on a string)"),
     "FW135": ("error", "an enum mixing types"),
-    "FW136": ("error", "a tool with `scopes` in a server without `auth`"),
+    "FW136": ("error", "a tool, resource or prompt with `scopes` in a server without `auth`"),
     "FW137": (
         "error",
         "an authorization server that is not an https issuer URL (plain http only on loopback; no query or fragment)",
@@ -120,6 +120,11 @@ CODES: dict[str, tuple[Severity, str]] = {
     ),
     "FW158": ("error", "`tools: {}` (and no resource or prompt): a server with nothing to serve"),
     "FW159": ("error", "a `version` that is not PEP 440 (`1.0foo`)"),
+    "FW160": (
+        "error",
+        "in a server with `auth`, a tool, resource or prompt that does not say which `scopes` it needs "
+        "(`scopes: []` when any valid token may), so none is public by omission",
+    ),
     "FW170": (
         "error",
         "a resource URI that is not one: no scheme (or not lowercase), whitespace, over 2,048 characters",
@@ -141,6 +146,12 @@ CODES: dict[str, tuple[Severity, str]] = {
         "error",
         "a prompt argument that is not a string (MCP prompt arguments are strings; use pattern, enum, "
         "minLength, maxLength)",
+    ),
+    "FW180": (
+        "error",
+        "a URI template whose variables cannot be told apart: the literal between two variables starts "
+        "with a character the first may hold, given its type, enum or anchored pattern "
+        "(`dates://{year}-{month}` with a string `year`; `v://{a}.{b}` with a number `a`)",
     ),
     "FW201": (
         "warning",
@@ -174,11 +185,5 @@ CODES: dict[str, tuple[Severity, str]] = {
         "warning",
         'repeats a sentence the runtime appends itself ("Nothing was changed", "No changes were made", '
         '"Retrying ... will not help"): the class and `changed` already say it',
-    ),
-    "FW180": (
-        "error",
-        "a URI template whose variables cannot be told apart: the literal between two variables starts with a "
-        "character the first may hold, given its type, enum or anchored pattern (`dates://{year}-{month}` with a "
-        "string `year`; `v://{a}.{b}` with a number `a`)",
     ),
 }

@@ -89,18 +89,14 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
                 _tool(doc, out, ("tools", name), tool, timeout, defaults)
                 _check_with(doc, out, ("tools", name), tool, tools)
                 _uses(doc, out, ("tools", name), tool, timeout, upstreams)
-                if tool.get("scopes") and not isinstance(auth, dict):
-                    message = (
-                        "scopes are checked against the caller's bearer token, and the server has no `auth`; "
-                        f"add `auth: {{}}` under `server:` (tokens from {DEFAULT_TOKENS_ENV}), or remove `scopes`"
-                    )
-                    out.append(doc.diagnostic(("tools", name, "scopes"), "FW136", message, key=True))
+                _scopes(doc, out, ("tools", name), tool, auth)
     resources = data.get("resources")
     if isinstance(resources, dict):
         for name, resource in resources.items():
             _name(doc, out, ("resources", name), name, "resource", frozenset(), key=True)
             if isinstance(resource, dict):
                 _resource(doc, out, ("resources", name), resource, timeout, defaults)
+                _scopes(doc, out, ("resources", name), resource, auth)
         _overlapping(doc, out, resources)
     prompts = data.get("prompts")
     if isinstance(prompts, dict):
@@ -108,8 +104,32 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
             _name(doc, out, ("prompts", name), name, "prompt", frozenset(), key=True)
             if isinstance(prompt, dict):
                 _prompt(doc, out, ("prompts", name), prompt, timeout, defaults)
+                _scopes(doc, out, ("prompts", name), prompt, auth)
     _buildable(doc, out)
     return out
+
+
+_SCOPED_VERB = {"tools": "call it", "resources": "read or list it", "prompts": "get it"}
+
+
+def _scopes(doc: _Linted, out: list[Diagnostic], path: tuple[str, str], part: dict[str, Any], auth: Any) -> None:
+    """Scopes need `auth` (FW136); with `auth`, every tool, resource and prompt says which scopes it needs, `[]`
+    when any token may use it, so none is public by omission (FW160)."""
+    kind, name = path
+    noun = kind[:-1]
+    if part.get("scopes") and not isinstance(auth, dict):
+        message = (
+            "scopes are checked against the caller's bearer token, and the server has no `auth`; "
+            f"add `auth: {{}}` under `server:` (tokens from {DEFAULT_TOKENS_ENV}), or remove `scopes`"
+        )
+        out.append(doc.diagnostic((*path, "scopes"), "FW136", message, key=True))
+    if isinstance(auth, dict) and "scopes" not in part and not doc.is_broken(path):
+        message = (
+            f"{noun} `{name}` does not say which scopes a token needs to {_SCOPED_VERB[kind]}, and the server has "
+            f"`auth`; add `scopes: [...]` naming them (such as `scopes: [{name.split('_')[0]}:read]`), or "
+            "`scopes: []` if any valid token may, so that nothing is public by omission"
+        )
+        out.append(doc.diagnostic(path, "FW160", message, key=True))
 
 
 def _uses(

@@ -193,6 +193,11 @@ class Reader:
     example_uri_literal: str = ""
     arguments_literal: str = ""
     """A prompt's `ARGUMENTS = [PromptArgument(...), ...]`."""
+    scopes: tuple[str, ...] = ()
+    """The scopes an HTTP caller's token must grant to read it (and to see it listed)."""
+    scopes_line: str = ""
+    scopes_list: str = "[]"
+    first_scope_literal: str = '""'
 
 
 @dataclass(frozen=True)
@@ -303,9 +308,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         auth=auth is not None,
         tokens_env=auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV),
         tokens_env_literal=string(auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV)),
-        scopes_line=fitted(
-            "SCOPES: list[str] = ", sorted({s for _, t in tool_specs for s in t.get("scopes", ())}), "", 0
-        ),
+        scopes_line=fitted("SCOPES: list[str] = ", _all_scopes(tools, (*resources, *prompts)), "", 0),
         scope_message_literal=string(scope_message) if "scope_message" in auth_spec else "",
         authorization_servers_line=fitted("AUTHORIZATION_SERVERS: list[str] = ", issuers, "", 0) if issuers else "",
         resources=resources,
@@ -313,6 +316,12 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         tool_failure_envelope=bool(server.get("tool_failure_envelope", True)),
         sqlite_path=server.get("sqlite_path", f"{name}.sqlite3") if needs_store and store == "sqlite" else "",
     )
+
+
+def _all_scopes(tools: tuple[Tool, ...], readers: tuple[Reader, ...]) -> list[str]:
+    """Every scope a tool, resource or prompt needs: what the default verifier grants a plain token, and what
+    the RFC 9728 metadata lists as `scopes_supported`."""
+    return sorted({scope for tool in tools for scope in tool.scopes} | {s for reader in readers for s in reader.scopes})
 
 
 def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable, ...]:
@@ -652,6 +661,10 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         template="{" in uri,
         example_uri_literal=string(example_uri),
         arguments_literal=_prompt_arguments(fields),
+        scopes=tuple(spec.get("scopes") or ()),
+        scopes_line=fitted("scopes=", list(spec.get("scopes") or ()), ",", 12),
+        scopes_list=inline(list(spec.get("scopes") or ())),
+        first_scope_literal=string((spec.get("scopes") or [""])[0]),
     )
     return reader
 

@@ -15,7 +15,7 @@ from mcp.shared.exceptions import MCPError
 
 from tasks_mcp._generated.resources import task as resource
 from tasks_mcp._generated.runtime.logs import JsonLines
-from tasks_mcp._generated.testing import LEAK_MARKERS, crash, never_called, read_resource, slow
+from tasks_mcp._generated.testing import LEAK_MARKERS, crash, holding_token, never_called, read_resource, slow
 
 pytestmark = pytest.mark.anyio
 
@@ -143,3 +143,17 @@ async def test_a_handler_slower_than_its_deadline_times_out_before_the_client_gi
     assert error.error.code == -31504
     assert error.error.data["class"] == "timeout"
     assert error.error.data["changed"] == "none"
+
+
+async def test_a_token_without_the_scope_is_refused_before_the_handler_runs() -> None:
+    with holding_token("test-caller", []):
+        error = await read(URI, never_called)
+    assert error.error.code == -31403, "permission_denied: an application code, with the envelope in data"
+    assert error.error.data["class"] == "permission_denied"
+    assert error.error.data["scope"] == "tasks:read"
+
+
+async def test_a_token_with_the_scopes_reaches_the_handler() -> None:
+    with holding_token("test-caller", ["tasks:read"]):
+        error = await read(URI, crash)
+    assert error.error.data["class"] == "internal", "the handler ran (and crashed on purpose)"

@@ -10,21 +10,26 @@ unless the parameter's declared pattern matches the whole value; then it is pars
 for an integer is 3; `"three"` stays a string, which the schema then refuses by name), and checked before the
 handler runs.
 
-Listing pages hold 100 resources; their cursor is opaque, and one the server did not give out is refused (-32602).
+Listing pages hold 100 resources; their cursor is opaque and signed, and one the server did not give this caller
+is refused (-32602): see `Listings`.
 """
 
 from __future__ import annotations
 
 import base64
+import hmac
 import json
 import math
 import re
+import secrets
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, Literal
 from urllib.parse import quote, unquote
 
+import anyio
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INVALID_PARAMS,
@@ -252,23 +257,93 @@ def unknown_resource(uri: str, resources: Sequence[ResourceDefinition]) -> MCPEr
     )
 
 
-def page(items: Sequence[Resource], cursor: str | None) -> tuple[list[Resource], str | None]:
-    """One page of `items` from `cursor` (a cursor this server gave out, or None), and the next page's cursor."""
-    start = 0 if cursor is None else _offset(cursor, len(items))
-    end = start + PAGE_SIZE
-    following = base64.urlsafe_b64encode(json.dumps({"offset": end}).encode()).decode() if end < len(items) else None
-    return list(items[start:end]), following
+class Listings:
+    """The `resources/list` listings being paged. A listing is computed once, on its first page (the templates'
+    `listing` handlers run, and their parameters become URIs off the event loop), and kept for its following
+    pages, so paging 100,000 resources costs each page only its own 100 and every page is of one snapshot.
+
+    A cursor names its listing and offset, signed (HMAC-SHA256) with a secret of this process and bound to the
+    caller and the scopes its token grants: a forged, altered or truncated cursor, one given to another caller,
+    or one from another process (a restart, another replica) is refused -32602 before anything in it is read,
+    telling the client to list again from the start. The newest `KEPT` listings are kept; a signed cursor of
+    one no longer kept lists again and continues at its offset."""
+
+    KEPT = 8
+    CURSOR_MAX = 256
+
+    def __init__(self) -> None:
+        self._secret = secrets.token_bytes(32)
+        self._kept: OrderedDict[str, list[tuple[int, str]]] = OrderedDict()
+        self._threads: anyio.CapacityLimiter | None = None
+
+    @property
+    def threads(self) -> anyio.CapacityLimiter:
+        """One worker thread at a time makes a listing's URIs, so the event loop keeps its share of the GIL."""
+        if self._threads is None:
+            self._threads = anyio.CapacityLimiter(1)
+        return self._threads
+
+    def opened(self, cursor: str, viewer: str) -> tuple[str, int]:
+        """The listing and offset a cursor this process gave `viewer` names; -32602 for any other."""
+        parts = cursor.split(".") if len(cursor) <= self.CURSOR_MAX else []
+        if (
+            len(parts) != 3
+            or not re.fullmatch(r"[0-9a-f]{16}", parts[0])
+            or not re.fullmatch(r"[1-9][0-9]{0,8}", parts[1])
+            or not hmac.compare_digest(parts[2], self._signature(parts[0], parts[1], viewer))
+        ):
+            raise invalid_cursor(cursor)
+        return parts[0], int(parts[1])
+
+    def kept(self, listing: str) -> list[tuple[int, str]] | None:
+        """The entries of a listing still kept: (the index of its resource definition, its URI)."""
+        entries = self._kept.get(listing)
+        if entries is not None:
+            self._kept.move_to_end(listing)
+        return entries
+
+    def keep(self, entries: list[tuple[int, str]], listing: str | None = None) -> str:
+        """Keep a new listing's entries (the oldest listing past `KEPT` is forgotten); its id."""
+        listing = listing or secrets.token_hex(8)
+        self._kept[listing] = entries
+        while len(self._kept) > self.KEPT:
+            self._kept.popitem(last=False)
+        return listing
+
+    def page(
+        self, listing: str, entries: Sequence[tuple[int, str]], offset: int, viewer: str, cursor: str | None
+    ) -> tuple[Sequence[tuple[int, str]], str | None]:
+        """The page of `entries` at `offset`, and the cursor of the next page (None after the last)."""
+        if offset and offset >= len(entries):
+            raise invalid_cursor(cursor or "")
+        end = offset + PAGE_SIZE
+        following = f"{listing}.{end}.{self._signature(listing, str(end), viewer)}" if end < len(entries) else None
+        return entries[offset:end], following
+
+    def _signature(self, listing: str, offset: str, viewer: str) -> str:
+        signed = "\x1f".join((listing, offset, viewer)).encode()
+        return base64.urlsafe_b64encode(hmac.digest(self._secret, signed, "sha256")[:18]).decode()
 
 
-def _offset(cursor: str, total: int) -> int:
-    try:
-        offset = json.loads(base64.urlsafe_b64decode(cursor.encode()))["offset"]
-    except (ValueError, KeyError, TypeError):
-        offset = None
-    if not isinstance(offset, int) or isinstance(offset, bool) or not 0 < offset < max(total, 1):
-        raise MCPError(
-            code=INVALID_PARAMS,
-            message="Invalid cursor: resources/list takes only a nextCursor it gave out; list again from the start.",
-            data={"method": "resources/list", "cursor": cursor},
-        )
-    return offset
+def invalid_cursor(cursor: str) -> MCPError:
+    """-32602 for a cursor this process did not give this caller: list again from the start."""
+    return MCPError(
+        code=INVALID_PARAMS,
+        message=(
+            "Invalid cursor: resources/list takes only a nextCursor this server gave this caller (a restart or "
+            "another replica does not take it); list again from the start, without a cursor."
+        ),
+        data={"method": "resources/list", "cursor": cursor[: Listings.CURSOR_MAX]},
+    )
+
+
+def listed_uris(template: ResourceDefinition, found: Sequence[Any]) -> list[str]:
+    """The URIs of the resources a template's `listing` gave the parameters of (run off the event loop); a
+    TypeError, which the read's boundary makes `internal`, for anything but the template's own `Params`."""
+    model = template.reader.input_model
+    for each in found:
+        if not isinstance(each, model):
+            raise TypeError(
+                f"{template.name}'s listing returned a {type(each).__name__}; it returns a sequence of {model.__name__}"
+            )
+    return [template.expand(each) for each in found]

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 
 from .contracts import AfterUnknown, Begin, RateLimit
-from .records import Record, claimed, decide, new_owner, take_tokens
+from .records import BucketPruning, Record, claimed, decide, new_owner, take_tokens
 
 
 class MemoryStore:
@@ -16,6 +16,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self.records: dict[str, Record] = {}
         self.buckets: dict[str, tuple[float, float]] = {}
+        self.pruning = BucketPruning()
 
     async def begin(
         self, scope: str, fingerprint: str, lease_s: float, ttl_s: float, after_unknown: AfterUnknown = "refuse"
@@ -50,6 +51,9 @@ class MemoryStore:
 
     async def take_all(self, buckets: Sequence[tuple[str, RateLimit]]) -> list[float]:
         now = time.time()
+        if self.pruning.due(buckets, now):  # every bucket here was made with a limit this process was asked about
+            horizon = now - self.pruning.longest_s
+            self.buckets = {name: state for name, state in self.buckets.items() if state[1] > horizon}
         tokens, waits = take_tokens([(self.buckets.get(name), limit) for name, limit in buckets], now)
         for (name, _), left in zip(buckets, tokens, strict=True):
             self.buckets[name] = (left, now)

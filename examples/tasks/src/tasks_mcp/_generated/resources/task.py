@@ -111,6 +111,7 @@ def definition(handler: Handler, listing: Listing | None = None) -> ResourceDefi
             handler=handler,
             kind="resource",
             log_name=NAME,
+            scopes=["tasks:read"],
         ),
         completions=COMPLETIONS,
         listing=listing,

@@ -7,6 +7,12 @@ Resources and prompts have no `isError` channel, so every failure is raised as a
 composed message, with the envelope tools put in `_meta` as its `data` (and the SEP-3313 draft's object under
 `io.modelcontextprotocol/toolFailure` there, unless the spec turns it off), and the class's code
 (`classes.JSONRPC_CODES`: -32602 for bad parameters and what does not exist, -32603 for a fault inside).
+
+Every request of these kinds (`resources/read`, `resources/list`, `resources/templates/list`, `prompts/get`,
+`prompts/list`, `completion/complete`) first takes a token from the caller's server-wide rate-limit bucket, as a
+tool call does (`admit`: refused with -31429 and how long to wait); then the resource or prompt asked for needs the
+scopes it declares (`refuse_unscoped`: -31403 naming the scope). `LastGuard` answers anything else a request
+handler raises -32603 with a reference, never the exception's text.
 """
 
 from __future__ import annotations
@@ -21,11 +27,12 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 
 from .call import Call, execute
-from .callers import caller_of
+from .callers import caller_of, scope_refused
 from .classes import JSONRPC_CODES
 from .contracts import Services, ToolContext, ToolDefinition
+from .limits import rate_limited
 from .progress import Progress
-from .results import ENVELOPE_KEY, ErrorReply, argument_problems, error_result
+from .results import ENVELOPE_KEY, ErrorReply, argument_problems, error_result, internal_error, store_unavailable
 from .tool_failure import TOOL_FAILURE_KEY
 from .wording import compose
 
@@ -50,6 +57,7 @@ async def run_read(
 ) -> Any:
     """The output of `reader`'s handler (or of `body`) for `arguments`, or an MCPError for any failure.
     With `arguments` None nothing is validated and the body gets `NoParams`."""
+    refuse_unscoped(reader, services)
     try:
         params = NoParams() if arguments is None else reader.input_model.model_validate(arguments, strict=True)
     except ValidationError as exc:
@@ -88,3 +96,89 @@ def jsonrpc_error(result: CallToolResult) -> MCPError:
     if TOOL_FAILURE_KEY in meta:
         envelope[TOOL_FAILURE_KEY] = meta[TOOL_FAILURE_KEY]
     return MCPError(code=JSONRPC_CODES[envelope["class"]], message=text, data=envelope)
+
+
+async def admit(method: str, context: Context[Any, Any] | None, services: Services) -> None:
+    """Take a token from the caller's server-wide rate-limit bucket for one request of `method`, as every tool call
+    does; a JSON-RPC error (-31429, with how long to wait) when it is used up, or -31503 when the store fails."""
+    store = services.store
+    if store is None or services.rate_limit is None:
+        return
+    reader = method_reader(method)
+    try:
+        limited = await rate_limited(
+            store, reader, caller_of(context).name, services.rate_limit, services.messages["rate_limited"]
+        )
+    except Exception as exc:
+        raise jsonrpc_error(store_unavailable(reader, exc)) from None
+    if limited is not None:
+        raise jsonrpc_error(limited)
+
+
+def refuse_unscoped(reader: ToolDefinition, services: Services) -> None:
+    """A JSON-RPC error (-31403, naming the scope) when the caller's token lacks a scope `reader` declares."""
+    refused = scope_refused(reader, services.scope_message)
+    if refused is not None:
+        raise jsonrpc_error(refused)
+
+
+def method_reader(method: str) -> ToolDefinition:
+    """A request method as the reader its refusals name (`{tool}` in a message is the method)."""
+
+    return ToolDefinition(
+        name=method,
+        title=None,
+        description=method,
+        effect="read",
+        deadline_s=60.0,
+        input_model=NoParams,
+        input_schema={"type": "object"},
+        output_model=None,
+        output_schema=None,
+        annotations={},
+        accepts={},
+        handler=_nothing,
+    )
+
+
+class LastGuard:
+    """The innermost middleware: whatever a request handler raises that is not a JSON-RPC error (or params the
+    SDK's models refuse) is answered -32603 with a reference, its traceback to the log; never code 0 with the
+    exception's text, which is what the SDK would send."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        try:
+            return await call_next(ctx)
+        except (MCPError, ValidationError):
+            raise
+        except Exception as exc:
+            method = getattr(ctx, "method", None)
+            method = method if method in _SERVED else "this request"
+            raise jsonrpc_error(
+                internal_error(method_reader(method), exc, self.services.messages["internal"])
+            ) from None
+
+
+async def _nothing(params: BaseModel, ctx: ToolContext[Any]) -> None:
+    """A method reader's handler: never run."""
+
+
+_SERVED = frozenset(
+    (
+        "initialize",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+        "logging/setLevel",
+    )
+)
+"""The methods a refusal may name (a client's own method name is never echoed)."""

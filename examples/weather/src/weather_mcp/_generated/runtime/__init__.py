@@ -16,8 +16,10 @@ Calling a tool, in the order a call meets them:
     tool_failure.py the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object beside the envelope
     telemetry.py    OpenTelemetry spans and metrics per failure class (no-ops until an SDK is configured)
 Reading a resource or a prompt:
-    reads.py        one read under the same error boundary, its failures raised as JSON-RPC errors
-    resources.py    URIs and level-1 templates: matched without backtracking, decoded safely, listed, turned into contents
+    reads.py        one read under the same error boundary, its failures raised as JSON-RPC errors; every
+                    read request's rate limit and scopes; the last guard (-32603 with a reference, never code 0)
+    resources.py    URIs and level-1 templates: matched without backtracking, decoded safely, listed in pages
+                    (signed cursors), turned into contents
     prompts.py      prompts: their arguments, and the handler's text or messages as the prompt
 What the model reads:
     classes.py      the eight failure classes and the sentences each adds

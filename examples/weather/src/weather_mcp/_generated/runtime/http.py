@@ -113,9 +113,13 @@ def health(server: FailwellServer) -> Callable[[Request], Awaitable[Response]]:
 
 
 def resource_metadata(server: FailwellServer, options: HttpOptions) -> ASGIApp:
-    """RFC 9728 metadata: where clients get tokens for this server, and the scopes its tools need.
-    Public and readable from any origin, as OAuth discovery needs."""
-    scopes = sorted({scope for tool in server.definitions.values() for scope in tool.scopes})
+    """RFC 9728 metadata: where clients get tokens for this server, and the scopes its tools, resources and
+    prompts need. Public and readable from any origin, as OAuth discovery needs."""
+    readers = [
+        *(resource.reader for resource in server.resources),
+        *(prompt.reader for prompt in server.prompts.values()),
+    ]
+    scopes = sorted({scope for tool in [*server.definitions.values(), *readers] for scope in tool.scopes})
     document = {
         "resource": options.resource_url,
         "authorization_servers": list(options.authorization_servers),

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 import anyio
+import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
@@ -42,7 +43,7 @@ from mcp.types import (
 )
 
 from .call import is_cancellation, run_tool
-from .callers import caller_name, caller_of
+from .callers import caller_name, caller_of, missing_scopes, viewer
 from .classes import DEFAULT_MESSAGES, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
 from .config import ConfigurationError
 from .contracts import CancelRelay, RateLimit, Services, Store, ToolDefinition, UpstreamBinder
@@ -50,8 +51,8 @@ from .idempotency import GRACE_S
 from .inflight import InFlight
 from .params import NamedInvalidParams
 from .prompts import PromptDefinition
-from .reads import invalid_parameters, jsonrpc_error, run_read
-from .resources import ResourceDefinition, page, unknown_resource
+from .reads import LastGuard, admit, invalid_parameters, jsonrpc_error, refuse_unscoped, run_read
+from .resources import Listings, ResourceDefinition, listed_uris, unknown_resource
 from .results import internal_error, unknown_name
 from .scrub import redact_secrets
 from .sdk import BaseServer, cancel_mark
@@ -106,7 +107,6 @@ class FailwellServer(BaseServer):
                 name: replace(tool, tool_failure_envelope=False) for name, tool in self.definitions.items()
             }
         self.replace_telemetry(TelemetryMiddleware(frozenset(self.definitions), frozenset(self.prompts)))
-        self.middleware.append(NamedInvalidParams())
         self.services = Services(
             messages={**DEFAULT_MESSAGES, **(messages or {})},
             scope_message=scope_message,
@@ -116,6 +116,10 @@ class FailwellServer(BaseServer):
             idempotency_ttl_s=idempotency_ttl_s,
             outcome_unknown=outcome_unknown,
         )
+        self.middleware.append(NamedInvalidParams())
+        self.middleware.append(LastGuard(self.services))
+        self.listings = Listings()
+        """The `resources/list` listings being paged, and the secret their cursors are signed with."""
 
     def _answer_what_is_served(self) -> None:
         """Declare what is served, and serve exactly that: the methods of a capability the server does not have
@@ -167,10 +171,14 @@ class FailwellServer(BaseServer):
         return ListToolsResult(tools=await self.list_tools())
 
     async def _list_prompts(self, context: Any, params: PaginatedRequestParams) -> ListPromptsResult:
+        """The prompts the caller's token may get (a prompt whose scopes it lacks is left out)."""
+        await admit("prompts/list", _mcp_context(self, context), self.services)
         _one_page("prompts/list", params)
-        return ListPromptsResult(prompts=[prompt.to_prompt() for prompt in self.prompts.values()])
+        prompts = [prompt.to_prompt() for prompt in self.prompts.values() if not missing_scopes(prompt.reader.scopes)]
+        return ListPromptsResult(prompts=prompts)
 
     async def _get_prompt(self, context: Any, params: GetPromptRequestParams) -> GetPromptResult:
+        await admit("prompts/get", _mcp_context(self, context), self.services)
         prompt = self.prompts.get(params.name)
         if prompt is None:
             raise unknown_name("prompt", "prompt", params.name, list(self.prompts), "prompts/list")
@@ -184,25 +192,56 @@ class FailwellServer(BaseServer):
         return await self._cancellable(ctx, read, GetPromptResult(messages=[]))
 
     async def _list_resources(self, context: Any, params: PaginatedRequestParams) -> ListResourcesResult:
+        """One page of the resources the caller's token may read: a listing is computed on its first page and
+        kept for the following ones (see `Listings`); a client's cancel stops it."""
         ctx = _mcp_context(self, context)
+        await admit("resources/list", ctx, self.services)
         return await self._cancellable(ctx, self._listing(ctx, params), ListResourcesResult(resources=[]))
 
     async def _listing(self, ctx: Context[None, Any], params: PaginatedRequestParams) -> ListResourcesResult:
-        listed = [resource.to_resource() for resource in self.resources if not resource.variables]
-        for template in self.resources:
-            if template.listing is None:
-                continue
-            found = await run_read(template.reader, None, ctx, self.services, _listed(template))
-            listed += [template.to_resource(template.expand(each)) for each in found]
-        resources, following = page(listed, params.cursor)
+        who = viewer(caller_of(ctx))
+        if params.cursor is None:
+            listing, offset = self.listings.keep(await self._listed(ctx)), 0
+        else:
+            listing, offset = self.listings.opened(params.cursor, who)
+            if self.listings.kept(listing) is None:  # forgotten since: list again, and go on from the offset
+                self.listings.keep(await self._listed(ctx), listing)
+        entries = self.listings.kept(listing) or []
+        shown, following = self.listings.page(listing, entries, offset, who, params.cursor)
+        resources = [
+            self.resources[index].to_resource(uri if self.resources[index].variables else None) for index, uri in shown
+        ]
         return ListResourcesResult(resources=resources, next_cursor=following)
 
+    async def _listed(self, ctx: Context[None, Any]) -> list[tuple[int, str]]:
+        """Every resource the caller may read, as (its definition's index, its URI): the static ones, then each
+        template's that has a `listing`, run as a read of the template within its deadline."""
+        entries = [
+            (index, resource.uri)
+            for index, resource in enumerate(self.resources)
+            if not resource.variables and not missing_scopes(resource.reader.scopes)
+        ]
+        for index, template in enumerate(self.resources):
+            if template.listing is None or missing_scopes(template.reader.scopes):
+                continue
+            body = _listed(template, self.listings.threads)
+            uris: list[str] = await run_read(template.reader, None, ctx, self.services, body)
+            entries += [(index, uri) for uri in uris]
+        return entries
+
     async def _list_templates(self, context: Any, params: PaginatedRequestParams) -> ListResourceTemplatesResult:
+        """The templates the caller's token may read (one whose scopes it lacks is left out)."""
+        await admit("resources/templates/list", _mcp_context(self, context), self.services)
         _one_page("resources/templates/list", params)
-        templates = [resource.to_template() for resource in self.resources if resource.variables]
+        templates = [
+            resource.to_template()
+            for resource in self.resources
+            if resource.variables and not missing_scopes(resource.reader.scopes)
+        ]
         return ListResourceTemplatesResult(resource_templates=templates)
 
     async def _read_resource(self, context: Any, params: ReadResourceRequestParams) -> ReadResourceResult:
+        await admit("resources/read", _mcp_context(self, context), self.services)
         uri = str(params.uri)
         for resource in self.resources:
             arguments = resource.match(uri)
@@ -217,11 +256,13 @@ class FailwellServer(BaseServer):
 
     async def _complete(self, context: Any, params: CompleteRequestParams) -> CompleteResult:
         """Values for a template parameter or a prompt argument that has an enum or examples, by prefix."""
+        await admit("completion/complete", _mcp_context(self, context), self.services)
         ref = params.ref
         if isinstance(ref, PromptReference):
             prompt = self.prompts.get(ref.name)
             if prompt is None:
                 raise unknown_name("prompt", "prompt", ref.name, list(self.prompts), "prompts/list")
+            refuse_unscoped(prompt.reader, self.services)
             known: Mapping[str, Sequence[str]] = prompt.completions
             names = [argument.name for argument in prompt.arguments]
         else:
@@ -229,6 +270,7 @@ class FailwellServer(BaseServer):
             if template is None:
                 templates = [each.uri for each in self.resources if each.variables]
                 raise unknown_name("resource template", "uri", ref.uri, templates, "resources/templates/list")
+            refuse_unscoped(template.reader, self.services)
             known, names = template.completions, list(template.variables)
         asked = params.argument.name
         if asked not in names:
@@ -352,13 +394,15 @@ def _contents(resource: ResourceDefinition, uri: str) -> Callable[[Any, Any], Aw
     return body
 
 
-def _listed(template: ResourceDefinition) -> Any:
-    """The body that lists a template's resources, run as a read of it."""
+def _listed(template: ResourceDefinition, threads: anyio.CapacityLimiter) -> Any:
+    """The body that lists a template's resources, run as a read of it: the `listing` handler, and its parameters
+    checked and made URIs off the event loop (a handler returning anything else fails as `internal`)."""
     assert template.listing is not None
     listing = template.listing
 
-    async def body(params: Any, ctx: Any) -> Any:
-        return list(await listing(ctx))
+    async def body(params: Any, ctx: Any) -> list[str]:
+        found = list(await listing(ctx))
+        return await anyio.to_thread.run_sync(listed_uris, template, found, limiter=threads)
 
     return body
 

@@ -117,6 +117,7 @@ def definition(handler: Handler) -> PromptDefinition:
             handler=handler,
             kind="prompt",
             log_name=NAME,
+            scopes=["tasks:read"],
         ),
         completions=COMPLETIONS,
     )

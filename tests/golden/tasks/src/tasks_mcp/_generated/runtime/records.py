@@ -81,3 +81,23 @@ def _held(state: tuple[float, float] | None, limit: RateLimit, now: float) -> fl
         return float(limit.calls)
     tokens, updated = state
     return min(float(limit.calls), tokens + (now - updated) * limit.calls / limit.per_s)
+
+
+class BucketPruning:
+    """When a store forgets rate-limit buckets, so that one bucket per caller ever seen is not kept for the life
+    of the process (or the file). A bucket left alone for its limit's `per_s` has refilled completely, which is
+    what a bucket that does not exist holds: forgetting it changes no answer. A store forgets the buckets that
+    are full again at most once per the longest `per_s` it has been asked about, so it keeps only the buckets
+    of the callers of the last two such periods. (Redis expires each bucket itself.)"""
+
+    def __init__(self) -> None:
+        self.longest_s = 0.0
+        self.next_at = 0.0
+
+    def due(self, buckets: Sequence[tuple[str, RateLimit]], now: float) -> bool:
+        """Whether to forget the full buckets now (once per the longest `per_s` seen)."""
+        self.longest_s = max([self.longest_s, *(limit.per_s for _, limit in buckets)])
+        if now < self.next_at:
+            return False
+        self.next_at = now + self.longest_s
+        return True

@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio.to_thread
 
 from .contracts import AfterUnknown, Begin, RateLimit
-from .records import Record, claimed, decide, new_owner, take_tokens
+from .records import BucketPruning, Record, claimed, decide, new_owner, take_tokens
 
 
 def owner_is_dead(owner: str) -> bool:
@@ -32,6 +32,19 @@ def owner_is_dead(owner: str) -> bool:
     return False
 
 
+def _add_bucket_limits(db: sqlite3.Connection) -> None:
+    """Give a file made before buckets were pruned the column that says when each is full again (its limit's
+    `per_s`); its old rows count as a day, until they are next used."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(buckets)")}
+    if "per_s" in columns:
+        return
+    try:
+        db.execute("ALTER TABLE buckets ADD COLUMN per_s REAL NOT NULL DEFAULT 86400")
+    except sqlite3.OperationalError as exc:
+        if "duplicate column" not in str(exc):  # another process added it first
+            raise
+
+
 class SQLiteStore:
     """A file beside the server (WAL, synchronous=FULL): records survive restarts and SIGKILL."""
 
@@ -41,7 +54,9 @@ class SQLiteStore:
             lease_until REAL NOT NULL, expires_at REAL NOT NULL, result TEXT NOT NULL DEFAULT ''
         );
         CREATE INDEX IF NOT EXISTS idempotency_expiry ON idempotency (expires_at);
-        CREATE TABLE IF NOT EXISTS buckets (bucket TEXT PRIMARY KEY, tokens REAL NOT NULL, updated REAL NOT NULL);
+        CREATE TABLE IF NOT EXISTS buckets (
+            bucket TEXT PRIMARY KEY, tokens REAL NOT NULL, updated REAL NOT NULL, per_s REAL NOT NULL DEFAULT 86400
+        );
     """
 
     def __init__(self, path: str | Path, busy_timeout_s: float = 10.0) -> None:
@@ -51,6 +66,7 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._calls = 0
+        self._pruning = BucketPruning()
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is None:
@@ -68,6 +84,7 @@ class SQLiteStore:
                     time.sleep(0.05)
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(self.SCHEMA)
+            _add_bucket_limits(db)
             self._db = db
         return self._db
 
@@ -131,14 +148,16 @@ class SQLiteStore:
 
     def _take_all(self, db: sqlite3.Connection, buckets: Sequence[tuple[str, RateLimit]]) -> list[float]:
         now = time.time()
+        if self._pruning.due(buckets, now):  # each row says its own limit: another process's are kept as long
+            db.execute("DELETE FROM buckets WHERE updated + per_s <= ?", (now,))
         states: list[tuple[float, float] | None] = []
         for name, _ in buckets:
             row = db.execute("SELECT tokens, updated FROM buckets WHERE bucket = ?", (name,)).fetchone()
             states.append((float(row[0]), float(row[1])) if row else None)
         tokens, waits = take_tokens([(state, limit) for state, (_, limit) in zip(states, buckets, strict=True)], now)
         db.executemany(
-            "INSERT OR REPLACE INTO buckets (bucket, tokens, updated) VALUES (?, ?, ?)",
-            [(name, left, now) for (name, _), left in zip(buckets, tokens, strict=True)],
+            "INSERT OR REPLACE INTO buckets (bucket, tokens, updated, per_s) VALUES (?, ?, ?, ?)",
+            [(name, left, now, limit.per_s) for (name, limit), left in zip(buckets, tokens, strict=True)],
         )
         return waits
 

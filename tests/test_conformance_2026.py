@@ -136,9 +136,9 @@ def test_tools_call_with_progress_passes_against_a_plain_handler(tmp_path: Path,
     out = tmp_path / "results"
     with http_server("conformance_mcp", fixture_src, tmp_path / "stderr.log", {"MCP_STATEFUL": "0"}) as server:
         url = f"http://localhost:{server.port}/mcp"
+        scenario = ["--scenario", "tools-call-with-progress", "-o", str(out)]
         run = subprocess.run(
-            [str(NODE22), str(SUITE / "dist" / "index.js"), "server", "--url", url]
-            + ["--scenario", "tools-call-with-progress", "-o", str(out)],
+            [str(NODE22), str(SUITE / "dist" / "index.js"), "server", "--url", url, *scenario],
             capture_output=True,
             text=True,
             timeout=300,

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
@@ -153,9 +152,19 @@ def test_a_held_report_is_sent_when_its_slot_comes_not_only_with_the_result(gaug
     assert values == [1, 2, 3]
     # The "steps" call (p2) runs beside it and ends within ~0.1 s: had 2 waited for p1's result, it would come
     # after p2's answer; sent at its slot, it comes before.
-    two = next(i for i, line in enumerate(wire) if line.get("method") == "notifications/progress"
-               and line["params"]["progressToken"] == "p1" and line["params"]["progress"] == 2)
-    three = next(i for i, line in enumerate(wire) if line.get("method") == "notifications/progress"
-                 and line["params"]["progressToken"] == "p1" and line["params"]["progress"] == 3)
+    two = next(
+        i
+        for i, line in enumerate(wire)
+        if line.get("method") == "notifications/progress"
+        and line["params"]["progressToken"] == "p1"
+        and line["params"]["progress"] == 2
+    )
+    three = next(
+        i
+        for i, line in enumerate(wire)
+        if line.get("method") == "notifications/progress"
+        and line["params"]["progressToken"] == "p1"
+        and line["params"]["progress"] == 3
+    )
     answer_2 = next(i for i, line in enumerate(wire) if line.get("id") == 2)
     assert two < answer_2 < three

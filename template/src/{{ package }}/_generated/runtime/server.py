@@ -43,10 +43,9 @@ from mcp.types import (
 
 from .call import is_cancellation, run_tool
 from .callers import caller_name, caller_of
-from .classes import DEFAULT_MESSAGES, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
+from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
 from .config import ConfigurationError
 from .contracts import CancelRelay, RateLimit, Services, Store, ToolDefinition, UpstreamBinder
-from .idempotency import GRACE_S
 from .inflight import InFlight
 from .params import NamedInvalidParams
 from .prompts import PromptDefinition

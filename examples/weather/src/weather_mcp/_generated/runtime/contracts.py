@@ -13,7 +13,7 @@ import anyio
 from mcp.types import Tool, ToolAnnotations
 from pydantic import BaseModel
 
-from .classes import Changed, Effect, FailureClass
+from .classes import AfterUnknown, Changed, Effect, FailureClass, after_unknown
 from .progress import Progress
 
 
@@ -44,12 +44,6 @@ class ToolFailure(Exception):
 
 
 U = TypeVar("U")
-
-
-AfterUnknown = Literal["refuse", "reconcile", "rerun"]
-"""What a call does with a key whose earlier run ended with its outcome unknown (its process died, its lease ran
-out, it was cancelled, or recording its result failed): refuse to run it again, claim it to reconcile first, or
-run it again (only where every side effect is deduplicated downstream by the derived key)."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +191,11 @@ class ToolDefinition:
     """The scopes an HTTP caller's token must grant to call the tool."""
     tool_failure_envelope: bool = True
     """Whether its error results also carry the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object."""
+
+    @property
+    def after_unknown(self) -> AfterUnknown:
+        """What a retry with a key whose earlier run's outcome is unknown does: refuse, reconcile first, or rerun."""
+        return after_unknown(self.rerun_safe, self.reconcile is not None)
 
     def to_mcp(self) -> Tool:
         """The tool as `tools/list` shows it."""

@@ -9,6 +9,7 @@ any of them into the text, the envelope and the log line, so they can never disa
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 import traceback
 from collections.abc import Mapping, Sequence
@@ -20,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
 from pydantic import ValidationError
 
-from .classes import CLASSES, STORE_MESSAGE, Changed, FailureClass, default_changed, is_retryable
+from .classes import CLASSES, GRACE_MARGIN_S, STORE_MESSAGE, Changed, FailureClass, default_changed, is_retryable
 from .contracts import ToolDefinition, ToolFailure
 from .scrub import scrub, secret_named
 from .tool_failure import TOOL_FAILURE_KEY, tool_failure
@@ -58,6 +59,8 @@ class ErrorReply:
     """Extra log fields (a traceback, the bad fields' names)."""
     reference: str = ""
     """Given when the reference was needed earlier (a batch item's message); else a new one."""
+    running: bool = False
+    """A keyed write answered at its deadline that goes on in its grace period (`values` has `grace_s`)."""
 
 
 def error_result(tool: ToolDefinition, reply: ErrorReply) -> CallToolResult:
@@ -76,16 +79,24 @@ def error_result(tool: ToolDefinition, reply: ErrorReply) -> CallToolResult:
             changed=changed,
             keyed=tool.keyed,
             retry=reply.retry,
-            rerun_safe=tool.rerun_safe,
+            after=tool.after_unknown,
+            running=reply.running,
         )
     retryable = reply.retryable
     if retryable is None:
-        retryable = is_retryable(reply.failure_class, tool.effect, tool.keyed)
+        retryable = is_retryable(
+            reply.failure_class,
+            tool.effect,
+            tool.keyed,
+            changed=changed,
+            after=tool.after_unknown,
+            running=reply.running,
+        )
     envelope: dict[str, Any] = {
         "class": reply.failure_class,
         "failure": reply.failure,
         "retryable": retryable,
-        "retry_after_s": reply.retry_after_s,
+        "retry_after_s": reply.retry_after_s if retryable else None,
         "changed": changed,
         "reference": reference,
         **reply.details,
@@ -186,14 +197,22 @@ def declared_failure(
     return error_result(tool, reply)
 
 
-def deadline_missed(tool: ToolDefinition, template: str) -> CallToolResult:
-    """The handler was still running at the tool's deadline, so it was stopped."""
+def deadline_missed(tool: ToolDefinition, template: str, grace_s: float | None = None) -> CallToolResult:
+    """The handler was still running at the tool's deadline, so it was stopped; or, with `grace_s` (a keyed write),
+    it goes on that much longer so that its real result is recorded for the retry, which comes after `retry_after_s`."""
+    values = {"deadline_s": seconds(tool.deadline_s)}
+    retry_after_s = None
+    if grace_s is not None:
+        retry_after_s = float(math.ceil(grace_s + GRACE_MARGIN_S))
+        values.update(grace_s=seconds(grace_s), retry_after_s=seconds(retry_after_s))
     reply = ErrorReply(
         "timeout",
         "deadline",
         template,
-        {"deadline_s": seconds(tool.deadline_s)},
+        values,
         log={"deadline_s": tool.deadline_s},
+        retry_after_s=retry_after_s,
+        running=grace_s is not None,
     )
     return error_result(tool, reply)
 

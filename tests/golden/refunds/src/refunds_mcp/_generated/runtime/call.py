@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 from . import telemetry
 from .batches import all_or_nothing_batch, partial_batch
 from .callers import Caller, caller_of, scope_refused
-from .contracts import Sent, Services, ToolContext, ToolDefinition, ToolFailure
+from .contracts import Sent, Services, ToolContext, ToolDefinition, ToolFailure, run_handler
 from .idempotency import derived_key, run_once
 from .limits import rate_limited
 from .progress import Progress
@@ -120,7 +120,7 @@ async def _handled(call: Call, ctx: ToolContext[Any]) -> CallToolResult:
     """The handler's outcome as a result: one item at a time for a partial batch, all at once otherwise."""
     tool = call.tool
     if tool.batch is None:
-        return success(tool, await tool.handler(call.params, ctx))
+        return success(tool, await run_handler(tool.handler, call.params, ctx))
     if tool.batch.policy == "partial":
         return await partial_batch(tool, tool.batch, call.params, call.arguments, ctx)
     return await all_or_nothing_batch(tool, tool.batch, call.params, call.arguments, ctx)
@@ -129,7 +129,7 @@ async def _handled(call: Call, ctx: ToolContext[Any]) -> CallToolResult:
 async def _reconciled(call: Call, ctx: ToolContext[Any]) -> CallToolResult | None:
     """The handler module's `reconcile`: the earlier run's result when its change is there, else None."""
     assert call.tool.reconcile is not None
-    output = await call.tool.reconcile(call.params, ctx)
+    output = await run_handler(call.tool.reconcile, call.params, ctx)
     return None if output is None else success(call.tool, output)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import pydantic_core
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .classes import CLASSES, GRACE_MARGIN_S, STORE_MESSAGE, Changed, FailureClass, default_changed, is_retryable
 from .contracts import ToolDefinition, ToolFailure
@@ -246,14 +246,38 @@ def success(tool: ToolDefinition, output: Any) -> CallToolResult:
 
 
 def dumped(tool: ToolDefinition, output: Any) -> Any:
-    """A handler's result (a whole call's, or one batch item's) as JSON data, after checking its type."""
+    """A handler's result (a whole call's, or one batch item's) as JSON data, after checking its type.
+
+    A dict shaped like `Output` (FastMCP's habit) is validated against it; one that does not fit is the handler's
+    fault, never the caller's: the call answers `internal`, and the log line names the handler and each field."""
     if tool.output_model is not None:
+        if isinstance(output, dict):
+            output = _validated_output(tool, tool.output_model, output)
         if not isinstance(output, tool.output_model):
             raise TypeError(f"{tool.name} returned {type(output).__name__}, not {tool.output_model.__name__}")
         return output.model_dump(mode="json", exclude_none=True)
     if not isinstance(output, str):
         raise TypeError(f"{tool.name} returned {type(output).__name__}; a tool without an output schema returns str")
     return output
+
+
+class OutputMismatch(TypeError):
+    """A handler returned a dict that does not fit its tool's `Output`."""
+
+
+def _validated_output(tool: ToolDefinition, model: type[BaseModel], output: dict[Any, Any]) -> BaseModel:
+    """`output` as `model`, or OutputMismatch naming the handler and each field that does not fit (not the values,
+    which may be anything the handler read)."""
+    try:
+        return model.model_validate(output)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{_path(error['loc']) or '(the whole output)'}: {error['msg']}" for error in exc.errors(include_url=False)
+        )
+        handler = getattr(tool.handler, "__module__", "?") + "." + getattr(tool.handler, "__qualname__", "handle")
+        raise OutputMismatch(
+            f"{tool.name}'s handler {handler} returned a dict that does not fit {model.__name__}: {problems}"
+        ) from None
 
 
 def pretty_json(data: Any) -> str:

@@ -28,8 +28,8 @@ from mcp.types import CallToolResult
 from pydantic import BaseModel
 
 from . import telemetry
-from .classes import UNKNOWN_OUTCOME, FailureClass, grace_for
-from .contracts import AfterUnknown, Services, Store, ToolDefinition
+from .classes import UNKNOWN_OUTCOME, AfterUnknown, FailureClass, grace_for
+from .contracts import Services, Store, ToolDefinition
 from .results import (
     ENVELOPE_KEY,
     ErrorReply,

@@ -168,10 +168,11 @@ def src(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("promises")
     spec = root / "promises.yaml"
     tools = "".join(TOOL.format(policy=p, rerun="\n    rerun_safe: true" if p == "rerun" else "") for p in POLICIES)
-    spec.write_text(SPEC + tools)
+    optional = TOOL.format(policy="maybe", rerun="").replace("idempotency: required", "idempotency: optional")
+    spec.write_text(SPEC + tools + optional)
     new(root / "promises", spec)
     handlers = root / "promises" / "src" / "promises_mcp" / "handlers"
-    for policy in POLICIES:
+    for policy in (*POLICIES, "maybe"):
         source = HANDLER.format(policy=policy) + (RECONCILE if policy == "reconcile" else "")
         (handlers / f"promises_{policy}.py").write_text(source)
     (handlers / "promises_count.py").write_text(COUNT)
@@ -307,6 +308,20 @@ async def test_a_handler_past_its_deadline_promises_only_what_the_retry_gets(
     else:
         assert final.kind == ("unknown" if policy == "refuse" else "result"), final.text
     check_effects(project, policy, args["idempotency_key"], final)
+
+
+async def test_a_call_without_its_optional_key_promises_nothing_about_a_key(
+    src: Path, tmp_path: Path, hub: Ledger
+) -> None:
+    """A tool whose key is optional, called without one: its upstream timed out after the change was sent, and the
+    answer says to check before calling again (a retry without a key would run it again), not what a key does."""
+    project = Project(src, tmp_path, hub)
+    async with Client(project.params()) as project.client:
+        first = await project.call("promises_maybe", {"how": "upstream"})
+    assert first.envelope["class"] == "timeout" and first.envelope["changed"] == "possible", first.text
+    assert "idempotency_key" not in first.text, first.text
+    assert "Do not call it again blindly: first check whether the change took effect." in first.text
+    assert first.envelope["retryable"] is False and first.envelope["retry_after_s"] is None
 
 
 async def _cancelled(project: Project, tool: str, args: dict[str, Any]) -> None:

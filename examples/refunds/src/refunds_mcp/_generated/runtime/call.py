@@ -138,15 +138,17 @@ async def execute(
 ) -> R | CallToolResult:
     """Run `body` within the deadline and turn every outcome into a result: the error boundary."""
     tool, services = call.tool, call.services
+    keyed = tool.keyed and call.derived_key is not None  # a tool whose key is optional may be called without one
     deadline_at = anyio.current_time() + tool.deadline_s
     try:
         upstreams = _bound_upstreams(call, deadline_at)
         ctx = ToolContext(tool.name, upstreams, deadline_at, call.caller.request_id, call.derived_key, call.progress)
         with anyio.move_on_after(stop_after_s):
             return await body(call, ctx)
-        return deadline_missed(tool, services.messages["timeout"])
+        return deadline_missed(tool, services.messages["timeout"], keyed=keyed)
     except ToolFailure as failure:
-        return declared_failure(tool, failure, {**call.params.model_dump(mode="json"), **call.arguments})
+        arguments = {**call.params.model_dump(mode="json"), **call.arguments}
+        return declared_failure(tool, failure, arguments, keyed=keyed)
     except Exception as exc:
         return internal_error(tool, exc, services.messages["internal"])
     except BaseException as exc:

@@ -61,12 +61,16 @@ class ErrorReply:
     """Given when the reference was needed earlier (a batch item's message); else a new one."""
     running: bool = False
     """A keyed write answered at its deadline that goes on in its grace period (`values` has `grace_s`)."""
+    keyed: bool | None = None
+    """Whether the call carried an idempotency key (None: whether the tool takes one); a call to a tool whose key
+    is optional, sent without one, is told what a retry without a key does."""
 
 
 def error_result(tool: ToolDefinition, reply: ErrorReply) -> CallToolResult:
     """An `isError` result: the text for the model, the envelope for the client's code, one log line."""
     reference = reply.reference or new_reference()
     changed = reply.changed or default_changed(reply.failure_class, tool.effect)
+    keyed = tool.keyed if reply.keyed is None else reply.keyed
     if reply.composed:
         text = reply.body
     else:
@@ -77,7 +81,7 @@ def error_result(tool: ToolDefinition, reply: ErrorReply) -> CallToolResult:
             tool.effect,
             values,
             changed=changed,
-            keyed=tool.keyed,
+            keyed=keyed,
             retry=reply.retry,
             after=tool.after_unknown,
             running=reply.running,
@@ -174,7 +178,12 @@ def failure_values(failure: ToolFailure, arguments: Mapping[str, Any]) -> dict[s
 
 
 def declared_failure(
-    tool: ToolDefinition, failure: ToolFailure, arguments: Mapping[str, Any], *, suffix: str = ""
+    tool: ToolDefinition,
+    failure: ToolFailure,
+    arguments: Mapping[str, Any],
+    *,
+    suffix: str = "",
+    keyed: bool | None = None,
 ) -> CallToolResult:
     """A failure the spec declares, in the spec's words plus what its class adds.
 
@@ -193,11 +202,14 @@ def declared_failure(
         changed="none" if suffix else failure.explicit_changed or failure.changed,
         retry_after_s=failure.retry_after_s,
         details=details if failure.failure_class == "permission_denied" else {},
+        keyed=keyed,
     )
     return error_result(tool, reply)
 
 
-def deadline_missed(tool: ToolDefinition, template: str, grace_s: float | None = None) -> CallToolResult:
+def deadline_missed(
+    tool: ToolDefinition, template: str, grace_s: float | None = None, *, keyed: bool | None = None
+) -> CallToolResult:
     """The handler was still running at the tool's deadline, so it was stopped; or, with `grace_s` (a keyed write),
     it goes on that much longer so that its real result is recorded for the retry, which comes after `retry_after_s`."""
     values = {"deadline_s": seconds(tool.deadline_s)}
@@ -213,6 +225,7 @@ def deadline_missed(tool: ToolDefinition, template: str, grace_s: float | None =
         log={"deadline_s": tool.deadline_s},
         retry_after_s=retry_after_s,
         running=grace_s is not None,
+        keyed=keyed,
     )
     return error_result(tool, reply)
 

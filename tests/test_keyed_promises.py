@@ -16,6 +16,7 @@ import contextlib
 import os
 import signal
 import sqlite3
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -92,6 +93,13 @@ async def handle(params: Input, ctx: Context) -> Output:
     _note(f"done {{key}}")
     return Output(run=earlier + 1)
 """
+HUB_DOWN = """\
+    failures:
+      hub_down:
+        class: upstream_unavailable
+        message: The hub refused the change for now. Call promises_count to see what was applied, then try again.
+"""
+"""A declared failure that may have changed something, on the tool whose handler module has `reconcile`."""
 RECONCILE = """\
 
 
@@ -169,6 +177,9 @@ def src(tmp_path_factory: pytest.TempPathFactory) -> Path:
     spec = root / "promises.yaml"
     tools = "".join(TOOL.format(policy=p, rerun="\n    rerun_safe: true" if p == "rerun" else "") for p in POLICIES)
     optional = TOOL.format(policy="maybe", rerun="").replace("idempotency: required", "idempotency: optional")
+    tools = tools.replace(
+        TOOL.format(policy="reconcile", rerun=""), TOOL.format(policy="reconcile", rerun="") + HUB_DOWN
+    )
     spec.write_text(SPEC + tools + optional)
     new(root / "promises", spec)
     handlers = root / "promises" / "src" / "promises_mcp" / "handlers"
@@ -368,6 +379,31 @@ async def test_a_run_with_no_answer_then_the_retry_keeps_its_promise(
         else:
             assert first.kind == "result" and first.structured == {"run": 2}, "reconciled (not there) or rerun, once"
     check_effects(project, policy, args["idempotency_key"], first)
+
+
+def test_the_generated_tests_of_a_keyed_write_with_reconcile_pass(src: Path) -> None:
+    """The generated tests expect what `failwell messages` shows; a test's injected handler stands alone (without its
+    module's `reconcile`), so a declared failure's retry sentence (`hub_down`, which may have changed something)
+    is the same in both."""
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            "promises_reconcile and declared_failure",
+        ],
+        cwd=src.parent,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(src)},
+    )
+    assert ran.returncode == 0, ran.stdout[-4000:]
+    assert " passed" in ran.stdout
 
 
 async def test_a_result_that_could_not_be_recorded_is_never_promised_again(src: Path, tmp_path: Path) -> None:

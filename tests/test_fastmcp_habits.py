@@ -1,6 +1,7 @@
-"""FastMCP habits work: a plain `def handle` runs in a worker thread within the deadline, and a returned dict
-shaped like `Output` is validated against it. A real generated project whose handlers use both passes its
-own `mypy --strict`, and is driven over a real stdio subprocess with the real `mcp` client."""
+"""FastMCP habits work: a plain `def handle` (of a tool, a resource or a prompt) runs in a worker thread within
+the deadline, and a returned dict shaped like `Output` is validated against it. A real generated project whose
+handlers use both passes its own `mypy --strict`, and is driven over a real stdio subprocess with the real `mcp`
+client."""
 
 from __future__ import annotations
 
@@ -71,7 +72,32 @@ tools:
       seconds: {type: number, example: 4}
     output:
       applied: {type: boolean}
+resources:
+  motto:
+    uri: "habits://motto"
+    description: The motto, from a plain def handler.
+prompts:
+  greet:
+    description: Greet someone, from a plain def handler.
+    arguments:
+      name: {type: string, example: Ada}
 """
+READERS = {
+    "resources/motto": """\
+from ..._generated.resources.motto import Context, Output, Params
+
+
+def handle(params: Params, ctx: Context) -> Output:
+    return "Fail well."
+""",
+    "prompts/greet": """\
+from ..._generated.prompts.greet import Context, Output, Params
+
+
+def handle(params: Params, ctx: Context) -> Output:
+    return f"Say hello to {params.name}."
+""",
+}
 
 HANDLERS = {
     "habits_sync": """\
@@ -145,7 +171,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     spec = root / "habits.yaml"
     spec.write_text(SPEC)
     new(root / "habits", spec)
-    for name, source in HANDLERS.items():
+    for name, source in {**HANDLERS, **READERS}.items():
         (root / "habits" / "src" / "habits_mcp" / "handlers" / f"{name}.py").write_text(source)
     generate(root / "habits")  # the handlers as written pass `generate` (no "needs async def handle")
     return root / "habits"

@@ -45,7 +45,7 @@ from .call import is_cancellation, run_tool
 from .callers import caller_name, caller_of
 from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
 from .config import ConfigurationError
-from .contracts import CancelRelay, RateLimit, Services, Store, ToolDefinition, UpstreamBinder
+from .contracts import CancelRelay, RateLimit, Services, Store, ToolDefinition, UpstreamBinder, run_handler
 from .inflight import InFlight
 from .params import NamedInvalidParams
 from .prompts import PromptDefinition
@@ -175,7 +175,7 @@ class FailwellServer(BaseServer):
             raise unknown_name("prompt", "prompt", params.name, list(self.prompts), "prompts/list")
 
         async def body(arguments: Any, ctx: Any) -> GetPromptResult:
-            return prompt.result(await prompt.reader.handler(arguments, ctx))
+            return prompt.result(await run_handler(prompt.reader.handler, arguments, ctx))
 
         arguments = dict(params.arguments or {})
         result: GetPromptResult = await run_read(
@@ -332,7 +332,8 @@ def _contents(resource: ResourceDefinition, uri: str) -> Callable[[Any, Any], Aw
     the wrong type fails inside the boundary, as `internal`)."""
 
     async def body(params: Any, ctx: Any) -> ReadResourceResult:
-        return ReadResourceResult(contents=[resource.contents(uri, await resource.reader.handler(params, ctx))])
+        output = await run_handler(resource.reader.handler, params, ctx)
+        return ReadResourceResult(contents=[resource.contents(uri, output)])
 
     return body
 

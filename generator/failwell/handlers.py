@@ -21,9 +21,8 @@ def misfits(project_dir: Path, project: Project) -> list[str]:
             tree = ast.parse((project_dir / relative).read_text(encoding="utf-8"))
         except (OSError, SyntaxError, UnicodeDecodeError):
             continue
-        handle = next(
-            (node for node in tree.body if isinstance(node, ast.AsyncFunctionDef) and node.name == "handle"), None
-        )
+        functions = (ast.AsyncFunctionDef, ast.FunctionDef)  # a plain `def` runs in a worker thread
+        handle = next((node for node in tree.body if isinstance(node, functions) and node.name == "handle"), None)
         if handle is None or not handle.args.args:
             problems.append(f"{relative}: {tool.name} needs `async def handle(params: Input, ctx: Context)`")
             continue

@@ -750,7 +750,9 @@ def _batch_expectation(
     if batch["policy"] == "all_or_nothing":
         wording = messages.runtime("wording")
         body = f"{template} {wording.all_or_nothing_text(field, len(items), None)}"
-        return messages.compose(body, spec["class"], effect, values, "none", keyed), {**envelope, "changed": "none"}
+        retryable = messages.is_retryable(spec["class"], effect, keyed, changed="none")
+        text = messages.compose(body, spec["class"], effect, values, "none", keyed)
+        return text, {**envelope, "retryable": retryable, "changed": "none"}
     reasons = []
     for item in items:
         item_values = (
@@ -808,13 +810,15 @@ def _failure(
     arguments, kwargs, values = example_values(template, params, tool, inputs, example)
     values["reference"] = REFERENCE_MARK
     changed = spec.get("changed")
-    expected = messages.compose(
-        template, spec["class"], effect, values, changed, keyed, bool(tool_spec.get("rerun_safe"))
+    after = "rerun" if tool_spec.get("rerun_safe") else "refuse"  # a handler's `reconcile` is not known here
+    expected = messages.compose(template, spec["class"], effect, values, changed, keyed, after)
+    retryable = messages.is_retryable(
+        spec["class"], effect, keyed, changed=changed or messages.default_changed(spec["class"], effect), after=after
     )
     envelope: dict[str, Any] = {
         "class": spec["class"],
         "failure": name,
-        "retryable": messages.is_retryable(spec["class"], effect, keyed),
+        "retryable": retryable,
         "retry_after_s": kwargs.get("retry_after_s"),
         "changed": changed or messages.default_changed(spec["class"], effect),
     }
@@ -822,6 +826,8 @@ def _failure(
         envelope.update(permission=values["permission"], role=values["role"])
     if batch:
         expected, envelope = _batch_expectation(spec, name, batch, effect, keyed, template, arguments, values, envelope)
+    if not envelope["retryable"]:
+        envelope["retry_after_s"] = None  # the runtime gives no wait for a retry that does not help
     forwarded = [p.name for p in params if p.name != "retry_after_s"]
     super_kwargs = ", ".join(
         (["retry_after_s=retry_after_s"] if any(p.name == "retry_after_s" for p in params) else [])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -124,13 +125,15 @@ def rows(data: dict[str, Any]) -> list[Row]:
         example = f.example_arguments(inputs)
         batch_items = (inputs.get((spec.get("batch") or {}).get("items", "")) or {}).get("items") or {}
         item_fields = set(batch_items.get("properties") or {})
+        owner = _Owner("tool", tool, effect, keyed, bool(spec.get("rerun_safe")))
         for name, failure in (spec.get("failures") or {}).items():
-            owner = _Owner("tool", tool, effect, keyed, bool(spec.get("rerun_safe")))
             out.append(
                 _declared_row(owner, name, failure, inputs, example, defaults, tool_names, prefixes, item_fields)
             )
         deadline = float(spec.get("deadline_s", default))
-        out.extend(_runtime_rows(tool, effect, inputs, defaults, deadline, keyed))
+        out.extend(_runtime_rows(owner, inputs, defaults, deadline))
+        if spec.get("upstreams"):
+            out.extend(_upstream_rows(owner, spec["upstreams"][0], data.get("upstreams") or {}))
         if keyed and not spec.get("rerun_safe"):
             out.append(_outcome_unknown_row(tool, effect, spec.get("check_with"), overrides.get("outcome_unknown")))
         if spec.get("scopes"):
@@ -155,6 +158,11 @@ class _Owner:
     effect: str = "read"
     keyed: bool = False
     rerun_safe: bool = False
+
+    @property
+    def after(self) -> str:
+        """What the key's retry does once a run's outcome is unknown (a handler's `reconcile` is not known here)."""
+        return "rerun" if self.rerun_safe else "refuse"
 
     @property
     def label(self) -> str:
@@ -184,14 +192,14 @@ def _declared_row(
         else ("messages", failure["class"])
     )
     effect, keyed = owner.effect, owner.keyed
-    text = messages.compose(template, failure["class"], effect, values, failure.get("changed"), keyed, owner.rerun_safe)
+    text = messages.compose(template, failure["class"], effect, values, failure.get("changed"), keyed, owner.after)
     changed = failure.get("changed") or messages.default_changed(failure["class"], effect)
     known = set(fields) | item_fields | {q.name for q in params}
     named = {p for p in placeholders(template) if p in known}
     own = owner.name if owner.kind == "tool" else ""
     missing, problems = check(template, text, failure["class"], named, tool_names, own)
     problems += unknown_tools(template, tool_names, prefixes, known)
-    retryable = messages.is_retryable(failure["class"], effect, keyed)
+    retryable = messages.is_retryable(failure["class"], effect, keyed, changed=changed, after=owner.after)
     return Row(owner.name, name, failure["class"], text, retryable, changed, missing, problems, source, owner.kind)
 
 
@@ -212,28 +220,54 @@ def _scope_row(tool: str, effect: str, scope: str, auth: dict[str, Any]) -> Row:
     return Row(tool, "scope", "permission_denied", text, False, "none", missing, problems, source)
 
 
-def _runtime_rows(
-    tool: str, effect: str, inputs: dict[str, Any], defaults: dict[str, str], deadline_s: float, keyed: bool
-) -> list[Row]:
+def _runtime_rows(owner: _Owner, inputs: dict[str, Any], defaults: dict[str, str], deadline_s: float) -> list[Row]:
+    tool, effect = owner.name, owner.effect
     accepts = f.accepts_table(inputs)
     problems = [messages.argument_problem(tool, accepts, name, "missing", None) for name in list(inputs)[:1]]
     problems.append(messages.argument_problem(tool, accepts, "colour", "unknown", "red"))
     invalid = messages.invalid_arguments_text(tool, effect, problems)
     out = [Row(tool, "invalid_arguments", "invalid_input", invalid, False, "none", (), (), ("tools", tool, "input"))]
-    return out + _deadline_and_internal_rows(_Owner("tool", tool, effect, keyed), defaults, deadline_s)
+    return out + _deadline_and_internal_rows(owner, defaults, deadline_s)
 
 
 def _deadline_and_internal_rows(owner: _Owner, defaults: dict[str, str], deadline_s: float) -> list[Row]:
     """What the runtime answers when a handler runs past its deadline or raises what it did not declare."""
     out = []
     effect, keyed = owner.effect, owner.keyed
+    grace = messages.grace_for(deadline_s)
     for failure_class, failure in (("timeout", "deadline"), ("internal", "internal")):
         values = {"tool": owner.label, "reference": EXAMPLE_REFERENCE, "deadline_s": f"{deadline_s:g}"}
-        text = messages.compose(defaults[failure_class], failure_class, effect, values, keyed=keyed)
+        running = keyed and failure_class == "timeout"  # a keyed write goes on in its grace period
+        if running:
+            values.update(grace_s=f"{grace:g}", retry_after_s=f"{math.ceil(grace + messages.grace_margin_s()):g}")
         changed = messages.default_changed(failure_class, effect)
-        retryable = messages.is_retryable(failure_class, effect, keyed)
+        template = defaults[failure_class]
+        text = messages.compose(
+            template, failure_class, effect, values, keyed=keyed, after=owner.after, running=running
+        )
+        retryable = messages.is_retryable(
+            failure_class, effect, keyed, changed=changed, after=owner.after, running=running
+        )
         source = ("messages", failure_class)
         out.append(Row(owner.name, failure, failure_class, text, retryable, changed, (), (), source, owner.kind))
+    return out
+
+
+def _upstream_rows(owner: _Owner, upstream: str, upstreams: dict[str, Any]) -> list[Row]:
+    """What the model reads when the tool's (first) upstream is down or does not answer in time: the runtime's
+    words, and for a keyed write what the key's retry then does (its outcome is unknown once a change was sent)."""
+    timeout_s = float((upstreams.get(upstream) or {}).get("timeout_s", 10))
+    details = {"upstream_unavailable": "it could not be reached", "timeout": f"no answer within {timeout_s:g} s"}
+    out = []
+    for failure_class, template in messages.upstream_messages().items():
+        values = {"tool": owner.name, "reference": EXAMPLE_REFERENCE, "upstream": upstream}
+        values["detail"] = details.get(failure_class, "")
+        changed = messages.default_changed(failure_class, owner.effect)
+        text = messages.compose(template, failure_class, owner.effect, values, keyed=owner.keyed, after=owner.after)
+        retryable = messages.is_retryable(failure_class, owner.effect, owner.keyed, changed=changed, after=owner.after)
+        name = "upstream_timeout" if failure_class == "timeout" else "upstream_unavailable"
+        source = ("tools", owner.name, "upstreams")
+        out.append(Row(owner.name, name, failure_class, text, retryable, changed, (), (), source))
     return out
 
 

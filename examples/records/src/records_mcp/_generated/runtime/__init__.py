@@ -11,7 +11,8 @@ Calling a tool, in the order a call meets them:
     limits.py       rate limits in the store
     idempotency.py  a keyed write once per key: replay, refuse a duplicate, record the outcome
     batches.py      partial and all_or_nothing batch tools
-    progress.py     a call's progress notifications: increasing, at most ten a second, none after the answer
+    progress.py     a call's progress notifications: increasing, at most ten a second (thinned, never lost),
+                    none after the answer
     results.py      every result: success, and the one function that builds each error result and envelope
     tool_failure.py the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object beside the envelope
     telemetry.py    OpenTelemetry spans and metrics per failure class (no-ops until an SDK is configured)
@@ -26,7 +27,8 @@ What the model reads:
     wording.py      the six-part composition and the lines about bad arguments and batches
     scrub.py        what may leave the server: scrubbed values, masked secrets
 What they share:
-    contracts.py    ToolDefinition, ToolContext, ToolFailure, the Store and upstream contracts
+    contracts.py    ToolDefinition, ToolContext, ToolFailure, the Store and upstream contracts; run_handler (a
+                    plain `def` handler in a thread of its own)
     records.py, store_memory.py, store_sqlite.py, store_redis.py    the stores (with a store)
     upstream.py, breaker.py    calls to upstream services (with upstreams)
 Serving:

@@ -29,7 +29,7 @@ import httpx
 
 from . import telemetry
 from .breaker import CircuitBreaker
-from .classes import CLASSES, Changed, Effect
+from .classes import CLASSES, UPSTREAM_MESSAGES, Changed, Effect
 from .config import WHERE, ConfigurationError, required_env
 from .contracts import Sent, ToolFailure
 
@@ -115,12 +115,12 @@ class UpstreamRateLimited(UpstreamError):
 
 class UpstreamUnavailable(UpstreamError):
     failure_class = "upstream_unavailable"
-    template = "The {upstream} service is unavailable: {detail}."
+    template = UPSTREAM_MESSAGES["upstream_unavailable"]
 
 
 class UpstreamTimeout(UpstreamError):
     failure_class = "timeout"
-    template = "The {upstream} service did not answer in time ({detail})."
+    template = UPSTREAM_MESSAGES["timeout"]
 
 
 @dataclass(frozen=True)

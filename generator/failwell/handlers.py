@@ -195,13 +195,15 @@ def orphan_notes(orphans: list[str], package: str, candidates: list[tuple[str, s
     return notes
 
 
-def _defined(source: str) -> set[str] | None:
-    """The names a module binds at its top level (None when it star-imports, so any name may exist)."""
+def _defined(source: str) -> tuple[set[str], set[str]] | None:
+    """The names a module binds at its top level: (those it defines, those it imports); None when it
+    star-imports, so any name may exist."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return None
     names: set[str] = set()
+    imported: set[str] = set()
     pending: list[ast.stmt] = list(tree.body)
     while pending:
         node = pending.pop()
@@ -215,14 +217,14 @@ def _defined(source: str) -> set[str] | None:
             for alias in node.names:
                 if alias.name == "*":
                     return None
-                names.add(alias.asname or alias.name.partition(".")[0])
+                imported.add(alias.asname or alias.name.partition(".")[0])
         elif isinstance(node, ast.If | ast.Try | ast.With):
             pending.extend(node.body)
             pending.extend(getattr(node, "orelse", []))
             pending.extend(getattr(node, "finalbody", []))
             for handler in getattr(node, "handlers", []):
                 pending.extend(handler.body)
-    return names
+    return names, imported
 
 
 def broken_imports(
@@ -280,9 +282,11 @@ def _check_names(relative: str, node: ast.ImportFrom, parts: list[str], generate
             f"{relative}:{node.lineno}: imports from `{module}`, which failwell does not generate (is its tool, "
             f"resource or prompt still in failwell.yaml?); `{'.'.join(parts[:-1])}` has: {known}"
         ]
-    defined = _defined(source.decode("utf-8", "replace"))
-    if defined is None:
+    found = _defined(source.decode("utf-8", "replace"))
+    if found is None:
         return []
+    own, imported = found
+    defined = own | imported
     is_package = f"{stem}/__init__.py" in generated and f"{stem}.py" not in generated
     problems = []
     for alias in node.names:
@@ -290,7 +294,7 @@ def _check_names(relative: str, node: ast.ImportFrom, parts: list[str], generate
             continue
         if is_package and any(p.startswith((f"{stem}/{alias.name}.py", f"{stem}/{alias.name}/")) for p in generated):
             continue
-        public = sorted(name for name in defined if not name.startswith("_"))
+        public = sorted(name for name in own if not name.startswith("_") and not name.isupper())
         problems.append(
             f"{relative}:{node.lineno}: `{alias.name}` is not in `{module}`; it has: {', '.join(public) or 'nothing'}. "
             "Import one of those (a failure a handler raises is declared under its own tool in failwell.yaml)"

@@ -173,7 +173,8 @@ def _checked(
     files, `generated`) does not have, and for each kept orphan what to do with it."""
     stubs = handlers.stubs(project, package, named)
     missing = [(kind, name, handlers.handler_path(package, kind, name)) for kind, name in named]
-    candidates = stubs + [entry for entry in missing if not (project / entry[2]).exists()]
+    fresh = [entry for entry in missing if entry[2] in plan.create or not (project / entry[2]).exists()]
+    candidates = fresh or stubs  # a rename's new name is most likely the one just created
     return replace(
         result or Result(plan, skipped=skipped),
         stubs=tuple(stubs),

@@ -163,10 +163,12 @@ def new_command(
 
 
 def next_steps(dest: Path) -> list[str]:
-    """The three commands that take a new project to a tested server in a client."""
+    """The three steps that take a new project to a tested server in a client."""
     return [
         f"cd {dest} && python3 -m venv .venv && .venv/bin/pip install -e '.[test]'",
-        ".venv/bin/python -m pytest",
+        "write each handler's `handle` in src/*/handlers/ (each is a stub that raises NotImplementedError, "
+        "which the server answers as `internal`; `failwell generate --check`, run by CI and pre-commit, "
+        "fails until they are written), then .venv/bin/python -m pytest",
         "failwell install claude-desktop   # or claude-code, cursor, vscode; `failwell dev` opens the Inspector",
     ]
 

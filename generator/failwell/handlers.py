@@ -176,10 +176,18 @@ def orphan_notes(orphans: list[str], package: str, candidates: list[tuple[str, s
     """One line per kept orphan: what it is and what to do; for a handler module whose kind has an entry still
     on its stub (or not yet written), the exact `--rename` that moves it there."""
     notes = []
+    tools = {found[1] for found in map(lambda o: orphan_kind(o, package), orphans) if found and found[0] == "tool"}
+    new_tools = [name for kind, name, _ in candidates if kind == "tool"]
     for orphan in orphans:
         found = orphan_kind(orphan, package)
         if found is None:
-            notes.append(f"kept {orphan}: its tool is no longer in the spec; delete it, or add the tool back")
+            tool = orphan.removeprefix("tests/test_").removesuffix(".py")
+            moved = (
+                f"; `failwell generate --rename {tool}={new_tools[0]}` moves it with its handler"
+                if tool in tools and len(new_tools) == 1
+                else ""
+            )
+            notes.append(f"kept {orphan}: its tool is no longer in the spec{moved}; delete it, or add the tool back")
             continue
         kind, old = found
         news = [name for k, name, _ in candidates if k == kind]

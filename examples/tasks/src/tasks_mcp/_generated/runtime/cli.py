@@ -81,8 +81,13 @@ def unimportable_reason(error: Exception, package: str) -> str:
                 f"the handler module {where} imports {wanted.group(1)} from {error.name}, which has no such name; "
                 "run `failwell generate` to see the names it has"
             )
-        if error.name:
+        if error.name and error.name.startswith(f"{package}."):
             return f"the handler module {where} imports {error.name}, which does not exist; run `failwell generate`"
+        if error.name:
+            return (
+                f"the handler module {where} imports {error.name}, which is not installed; add it to "
+                "pyproject.toml's dependencies and install the project again"
+            )
     return f"the handler module {where} cannot be imported ({error.__class__.__name__}); fix it and start again"
 
 

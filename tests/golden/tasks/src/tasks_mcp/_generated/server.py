@@ -3,7 +3,7 @@
 
 from collections.abc import Mapping, Sequence
 
-from .runtime.cli import handler_unimportable
+from .runtime.cli import handler_unimportable as _unimportable  # private: a tool may be named anything
 
 try:
     from ..handlers import tasks_close as tasks_close_handler
@@ -12,8 +12,8 @@ try:
     from ..handlers import tasks_search as tasks_search_handler
     from ..handlers.prompts import triage as triage_prompt_handler
     from ..handlers.resources import task as task_resource_handler
-except Exception as error:  # a handler that cannot import is named: one line, exit 2 (see handler_unimportable)
-    handler_unimportable(error, __name__.partition(".")[0])
+except Exception as _error:  # a handler that cannot import is named: one line, exit 2 (handler_unimportable)
+    _unimportable(_error, __name__.partition(".")[0])
 from .prompts import triage as triage_prompt
 from .resources import task as task_resource
 from .runtime.classes import FailureClass

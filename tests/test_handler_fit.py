@@ -147,7 +147,10 @@ def test_an_import_of_a_name_generated_does_not_have_is_named_at_file_line(tmp_p
         )
     )
     helper = project / "src" / "tasks_mcp" / "helper.py"
-    helper.write_text("from tasks_mcp._generated.tools.tasks_gone import Input\n")
+    helper.write_text(
+        "from tasks_mcp._generated.tools.tasks_gone import Input\nimport tasks_mcp._generated.tools.tasks_lost\n"
+        "import tasks_mcp._generated.tools.tasks_get\n"
+    )
     for checked in (True, False):
         errors = generate(project, check=checked).errors
         assert errors[0].startswith(
@@ -160,7 +163,9 @@ def test_an_import_of_a_name_generated_does_not_have_is_named_at_file_line(tmp_p
             " which failwell does not generate"
         ), errors
         assert "tasks_close, tasks_create, tasks_get, tasks_search" in errors[1]
-        assert len(errors) == 2
+        assert errors[2].startswith("src/tasks_mcp/helper.py:2: `tasks_lost` is not in `tasks_mcp._generated.tools`;")
+        assert "it has: tasks_close, tasks_create, tasks_get, tasks_search." in errors[2]
+        assert len(errors) == 3
 
 
 @pytest.mark.slow

@@ -255,6 +255,14 @@ def broken_imports(
             continue
         here = list(path.relative_to(source_root).with_suffix("").parts)[:-1]  # the module's package
         for node in ast.walk(tree):
+            if isinstance(node, ast.Import):  # `import pkg._generated.tools.x`: the module must exist
+                for alias in node.names:
+                    parts = alias.name.split(".")
+                    if parts[:2] == [package, "_generated"] and len(parts) > 2:
+                        whole = ast.ImportFrom(module=".".join(parts[:-1]), names=[ast.alias(parts[-1])], level=0)
+                        whole.lineno = node.lineno
+                        problems.extend(_check_names(relative, whole, parts[:-1], generated))
+                continue
             if not isinstance(node, ast.ImportFrom) or (node.module is None and not node.level):
                 continue
             if node.level:
@@ -303,6 +311,11 @@ def _check_names(relative: str, node: ast.ImportFrom, parts: list[str], generate
         if is_package and any(p.startswith((f"{stem}/{alias.name}.py", f"{stem}/{alias.name}/")) for p in generated):
             continue
         public = sorted(name for name in own if not name.startswith("_") and not name.isupper())
+        if is_package:  # its modules: a tool's, a resource's, a prompt's
+            inside = {
+                p[len(stem) + 1 :].partition("/")[0].removesuffix(".py") for p in generated if p.startswith(f"{stem}/")
+            }
+            public = sorted(set(public) | (inside - {"__init__"}))
         problems.append(
             f"{relative}:{node.lineno}: `{alias.name}` is not in `{module}`; it has: {', '.join(public) or 'nothing'}. "
             "Import one of those (a failure a handler raises is declared under its own tool in failwell.yaml)"

@@ -10,6 +10,7 @@ import importlib.util
 import json
 import os
 import sys
+from pathlib import Path
 
 import anyio
 from mcp import Client, StdioServerParameters
@@ -25,8 +26,12 @@ def show(title: str, result: CallToolResult) -> None:
 
 
 async def main() -> None:
-    # The server gets this process's environment, as a client's `env` setting would give it one.
-    server = StdioServerParameters(command=sys.executable, args=["-m", "tasks_mcp"], env=dict(os.environ))
+    # The server gets this process's environment, as a client's `env` setting would give it one, and keeps its
+    # idempotency records in the checkout's .failwell/ (git ignores it), as `failwell install` sets it, rather
+    # than in this user's data folder.
+    store = Path(__file__).resolve().parent / "tasks" / ".failwell" / "tasks.sqlite3"
+    env = {**os.environ, "FAILWELL_SQLITE_PATH": os.environ.get("FAILWELL_SQLITE_PATH", str(store))}
+    server = StdioServerParameters(command=sys.executable, args=["-m", "tasks_mcp"], env=env)
     async with Client(server) as client:
         tools = await client.list_tools()
         print("tools:", ", ".join(tool.name for tool in tools.tools))

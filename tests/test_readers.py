@@ -182,6 +182,14 @@ def test_a_crashing_resource_or_prompt_is_32603_with_a_reference_and_nothing_els
         assert [marker for marker in LEAKS if marker in json.dumps(error)] == []
         logged = [json.loads(line) for line in log.splitlines() if reference in line]
         assert len(logged) == 1 and "Traceback" in logged[0]["traceback"]
+    # each log line says what it is about by kind and name, not by a label such as "The task resource"
+    about = [
+        (line["kind"], line.get(line["kind"]), line["event"])
+        for line in map(json.loads, filter(lambda raw_line: raw_line.startswith("{"), log.splitlines()))
+        if line.get("class") == "internal"
+    ]
+    assert about == [("resource", "task", "resource read failed"), ("prompt", "triage", "prompt get failed")]
+    assert not [line for line in log.splitlines() if '"tool": "The ' in line]
 
 
 PAGES = """\

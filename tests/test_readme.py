@@ -29,6 +29,9 @@ def test_the_demo_prints_what_the_readme_shows(tmp_path: Path) -> None:
         [sys.executable, str(EXAMPLES / "demo.py")], capture_output=True, text=True, timeout=120, env=env
     )
     assert ran.returncode == 0, ran.stderr[-2000:]
+    # the demo's store is the checkout's .failwell/ (git ignores it), never this user's data folder
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+    assert (EXAMPLES / "tasks" / ".failwell" / "tasks.sqlite3").is_file()
     printed = re.sub(r"ERR-[0-9A-F]{8}", "ERR-X", ran.stdout)
     for line in shown_output():
         line = re.sub(r"ERR-[0-9A-F]{8}", "ERR-X", line)

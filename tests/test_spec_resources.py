@@ -152,7 +152,7 @@ CASES = [
     (
         replace('uri: "tasks://{ref}/comments/{number}"', 'uri: "tasks://{ref}/comments/{ref}{number}"'),
         "spec.yaml:27:39: FW175 {number} follows another variable with nothing between them, so a URI cannot be "
-        "split into the two; put a literal part between them, such as `/` or `-`",
+        "split into the two; put a literal part between them that the first cannot hold, such as `/`",
     ),
     (
         replace("number: {type: integer, minimum: 1}", "number: {type: array, items: {type: integer}}"),

@@ -23,6 +23,8 @@ import pytest
 from httpserver import in_thread
 from ledger import importable, receive, send, stdio_server
 from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp.types import EmptyResult, Request
 from opentelemetry import metrics, trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
@@ -362,8 +364,9 @@ async def test_an_unknown_tool_is_a_json_rpc_error_on_the_span_and_no_tool_name_
     async with Client(probe()) as client:
         with pytest.raises(Exception, match="Unknown tool"):
             await client.call_tool("probe_nonsense_tool_name", {})
-    (span,) = otel.finished("tools/call probe_nonsense_tool_name")
+    (span,) = otel.finished("tools/call _OTHER")
     assert span.attributes["error.type"] == "-32602"
+    assert span.attributes["gen_ai.tool.name"] == "_OTHER", "an undeclared name is not a span's either"
     names = {dict(a).get("gen_ai.tool.name") for a in otel.points("mcp.server.operation.duration")}
     assert "probe_nonsense_tool_name" not in names
 
@@ -378,6 +381,55 @@ async def test_a_resources_failure_class_is_its_spans_error_type(probe: Any, ote
     gone, unknown = otel.finished("resources/read")
     assert gone.attributes["error.type"] == "not_found" and gone.attributes["rpc.response.status_code"] == "-32602"
     assert unknown.attributes["error.type"] == "-32602", "not a declared failure: the JSON-RPC code"
+
+
+@pytest.mark.anyio
+async def test_made_up_methods_and_names_are_one_series_so_a_real_failure_keeps_its_own(
+    probe: Any, otel: Telemetry
+) -> None:
+    """2,100 made-up methods (past the SDK's 2,000 series a metric keeps) and made-up tool and prompt names
+    are all `_OTHER`, on spans and on the histogram; the real failure that follows has a series of its own,
+    not the overflow one."""
+    made_up = [f"x-{number}/made_up" for number in range(2100)]
+    async with Client(probe()) as client:
+        for method in made_up:
+            with pytest.raises(MCPError):
+                await client.session.send_request(Request(method=method, params=None), EmptyResult)
+        for number in range(30):
+            with pytest.raises(Exception, match="Unknown tool"):
+                await client.call_tool(f"made_up_tool_{number}", {})
+            with pytest.raises(MCPError):
+                await client.get_prompt(f"made_up_prompt_{number}")
+        failed = await client.call_tool("probe_fail", {"kind": "not_found"})
+    assert failed.is_error
+    names = {span.name for span in otel.spans.get_finished_spans()}
+    assert not {name for name in names if "made_up" in name}, "no made-up name is a span's name"
+    assert len(otel.finished("_OTHER")) == 2100
+    assert len(otel.finished("tools/call _OTHER")) == 30 and len(otel.finished("prompts/get _OTHER")) == 30
+    points = otel.points("mcp.server.operation.duration")
+    methods = {dict(attributes).get("mcp.method.name") for attributes in points}
+    assert "_OTHER" in methods and not {m for m in methods if m and "made_up" in m}
+    assert not [a for a in points if dict(a).get("otel.metric.overflow")], "nothing landed in the overflow series"
+    real = [a for a in points if dict(a).get("gen_ai.tool.name") == "probe_fail" and ("error.type", "not_found") in a]
+    assert real, "the real failure has its own series"
+
+
+@pytest.mark.anyio
+async def test_a_uris_query_fragment_and_user_never_reach_a_span(probe: Any, otel: Telemetry) -> None:
+    """A URI's `?access_token=`, `#fragment` and `user:password@` are cut from a span's status description."""
+    async with Client(probe()) as client:
+        for uri in (
+            "probe://nowhere?access_token=SECRET-QUERY-1",
+            "probe://pages/x?x=1&access_token=SECRET-QUERY-2#SECRET-FRAGMENT",
+            "probe://admin:SECRET-PASSWORD@pages/1",
+        ):
+            with pytest.raises(MCPError):
+                await client.read_resource(uri)
+    spans = otel.finished("resources/read")
+    assert len(spans) == 3
+    recorded = json.dumps([[span.status.description, dict(span.attributes or {})] for span in spans])
+    assert "probe://nowhere" in recorded, "the URI itself is kept"
+    assert "SECRET" not in recorded, recorded
 
 
 @pytest.mark.anyio

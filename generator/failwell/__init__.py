@@ -128,7 +128,8 @@ def generate(
             for relative, path in sync.files(project).items()
             if relative.startswith(f"src/{package}/_generated/")
         }
-        return _checked(project, package, named, sync.Plan(orphans=orphans), on_disk, skipped=True)
+        unchanged = Result(sync.Plan(orphans=orphans), warnings=_pin_notes(project), skipped=True)
+        return _checked(project, package, named, unchanged.plan, on_disk, result=unchanged)
     edited = manifest.hand_edited(project, recorded) if recorded is not None else []
     if edited and not check and not force:
         raise FailwellError(
@@ -154,7 +155,7 @@ def generate(
     text = sync.diff(plan, rendered.files, project) if show_diff else ""
     if not check:
         sync.apply(plan, rendered.files, project)
-    notes = migrated + tuple(handlers.misfits(project, model)) + tuple(filter(None, [pin.pin_warning(project)]))
+    notes = migrated + tuple(handlers.misfits(project, model)) + _pin_notes(project)
     result = Result(plan, text, notes, diagnostics=rendered.warnings, edited=tuple(edited))
     return _checked(project, model.package, handlers.entries(model), plan, rendered.files, result=result)
 
@@ -166,8 +167,7 @@ def _checked(
     plan: sync.Plan,
     generated: dict[str, bytes],
     *,
-    skipped: bool = False,
-    result: Result | None = None,
+    result: Result,
 ) -> Result:
     """`result` with what no render shows: handlers still on their stub, imports of what `_generated/` (its
     files, `generated`) does not have, and for each kept orphan what to do with it."""
@@ -176,8 +176,14 @@ def _checked(
     fresh = [entry for entry in missing if entry[2] in plan.create or not (project / entry[2]).exists()]
     candidates = fresh or stubs  # a rename's new name is most likely the one just created
     return replace(
-        result or Result(plan, skipped=skipped),
+        result,
         stubs=tuple(stubs),
         errors=tuple(handlers.broken_imports(project, package, generated, plan.orphans)),
         orphan_notes=tuple(handlers.orphan_notes(plan.orphans, package, candidates)),
     )
+
+
+def _pin_notes(project: Path) -> tuple[str, ...]:
+    """What the project's pyproject.toml should pin and does not: this failwell, and the `mcp` range its runtime
+    was checked against. Said on every generate, the ones with nothing to render too."""
+    return tuple(filter(None, [pin.pin_warning(project), pin.sdk_pin_warning(project)]))

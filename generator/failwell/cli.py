@@ -18,16 +18,16 @@ import typer
 from typer.core import TyperArgument, TyperCommand
 
 from . import FailwellError, Result, generate, new, review, schema, validate
-from .clients import Platform, client, config_path
+from .clients import Platform, client, config_path, reference
 from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE
 from .expand import main as expand_main
 from .inspector import command as inspector_command
-from .inspector import write_config
+from .inspector import node_problem, write_config
 from .install import document, install
 from .launch import Launch, launch
 from .locate import find_spec
 from .rename import parse as parse_rename
-from .session import call_tool, list_tools, parse_arguments
+from .session import call_tool, get_prompt, list_tools, parse_arguments, read_resource
 from .version import VERSION
 from .wording import render_rows
 
@@ -346,7 +346,10 @@ def install_command(
             typer.echo(document(client_name, server), nl=False)
             return
         path = config_path(client_name, _platform(), Path.home(), os.environ, server.project, scope)
-        change = install(client_name, server, path, force=force, dry_run=dry_run)
+        shared = (scope or chosen.scopes[0]) == "project"
+        change = install(
+            client_name, server, path, force=force, dry_run=dry_run, project=server.project if shared else None
+        )
         if change.diff:
             typer.echo(change.diff, nl=False)
         label = chosen.name
@@ -357,6 +360,20 @@ def install_command(
         else:
             kept = f" (the previous file is {change.backup})" if change.backup else ""
             typer.echo(f"failwell: {change.status} {path}{kept}; restart {label} to load {server.name}", err=True)
+        if change.secrets and shared:
+            names = ", ".join(change.secrets)
+            typer.echo(
+                f"failwell: {names} hold secrets, and {path.name} is made to be committed: it reads them from "
+                f"{label}'s environment instead ({', '.join(reference(client_name, n) for n in change.secrets)}); "
+                f"export {' '.join(f'{n}=...' for n in change.secrets)} in the shell or profile that starts {label}",
+                err=True,
+            )
+        if change.tightened:
+            typer.echo(
+                f"failwell: {change.path} now holds a secret, so it is readable by you alone now (mode 0600; "
+                "it was readable by others)",
+                err=True,
+            )
 
     _run(action)
 
@@ -377,10 +394,15 @@ def dev_command(
 
     def action() -> int:
         server = _launch(project, env, uv)
+        problem = node_problem()
+        if problem and not show:
+            raise FailwellError(f"{problem}; nothing was written")
         config = write_config(server)
         argv = inspector_command(server, config)
         if show:
             typer.echo(shlex.join(argv))
+            if problem:
+                typer.echo(f"failwell: warning: {problem}", err=True)
             return 0
         typer.echo(f"failwell: {shlex.join(argv)}", err=True)
         return subprocess.run(argv, check=False).returncode
@@ -447,6 +469,80 @@ def call_command(
         return 1 if failed else 0
 
     _run(action)
+
+
+@app.command("read", cls=_Command)
+def read_command(
+    uri: Annotated[str, typer.Argument(metavar="URI", help="The resource's URI, such as tasks://T-1.")],
+    project: Annotated[Path, PROJECT_OPTION] = Path("."),
+    env: Annotated[list[str] | None, ENV_OPTION] = None,
+    uv: Annotated[bool | None, UV_OPTION] = None,
+) -> None:
+    """Read one resource over stdio with the mcp client; print each content's MIME type and text.
+
+    A failed read is a JSON-RPC error (resources have no isError channel): its code, message and data (the
+    envelope) are printed and the exit status is 1, as a script can check.
+
+    \b
+    Example:
+      failwell read tasks://T-1
+    """
+
+    def action() -> int:
+        answer = read_resource(_launch(project, env, uv), uri)
+        if "error" in answer:
+            return _print_error(answer["error"])
+        for content in answer.get("contents", []):
+            typer.echo(f"{content.get('uri', uri)} ({content.get('mimeType', 'no MIME type')})")
+            if "text" in content:
+                typer.echo(content["text"])
+            else:
+                typer.echo(f"[{len(content.get('blob', ''))} characters of base64]")
+        return 0
+
+    _run(action)
+
+
+@app.command("prompt", cls=_Command)
+def prompt_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The prompt to get.")],
+    arguments: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="KEY=VALUE...", help="Its arguments (sent as text, as prompts take them)."),
+    ] = None,
+    project: Annotated[Path, PROJECT_OPTION] = Path("."),
+    env: Annotated[list[str] | None, ENV_OPTION] = None,
+    uv: Annotated[bool | None, UV_OPTION] = None,
+) -> None:
+    """Get one prompt over stdio with the mcp client; print each message with its role.
+
+    A failure is a JSON-RPC error (prompts have no isError channel): its code, message and data (the envelope)
+    are printed and the exit status is 1.
+
+    \b
+    Example:
+      failwell prompt triage ref=T-1
+    """
+
+    def action() -> int:
+        answer = get_prompt(_launch(project, env, uv), name, parse_arguments(arguments or []))
+        if "error" in answer:
+            return _print_error(answer["error"])
+        for message in answer.get("messages", []):
+            content = message.get("content", {})
+            text = content["text"] if content.get("type") == "text" else json.dumps(content, ensure_ascii=False)
+            typer.echo(f"{message.get('role', '?')}: {text}")
+        return 0
+
+    _run(action)
+
+
+def _print_error(error: dict[str, Any]) -> int:
+    typer.echo(f"error: {error.get('code')}")
+    typer.echo(str(error.get("message", "")))
+    if "data" in error:
+        typer.echo("data: " + json.dumps(error["data"], ensure_ascii=False))
+    return 1
 
 
 @app.command("expand", hidden=True)

@@ -13,6 +13,14 @@ Sources (checked 2026-12):
 - VS Code: workspace `.vscode/mcp.json` or the user profile's `mcp.json` (macOS `~/Library/Application
   Support/Code/User/`, Windows `%APPDATA%\\Code\\User\\`, Linux `~/.config/Code/User/`), top-level `servers`
   of `{type: "stdio", command, args, env}`; code.visualstudio.com/docs/copilot/reference/mcp-configuration.
+- Secrets in a project-scope file (made to be committed) are written as references the client expands
+  from its own environment when it starts the server: Claude Code's `.mcp.json` expands `${VAR}` (and
+  `${VAR:-default}`) in `command`, `args`, `env`, `url` and `headers` (code.claude.com/docs/en/mcp,
+  "Environment variable expansion in `.mcp.json`"); VS Code's `mcp.json` takes its predefined variables,
+  `${env:VAR}` among them, in server configurations (code.visualstudio.com/docs/copilot/reference/
+  mcp-configuration, code.visualstudio.com/docs/reference/variables-reference); Cursor's `mcp.json`
+  interpolates `${env:NAME}` in `command`, `args`, `env`, `url` and `headers` (cursor.com/docs/mcp, "Config
+  interpolation").
 - `mcp-json`: no file; the `{"mcpServers": {...}}` document the others share (and the MCP Inspector's
   `--config` reads), printed.
 """
@@ -98,10 +106,23 @@ def _app_folder(platform: Platform, home: Path, environ: Mapping[str, str]) -> P
     return Path(environ["XDG_CONFIG_HOME"]) if environ.get("XDG_CONFIG_HOME") else home / ".config"
 
 
-def entry(name: str, server: Launch) -> dict[str, Any]:
-    """The configuration entry client `name` reads to start `server`."""
+REFERENCES = {"claude-code": "${{{}}}", "cursor": "${{env:{}}}", "vscode": "${{env:{}}}"}
+"""How each client with a project scope reads a variable from its own environment (sources above)."""
+
+
+def reference(name: str, variable: str) -> str:
+    """Client `name`'s reference to the environment variable `variable`, as its configuration writes it."""
+    return REFERENCES[name].format(variable)
+
+
+def entry(name: str, server: Launch, scope: str | None = None) -> dict[str, Any]:
+    """The configuration entry client `name` reads to start `server`; in a project-scope file, each of the
+    server's secrets is the client's reference to the variable instead of its value."""
     found: dict[str, Any] = {"type": "stdio"} if client(name).typed else {}
     found["command"] = server.command
     found["args"] = list(server.args)
-    found["env"] = dict(sorted(server.env.items()))
+    found["env"] = {
+        key: reference(name, key) if scope == "project" and key in server.secrets else value
+        for key, value in sorted(server.env.items())
+    }
     return found

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from . import manifest
+from . import manifest, safewrite
 from .errors import FailwellError
 from .model import SPEC_FILE, Project
 from .pipeline import load_project
@@ -77,8 +77,8 @@ def expand(dest: Path, project: Project) -> None:
     """Write every per-tool file of `project` into `dest`, then the manifest of the whole folder."""
     for relative, text in tool_files(project).items():
         path = dest / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode())
+        safewrite.make_folders(dest, path.parent)
+        safewrite.write(path, text.encode(), root=dest)
     manifest.write(dest, project.package, project.spec_text)
 
 

@@ -11,17 +11,21 @@ with the SQLite store, an absolute store path: `FAILWELL_SQLITE_PATH`, by defaul
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from .errors import FailwellError
 from .locate import find_project
 from .model import SPEC_FILE, Project
 from .pipeline import load_project, read_spec
+from .templates import template_root
 
 STORE_ENV = "FAILWELL_SQLITE_PATH"
 
@@ -36,6 +40,35 @@ class Launch:
     args: tuple[str, ...]
     env: dict[str, str] = field(default_factory=dict)
     project: Path = Path(".")
+    secrets: frozenset[str] = frozenset()
+    """The names in `env` whose values are secrets (`is_secret`)."""
+
+
+SECRET_NAME = re.compile(
+    r"(?i)(?:^|[_.-])(?:TOKENS?|SECRETS?|KEYS?|PASSWORDS?|PASSWD|PWD|PASS|CREDENTIALS?|AUTH)(?:$|[_.-])"
+)
+"""Names that say a variable holds a credential, as shell and CI conventions write them (`API_KEY`,
+`GITHUB_TOKEN`, `DB_PASSWORD`, `CLIENT_SECRET`)."""
+
+
+@cache
+def _scrubber() -> Callable[[str], str]:
+    """The runtime's own `redact_secrets` (the vendored `scrub.py`, pure Python), so failwell calls a value
+    secret exactly when the generated server would mask it in a log."""
+    path = next((template_root() / "template" / "src").glob("*/_generated/runtime/scrub.py"))
+    spec = importlib.util.spec_from_file_location("_failwell_runtime_scrub", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    redact: Callable[[str], str] = module.redact_secrets
+    return redact
+
+
+def is_secret(name: str, value: str, declared: frozenset[str] = frozenset()) -> bool:
+    """Whether variable `name` set to `value` holds a secret: the spec declares it one (the bearer tokens),
+    its name says so (`*TOKEN*`, `*SECRET*`, `*KEY*`, `*PASSWORD*`), or the runtime's scrubber would mask
+    its value (a URL with a password, a token's shape, a long random string)."""
+    return name in declared or bool(SECRET_NAME.search(name)) or _scrubber()(value) != value
 
 
 def console_script(project: Project) -> str:
@@ -78,13 +111,16 @@ def launch(
         default = configured if configured.is_absolute() else root / ".failwell" / configured
         env[STORE_ENV] = str(Path(store).expanduser().absolute() if store else default)
     env.update((key, value) for key, value in given.items() if key not in env)
+    declared = frozenset(variable.name for variable in model.environment if variable.secret)
+    held = frozenset(key for key, value in env.items() if key != STORE_ENV and is_secret(key, value, declared))
     script = console_script(model)
     if uv if uv is not None else (root / "uv.lock").is_file():
         found = shutil.which("uv")
         if found is None:
             raise FailwellError("uv is not on PATH; install it (https://docs.astral.sh/uv/) or pass --no-uv")
-        return Launch(model.name, str(Path(found).absolute()), ("run", "--directory", str(root), script), env, root)
-    return Launch(model.name, str(installed_script(root, script)), (), env, root)
+        args = ("run", "--directory", str(root), script)
+        return Launch(model.name, str(Path(found).absolute()), args, env, root, held)
+    return Launch(model.name, str(installed_script(root, script)), (), env, root, held)
 
 
 def installed_script(root: Path, script: str) -> Path:

@@ -374,14 +374,16 @@ def _uri(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], text: str, 
         out.append(_at_offset(doc, where, text, exc.offset, exc.code, exc.message))
         return
     seen: set[str] = set()
-    for name, offset, before in zip(template.variables, template.offsets, template.literals, strict=False):
+    for index, (name, offset, before) in enumerate(
+        zip(template.variables, template.offsets, template.literals, strict=False)
+    ):
         if name in seen:
             message = f"{{{name}}} is in the URI twice; a param fills one part of it, so use it once"
             out.append(_at_offset(doc, where, text, offset, "FW174", message))
         elif not before:
             message = (
                 f"{{{name}}} follows another variable with nothing between them, so a URI cannot be split into "
-                "the two; put a literal part between them, such as `/` or `-`"
+                "the two; put a literal part between them that the first cannot hold, such as `/`"
             )
             out.append(_at_offset(doc, where, text, offset, "FW175", message))
         elif params is not None and name not in params:
@@ -392,6 +394,8 @@ def _uri(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], text: str, 
                 f"such as `{name}: {{type: string}}`"
             )
             out.append(_at_offset(doc, where, text, offset, "FW172", message))
+        elif separated := _inseparable(template, index, params):
+            out.append(_at_offset(doc, where, text, offset, "FW180", separated))
         seen.add(name)
     for name in params or ():
         if name not in seen:
@@ -402,6 +406,27 @@ def _uri(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], text: str, 
                 else f"param `{name}` is not in the URI; put {{{name}}} in it or remove the param"
             )
             out.append(doc.diagnostic((*path, "params", name), "FW173", message, key=True))
+
+
+def _inseparable(template: uri.Template, index: int, params: dict[str, Any] | None) -> str | None:
+    """FW180: the variable before variable `index` may hold the first character of the literal between them,
+    so the server, which ends a variable where that literal first occurs, could split a URI wrongly."""
+    if index == 0 or params is None:
+        return None
+    earlier, later, literal = template.variables[index - 1], template.variables[index], template.literals[index]
+    spec = params.get(earlier)
+    if not literal or not isinstance(spec, dict) or f.json_type(spec) not in PARAM_TYPES or literal[0] in "/?#":
+        return None  # FW175, FW172, FW176; or a character no variable holds
+    char = literal[0]
+    why = uri.may_hold(spec, f.json_type(spec), char)
+    if why is None:
+        return None
+    return (
+        f"{{{earlier}}} and {{{later}}} are separated by `{literal}`, but {{{earlier}}} may hold `{char}` ({why}), "
+        f"so a URI's parts cannot be told apart: the server ends {{{earlier}}} at the first `{literal}`. Separate "
+        f"them with a character {{{earlier}}} cannot hold (such as `/`), or give `{earlier}` an enum or a pattern "
+        f"anchored with ^ and $ that excludes `{char}` (such as ^[0-9]+$)"
+    )
 
 
 def _overlapping(doc: _Linted, out: list[Diagnostic], resources: dict[str, Any]) -> None:

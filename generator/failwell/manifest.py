@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from . import safewrite
 from .sync import files, is_needed, is_owned
 from .templates import template_root
 from .version import VERSION
@@ -64,7 +65,7 @@ def write(root: Path, package: str, spec_text: str) -> None:
     on_disk = {
         relative: path.read_bytes() if is_owned(relative, package) else b"" for relative, path in files(root).items()
     }
-    (root / MANIFEST).write_text(text(on_disk, package, spec_text), encoding="utf-8")
+    safewrite.write(root / MANIFEST, text(on_disk, package, spec_text).encode(), root=root)
 
 
 def read(project: Path) -> dict[str, Any] | None:

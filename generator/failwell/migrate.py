@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from . import safewrite
 from .errors import FailwellError
 from .load import load_text
 from .pipeline import read_spec
@@ -52,7 +53,7 @@ def migrate(spec: Path) -> list[str]:
             changes.append(f"tools.{name}: added `idempotency: optional` (writes now declare how retries stay safe)")
     out = io.StringIO()
     yaml.dump(root, out)
-    spec.write_text(out.getvalue(), encoding="utf-8")
+    safewrite.write(spec, out.getvalue().encode("utf-8"), root=spec.parent)
     return changes
 
 

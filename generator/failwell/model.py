@@ -82,6 +82,10 @@ class Variable:
     meaning: str
     needed: bool = False
     """Whether the server needs it set to start on stdio (an upstream's base URL, the Redis URL)."""
+    example: str = ""
+    """A value the server accepts, for the README's commands and client entries (empty: none shown)."""
+    secret: bool = False
+    """Whether its value is a credential (the bearer tokens): never written into a file made to be shared."""
 
 
 @dataclass(frozen=True)
@@ -314,7 +318,12 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
     """Every environment variable the server reads, with what it is for."""
     server = data["server"]
     found = [
-        Variable(spec["base_url_env"], f"the base URL of the `{upstream}` upstream", needed=True)
+        Variable(
+            spec["base_url_env"],
+            f"the base URL of the `{upstream}` upstream",
+            needed=True,
+            example=f"https://{spec['base_url_env'].lower().removesuffix('_url').replace('_', '-')}.example.com",
+        )
         for upstream, spec in sorted((data.get("upstreams") or {}).items())
     ]
     if store == "sqlite":
@@ -325,12 +334,24 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
         )
     if store == "redis":
         found.append(
-            Variable(server.get("redis_url_env", "REDIS_URL"), "the Redis URL every replica shares", needed=True)
+            Variable(
+                server.get("redis_url_env", "REDIS_URL"),
+                "the Redis URL every replica shares",
+                needed=True,
+                example="redis://127.0.0.1:6379/0",
+            )
         )
     auth = server.get("auth")
     if auth is not None:
         tokens = auth.get("tokens_env", DEFAULT_TOKENS_ENV)
-        found.append(Variable(tokens, "with `--http`: the bearer tokens the default verifier accepts (`auth.py`)"))
+        found.append(
+            Variable(
+                tokens,
+                "with `--http`: the bearer tokens the default verifier accepts (`auth.py`)",
+                example="change-me-to-a-long-random-token",
+                secret=True,
+            )
+        )
         if auth.get("authorization_servers"):
             found.append(
                 Variable(

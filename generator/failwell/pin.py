@@ -9,12 +9,17 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from .errors import FailwellError
 from .version import VERSION
 
 _PIN = re.compile(r"^\s*failwell\s*==\s*([^\s;,]+)\s*$")
+SDK_RANGE = ">=2.3,<2.4"
+"""The `mcp` releases the generated runtime was checked against: it uses SDK internals of one minor (its
+`sdk.py`), so the generated pyproject.toml pins this range."""
+_OUTSIDE_SDK_RANGE = ("2.2.0", "2.4.0", "2.5.0", "3.0.0", "4.0.0")
 
 
 def refuse_newer(recorded: dict[str, Any] | None, project: Path) -> None:
@@ -63,3 +68,27 @@ def pin_warning(project: Path) -> str | None:
         f"pyproject.toml pins failwell=={version} in its dev extra, but failwell {VERSION} generated this project; "
         f"set failwell=={VERSION} there so CI and the pre-commit hook run the same failwell"
     )
+
+
+def sdk_pin_warning(project: Path) -> str | None:
+    """A line saying to narrow the project's `mcp` requirement when it admits releases the runtime was not checked
+    against (`mcp>=2.3,<3` lets pip install a 2.4 whose internals may have moved)."""
+    try:
+        data = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    dependencies = data.get("project", {}).get("dependencies", [])
+    for line in dependencies if isinstance(dependencies, list) else []:
+        try:
+            requirement = Requirement(str(line))
+        except InvalidRequirement:
+            continue
+        if requirement.name.lower() != "mcp":
+            continue
+        admitted = [v for v in _OUTSIDE_SDK_RANGE if requirement.specifier.contains(v, prereleases=False)]
+        if admitted:
+            return (
+                f'pyproject.toml requires "{line}", which admits mcp {admitted[0]}, but the generated runtime uses SDK '
+                f'internals checked against mcp{SDK_RANGE} only; set "mcp{SDK_RANGE}" in its dependencies'
+            )
+    return None

@@ -1,4 +1,4 @@
-"""`failwell tools` and `failwell call`: the project's server started on stdio as a client starts it, and
+"""`failwell tools`, `call`, `read` and `prompt`: the project's server started on stdio as a client starts it, and
 spoken to with the official `mcp` client (imported only here, and only when used: a project's environment
 has it, being what the server runs on; elsewhere `pip install 'failwell[client]'`)."""
 
@@ -57,6 +57,41 @@ def call_tool(server: Launch, tool: str, arguments: dict[str, Any]) -> dict[str,
     return _run(server, action)
 
 
+def read_resource(server: Launch, uri: str) -> dict[str, Any]:
+    """What `resources/read` answers for `uri` as JSON data (`contents`), or `{"error": {code, message, data}}`:
+    a read has no isError channel, so its failures are JSON-RPC errors, which are its answer here."""
+
+    async def action(client: Client) -> dict[str, Any]:
+        return await _answer_or_error(client.read_resource(uri))
+
+    return _run(server, action)
+
+
+def get_prompt(server: Launch, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """What `prompts/get` answers as JSON data (`messages`), or `{"error": {code, message, data}}`. A prompt's
+    arguments are strings on the wire: a value parsed as JSON (`limit=5`) is sent as its text."""
+    texts = {key: value if isinstance(value, str) else json.dumps(value) for key, value in arguments.items()}
+
+    async def action(client: Client) -> dict[str, Any]:
+        return await _answer_or_error(client.get_prompt(name, texts))
+
+    return _run(server, action)
+
+
+async def _answer_or_error(request: Awaitable[Any]) -> dict[str, Any]:
+    from mcp.shared.exceptions import MCPError
+
+    try:
+        result = await request
+    except MCPError as exc:
+        if exc.error.code == CONNECTION_CLOSED:
+            raise  # not the server's answer: _run says whether the server exited, and how
+        error = exc.error.model_dump(mode="json", exclude_none=True)
+        return {"error": error}
+    data: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return data
+
+
 _WATCH = (
     "import subprocess, sys\n"
     "try:\n"
@@ -67,10 +102,10 @@ _WATCH = (
     "with open(sys.argv[1], 'w') as f: f.write(str(code))\n"
     "sys.exit(code if code >= 0 else 1)\n"
 )
-CONNECTION_CLOSED = -32000
-"""The code the mcp client gives a request whose connection ended before an answer (not the server's)."""
 """Runs the server with the stdio it is given and records its exit status in a file, so a server that ends
 before answering is reported with its status (the mcp client does not expose the process)."""
+CONNECTION_CLOSED = -32000
+"""The code the mcp client gives a request whose connection ended before an answer (not the server's)."""
 
 
 def _run(server: Launch, action: Callable[[Client], Awaitable[T]]) -> T:

@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import safewrite
 from .model import SPEC_FILE
 
 _IGNORED_PARTS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
@@ -129,14 +130,17 @@ def _calls(test: Path, tool: str) -> bool:
 
 
 def apply(plan: Plan, rendered: Mapping[str, bytes], project: Path) -> None:
-    """Carry out a plan."""
+    """Carry out a plan: first refuse it whole (writing nothing) when a symbolic link lies where it would
+    write or delete, then write each file atomically, keeping an existing file's mode (`safewrite`)."""
+    for relative in plan.write + plan.create + plan.delete:
+        safewrite.refuse_links(project, project / relative)
     folders: set[Path] = set()
     for relative in plan.write + plan.create:
         target = project / relative
         if target.parent not in folders:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            safewrite.make_folders(project, target.parent)
             folders.add(target.parent)
-        target.write_bytes(rendered[relative])
+        safewrite.write(target, rendered[relative], root=project)
     for relative in plan.delete:
         (project / relative).unlink()
 

@@ -3,15 +3,20 @@
 A variable matches one or more characters other than `/`: level-1 expansion percent-encodes every reserved
 character, so an expanded value never holds a `/`, and a URI has as many `/` as its template's literal text.
 `parse` reads a URI and refuses what is not one (FW170) or what level 1 does not have (FW171); `overlap`
-says whether two URIs can match the same URI, and gives one such URI.
+says whether two URIs can match the same URI, and gives one such URI. The server matches a URI from left to
+right without going back, ending each variable where the literal after it first occurs; `may_hold` says
+whether a param's values may hold a literal's first character, which would make that split wrong (FW180).
 """
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import re
 from collections import deque
 from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
 
 from .naming import IDENTIFIER
 
@@ -260,3 +265,113 @@ def _segments(template: Template) -> list[Template]:
             literals.append("")
     segments.append(Template(tuple(literals), tuple(variables), ()))
     return segments
+
+
+_PERCENT = frozenset("%0123456789ABCDEFabcdef")
+"""What a variable's part may hold in any URI, whatever its type: a client may percent-encode any character."""
+_BOOLEAN_TAILS = frozenset("rue" + "alse")
+_NUMBER_TAILS = frozenset("0123456789.eE+-")
+
+
+def may_hold(spec: dict[str, Any], kind: str, char: str) -> str | None:
+    """Why a URI variable of this param (`kind` its JSON type) may hold `char` after its first character, as
+    the URI spells it; None when no accepted value can. The server ends a variable where the literal after it
+    first occurs, so a literal whose first character the variable may hold leaves the URI's split unknown."""
+    if char in _PERCENT:
+        return "any value may be percent-encoded, and `%XX` holds `%` and hexadecimal digits"
+    values = spec.get("enum")
+    if isinstance(values, list) and values:
+        texts = [_spelled_value(value) for value in values]
+        holding = next((text for text in texts if char in text[1:]), None)
+        return None if holding is None else f"its enum value {holding!r} holds it"
+    if kind == "integer":
+        return None if char not in "0123456789" else "it is an integer"
+    if kind == "number":
+        return None if char not in _NUMBER_TAILS else "it is a number, such as -1.5e-3"
+    if kind == "boolean":
+        return None if char not in _BOOLEAN_TAILS else "it is a boolean, true or false"
+    pattern = spec.get("pattern")
+    if not isinstance(pattern, str):
+        return "it is a string with no pattern or enum, so it may hold anything but `/`, `?` and `#`"
+    if not (pattern.startswith("^") and pattern.endswith("$")):
+        return f"its pattern {pattern} is not anchored with ^ and $, so a value may hold anything around a match"
+    return None if _pattern_excludes(pattern, char) else f"its pattern {pattern} may match it"
+
+
+def _spelled_value(value: Any) -> str:
+    text = "true" if value is True else "false" if value is False else str(value)
+    return quote(text, safe="")
+
+
+def _pattern_excludes(pattern: str, char: str) -> bool:
+    """Whether no string the pattern matches in full holds `char`, read from its parse (Python's, which reads
+    the common ECMA-262 patterns alike and any wider); False when that cannot be told."""
+    try:
+        parser: Any = importlib.import_module("re._parser")
+        constants: Any = importlib.import_module("re._constants")
+        parsed = parser.parse(pattern)
+    except (ImportError, re.error, ValueError, TypeError, OverflowError, RecursionError):
+        return False
+    items = list(parsed)
+    at, begin, end = constants.AT, constants.AT_BEGINNING, constants.AT_END
+    if len(items) < 2 or items[0] != (at, begin) or items[-1] != (at, end):
+        return False  # a pattern is a search: unanchored, it allows anything before or after
+    chars = {char, char.lower(), char.upper()} if parsed.state.flags & re.IGNORECASE else {char}
+    try:
+        return not any(_consumes(items, c, constants) for c in chars)
+    except (KeyError, TypeError, ValueError, RecursionError):
+        return False
+
+
+def _consumes(items: Any, char: str, c: Any) -> bool:
+    """Whether the parsed pattern `items` may consume `char` anywhere (True when unsure)."""
+    code = ord(char)
+    for op, av in items:
+        if op is c.LITERAL:
+            if av == code:
+                return True
+        elif op is c.AT:
+            continue
+        elif op is c.IN:
+            if _in_class(av, char, c):
+                return True
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            if _consumes(av[2], char, c):
+                return True
+        elif op is c.SUBPATTERN:
+            if _consumes(av[3], char, c):
+                return True
+        elif op is c.ATOMIC_GROUP:
+            if _consumes(av, char, c):
+                return True
+        elif op is c.BRANCH:
+            if any(_consumes(branch, char, c) for branch in av[1]):
+                return True
+        else:
+            return True  # `.`, a negated literal, a back-reference, a look-around: may be anything
+    return False
+
+
+_CATEGORIES = {
+    "CATEGORY_DIGIT": str.isdigit,
+    "CATEGORY_WORD": lambda ch: ch.isalnum() or ch == "_",
+    "CATEGORY_SPACE": str.isspace,
+}
+
+
+def _in_class(items: Any, char: str, c: Any) -> bool:
+    code = ord(char)
+    if items and items[0][0] is c.NEGATE:
+        return True  # a negated class holds nearly everything
+    for op, av in items:
+        if op is c.LITERAL and av == code:
+            return True
+        if op is c.RANGE and av[0] <= code <= av[1]:
+            return True
+        if op is c.CATEGORY:
+            test = _CATEGORIES.get(str(av))
+            if test is None or test(char):
+                return True
+        elif op not in (c.LITERAL, c.RANGE):
+            return True
+    return False

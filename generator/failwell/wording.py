@@ -52,6 +52,39 @@ _SNAKE = re.compile(r"(?<![\w.{])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w}])")
 """A word that looks like a tool name: snake_case with at least one underscore, outside placeholders."""
 _CALL_VERB = re.compile(r"(?i)\b(?:call|use|run|try|with)\s+(?:the\s+)?$")
 _INTERNAL_WORDS = re.compile(r"(?i)\b(traceback|stack ?trace|exception|errno|sqlstate|segfault|null pointer|stderr)\b")
+_NOT_A_NAME = r"(?!(?:the|a|an|this|that|these|those|your|its|their|it|one|each|every|any|all|rows?|records?)\b)"
+_SQL_STATEMENT = re.compile(
+    r"(?i)\bselect\s+(?:distinct\s+)?(?:\*|[a-z_][\w.]*(?:\s*,\s*[a-z_][\w.]*)*)\s+from\s+" + _NOT_A_NAME + r"[\w\"`\[]"
+    r"|\binsert\s+into\s+" + _NOT_A_NAME + r"[\w\"`\[]"
+    r"|\bupdate\s+" + _NOT_A_NAME + r"[\w\"`\[.]+\s+set\s+\w"
+    r"|\bdelete\s+from\s+" + _NOT_A_NAME + r"[\w\"`\[]"
+    r"|\b(?:drop|alter|truncate)\s+table\s+" + _NOT_A_NAME + r"[\w\"`\[]"
+    r"|\bcreate\s+(?:unique\s+)?(?:table|index|database)\s+" + _NOT_A_NAME + r"[\w\"`\[]"
+)
+"""A SQL statement, as a query or a driver's error quotes one: `SELECT id FROM users`, `DELETE FROM orders`.
+A message about SQL may name its keywords ("start the query with SELECT", "remove DELETE from the
+statement"); only a statement against a named table is an internal."""
+_SQL_WORD = re.compile(r"(?i)\b(?:select|insert|update|delete|drop|alter|create|truncate)\b")
+_INTERNAL_PATH = re.compile(
+    r"(?<![\w.:/])(?:~/|\.{1,2}/|/(?:etc|var|usr|home|root|tmp|opt|srv|proc|sys|dev|mnt|media|run|lib|lib64|bin"
+    r"|sbin|boot|app|data|nix|snap|workspace|Users|private|Library|Volumes)(?:/|\b))"
+    r"|(?<![\w.:/])(?:/[\w.@+-]+)+\.(?:py|pyc|log|db|sqlite3?|conf|cfg|ini|ya?ml|toml|json|pem|key|env|sock|so)\b"
+)
+"""A path into a machine: under a system or home folder, relative to where the server runs, or to a source,
+configuration, data or key file. Other slash-separated names (a library id such as /vercel/next.js, a
+time zone such as Europe/Lisbon) are how a domain names things."""
+_SLASH_NAME = re.compile(r"(?<![\w.:/])(?:/[\w.@+-]+){2,}/?")
+_APPENDED = re.compile(
+    r"(?i)\b(?:nothing|no changes?)\s+(?:was|were|has been|have been|is|got)\s+(?:changed|modified|made|applied"
+    r"|altered)\b|\bretry(?:ing)?\b[^.]{0,60}?\b(?:will not|won't|does not|doesn't|cannot|can't|would not)\s+help\b"
+)
+"""A sentence the runtime appends itself: whether anything changed (from the class and `changed`) and whether
+retrying helps (from the class)."""
+_STATE = re.compile(
+    r"(?i)\b(?:already|still|no longer|currently|in progress|in use|nothing to|uncommitted|pending|locked|busy"
+    r"|full|empty|closed|archived|frozen|read-only|out of date|stale|outdated|diverged|ahead|behind|exists)\b"
+)
+"""Words that describe the server's state: a conflict caused by it has no argument to show."""
 
 
 @dataclass(frozen=True)
@@ -224,7 +257,8 @@ def check(
     if not sentences or any(_VAGUE.match(s) for s in sentences):
         missing.append("what failed")
         problems.append(("FW203", "vague wording: say what failed, not just that something did"))
-    if failure_class in _NEEDS_VALUE and not named:
+    state_conflict = failure_class == "conflict" and _STATE.search(template) is not None
+    if failure_class in _NEEDS_VALUE and not named and not state_conflict:
         missing.append("value")
         problems.append(("FW202", "the offending value is not shown; " + _value_hint(example)))
     mentions_tool = not tools.isdisjoint(set(re.findall(r"[a-z][a-z0-9_]*", template)) - {own_tool})
@@ -234,9 +268,16 @@ def check(
     if failure_class in _NEEDS_NEXT_STEP and not (_ACTION.search(template) or mentions_tool):
         missing.append("next step")
         problems.append(("FW201", "no next step: name a tool to call or an action to take"))
-    bare = re.sub(r"\{[a-z_][a-z0-9_]*\}", "x", template)
-    if messages.scrub(bare) != bare or _INTERNAL_WORDS.search(bare):
+    if _internals(template):
         problems.append(("FW204", "internals in the template (a URL, address, host, path, SQL or stack words)"))
+    if _APPENDED.search(template):
+        problems.append(
+            (
+                "FW208",
+                "says whether anything changed or whether to retry, which the runtime appends "
+                "from the class and `changed`; remove that sentence",
+            )
+        )
     if len(text) > MAX_LENGTH:
         problems.append(("FW205", f"{len(text)} characters with example values; keep it under {MAX_LENGTH}"))
     return tuple(missing), tuple(problems)
@@ -256,6 +297,17 @@ def _accepted_hint(example: Mapping[str, Any] | None) -> str:
         if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value):
             return f"show the expected form, such as '{name} looks like {value}'"
     return "show the expected form, or name the tool that lists what exists"
+
+
+def _internals(template: str) -> bool:
+    """Whether an author's template shows what the runtime would mask in a value: a credential, a URL, an
+    address or host, a path into a machine, a SQL statement, or stack words. Domain words pass: SQL keywords
+    named in a message about SQL, slash-separated ids and time zones."""
+    bare = re.sub(r"\{[a-z_][a-z0-9_]*\}", "x", template)
+    if _INTERNAL_WORDS.search(bare) or _SQL_STATEMENT.search(bare) or _INTERNAL_PATH.search(bare):
+        return True
+    domain = _SLASH_NAME.sub("x", _SQL_WORD.sub("x", bare))
+    return messages.scrub(domain) != domain
 
 
 def unknown_tools(

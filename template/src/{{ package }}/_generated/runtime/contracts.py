@@ -195,6 +195,10 @@ class ToolDefinition:
     batch: Batch | None = None
     scopes: Sequence[str] = ()
     """The scopes an HTTP caller's token must grant to call the tool."""
+    kind: Literal["tool", "resource", "prompt"] = "tool"
+    """What it serves: a tool, or the read of a resource or prompt (whose `name` is then its label)."""
+    log_name: str = ""
+    """The resource's or prompt's own name, which its log lines carry (a tool's is `name`)."""
     tool_failure_envelope: bool = True
     """Whether its error results also carry the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object."""
 

@@ -92,9 +92,9 @@ def error_result(tool: ToolDefinition, reply: ErrorReply) -> CallToolResult:
     }
     logger.log(
         CLASSES[reply.failure_class].log_level,
-        "tool call failed",
+        _FAILED[tool.kind],
         extra={
-            "tool": tool.name,
+            **log_fields(tool),
             "class": reply.failure_class,
             "failure": reply.failure,
             "reference": reference,
@@ -105,6 +105,15 @@ def error_result(tool: ToolDefinition, reply: ErrorReply) -> CallToolResult:
     if tool.tool_failure_envelope:
         meta[TOOL_FAILURE_KEY] = tool_failure(envelope, text)  # the SEP-3313 draft's object, beside failwell's
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta=meta)
+
+
+_FAILED = {"tool": "tool call failed", "resource": "resource read failed", "prompt": "prompt get failed"}
+
+
+def log_fields(tool: ToolDefinition) -> dict[str, str]:
+    """What a log line says it is about: `{"kind": "tool", "tool": "tasks_get"}`, or for a read
+    `{"kind": "resource", "resource": "task"}`."""
+    return {"kind": tool.kind, tool.kind: tool.log_name or tool.name}
 
 
 def unknown_name(kind: str, key: str, asked: str, available: Sequence[str], listing: str) -> MCPError:

@@ -66,9 +66,10 @@ async def run_read(
     return outcome.output
 
 
-def invalid_parameters(reader: ToolDefinition, exc: ValidationError) -> CallToolResult:
-    """Each bad parameter, the value received and what it accepts, in the words tools use."""
-    problems = argument_problems(reader, exc)
+def invalid_parameters(reader: ToolDefinition, exc: ValidationError | dict[str, str]) -> CallToolResult:
+    """Each bad parameter, the value received and what it accepts, in the words tools use (`exc` the schema's
+    refusal, or one line per parameter already written, by its name)."""
+    problems = argument_problems(reader, exc) if isinstance(exc, ValidationError) else exc
     lines = "\n".join(f"- {problem}" for problem in problems.values())
     body = f"{reader.name} was not served: its arguments were not accepted:\n{lines}\nCorrect them and ask again."
     text = compose(body.replace("{", "{{").replace("}", "}}"), "invalid_input", "read", {}, changed="none")

@@ -50,7 +50,7 @@ from .idempotency import GRACE_S
 from .inflight import InFlight
 from .params import NamedInvalidParams
 from .prompts import PromptDefinition
-from .reads import run_read
+from .reads import invalid_parameters, jsonrpc_error, run_read
 from .resources import ResourceDefinition, page, unknown_resource
 from .results import internal_error, unknown_name
 from .scrub import redact_secrets
@@ -105,7 +105,7 @@ class FailwellServer(BaseServer):
             self.definitions = {
                 name: replace(tool, tool_failure_envelope=False) for name, tool in self.definitions.items()
             }
-        self.replace_telemetry(TelemetryMiddleware(frozenset(self.definitions)))
+        self.replace_telemetry(TelemetryMiddleware(frozenset(self.definitions), frozenset(self.prompts)))
         self.middleware.append(NamedInvalidParams())
         self.services = Services(
             messages={**DEFAULT_MESSAGES, **(messages or {})},
@@ -204,6 +204,9 @@ class FailwellServer(BaseServer):
         for resource in self.resources:
             arguments = resource.match(uri)
             if arguments is not None:
+                refused = resource.refusals(arguments)
+                if refused:
+                    raise jsonrpc_error(invalid_parameters(resource.reader, refused))
                 body = _contents(resource, uri)
                 result: ReadResourceResult = await run_read(
                     resource.reader, arguments, _mcp_context(self, context), self.services, body

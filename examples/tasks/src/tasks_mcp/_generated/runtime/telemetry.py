@@ -7,12 +7,17 @@ marks every error result `error.type="tool_error"`: here `error.type` is the fai
 span also says the failure's name, whether it is retryable, what changed, whether the result was a replay,
 how many upstream attempts it made and the worst state of their circuit breakers. Each upstream attempt is a
 child span. Metrics have bounded attributes only (method, declared tool, class, upstream): never a key, a
-caller, an argument or a reference.
+caller, an argument or a reference. Spans are bounded too: a method MCP does not define is `_OTHER` (as
+OpenTelemetry's `http.request.method` does), a tool or prompt name the server does not declare is `_OTHER`,
+and any URI in an error's description loses its user information, query and fragment (`bare_uris`), so
+neither a stream of made-up names nor an `?access_token=` reaches the dashboards.
 """
 
 from __future__ import annotations
 
+import re
 import time
+import traceback
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
@@ -49,6 +54,25 @@ BREAKER_OPENINGS = METER.create_counter(
 RATE_LIMIT_REFUSALS = METER.create_counter(
     "failwell.rate_limit.refusals", unit="{call}", description="Calls refused by a rate limit."
 )
+
+OTHER = "_OTHER"
+"""What a span or metric says in place of a method MCP does not define, or a tool or prompt name not declared."""
+METHODS = frozenset(
+    {
+        "initialize", "ping", "server/discover", "subscriptions/listen", "logging/setLevel", "completion/complete",
+        "tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/templates/list",
+        "resources/read", "resources/subscribe", "resources/unsubscribe", "roots/list", "sampling/createMessage",
+        "elicitation/create", "tasks/get", "tasks/result", "tasks/list", "tasks/cancel",
+        "notifications/initialized", "notifications/cancelled", "notifications/progress", "notifications/message",
+        "notifications/roots/list_changed", "notifications/tasks/status", "notifications/elicitation/complete",
+        "notifications/resources/updated", "notifications/resources/list_changed",
+        "notifications/prompts/list_changed", "notifications/tools/list_changed",
+        "notifications/subscriptions/acknowledged",
+    }
+)  # fmt: skip
+"""The methods MCP defines (2025-11-25 and 2026-07-28): any other is recorded as `_OTHER`."""
+_URI = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]{0,31}:)([^\s\"'<>]*)")
+_USERINFO = re.compile(r"^//[^/@]*@")
 
 BREAKER_STATES = ("closed", "half_open", "open")
 """Worst last: a call that met an open breaker says open."""
@@ -163,16 +187,20 @@ def upstream_attempt(
 class TelemetryMiddleware:
     """The server span and operation duration of every inbound message, in place of the SDK's middleware: the
     same span (name, kind, attributes, W3C trace context from `_meta`), with a tool error's class as `error.type`.
-    `tools` are the declared tool names: only those appear on metrics."""
+    `tools` and `prompts` are the declared names: any other is `_OTHER` on the span, and absent from metrics."""
 
-    def __init__(self, tools: frozenset[str]) -> None:
+    def __init__(self, tools: frozenset[str], prompts: frozenset[str] = frozenset()) -> None:
         self.tools = tools
+        self.prompts = prompts
 
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
-        method: str = ctx.method
-        name = ctx.params.get("name") if ctx.params else None
+        method: str = ctx.method if ctx.method in METHODS else OTHER
+        name = ctx.params.get("name") if ctx.params and method in ("tools/call", "prompts/get") else None
         target = name if isinstance(name, str) else None
-        attributes, measured = _attributes(ctx, method, target, target in self.tools)
+        declared = target in (self.tools if method == "tools/call" else self.prompts)
+        if target is not None and not declared:
+            target = OTHER
+        attributes, measured = _attributes(ctx, method, target, declared)
         started = time.perf_counter()
         parent = _parent(ctx.meta)
         span_name = f"{method} {target}" if target else method
@@ -235,15 +263,28 @@ def _raised(span: trace.Span, exc: BaseException) -> str:
             span.set_attribute("failwell.failure.class", error)
         # pydantic's text carries client input, so a validation error says only what kind it is
         span.set_status(
-            StatusCode.ERROR, exc.error.message if isinstance(exc, MCPError) else "Invalid request parameters"
+            StatusCode.ERROR,
+            bare_uris(exc.error.message) if isinstance(exc, MCPError) else "Invalid request parameters",
         )
         return error
     if not isinstance(exc, Exception):
         return type(exc).__qualname__  # a cancellation: not the server's error, and not marked on the span
     span.set_attribute("error.type", type(exc).__qualname__)
-    span.record_exception(exc)
-    span.set_status(StatusCode.ERROR, str(exc))
+    stack = "".join(traceback.format_exception(exc))
+    span.record_exception(exc, {"exception.message": bare_uris(str(exc)), "exception.stacktrace": bare_uris(stack)})
+    span.set_status(StatusCode.ERROR, bare_uris(str(exc)))
     return type(exc).__qualname__
+
+
+def bare_uris(text: str) -> str:
+    """`text` with each URI in it cut to its scheme, host and path: no user information (`user:password@`),
+    no query (`?access_token=...`) and no fragment, which carry secrets and unbounded values."""
+
+    def bare(found: re.Match[str]) -> str:
+        rest = _USERINFO.sub("//", found.group(2))
+        return found.group(1) + rest.split("?", 1)[0].split("#", 1)[0]
+
+    return _URI.sub(bare, text)
 
 
 def _parent(meta: Mapping[str, Any] | None) -> Any:

@@ -16,7 +16,7 @@ Calling a tool, in the order a call meets them:
     telemetry.py    OpenTelemetry spans and metrics per failure class (no-ops until an SDK is configured)
 Reading a resource or a prompt:
     reads.py        one read under the same error boundary, its failures raised as JSON-RPC errors
-    resources.py    URIs and level-1 templates: matched, parsed, listed in pages, turned into contents
+    resources.py    URIs and level-1 templates: matched without backtracking, decoded safely, listed, turned into contents
     prompts.py      prompts: their arguments, and the handler's text or messages as the prompt
 What the model reads:
     classes.py      the eight failure classes and the sentences each adds

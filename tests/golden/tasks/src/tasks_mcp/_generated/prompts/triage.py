@@ -115,6 +115,8 @@ def definition(handler: Handler) -> PromptDefinition:
             annotations={},
             accepts=ACCEPTS,
             handler=handler,
+            kind="prompt",
+            log_name=NAME,
         ),
         completions=COMPLETIONS,
     )

@@ -109,6 +109,8 @@ def definition(handler: Handler, listing: Listing | None = None) -> ResourceDefi
             annotations={},
             accepts=ACCEPTS,
             handler=handler,
+            kind="resource",
+            log_name=NAME,
         ),
         completions=COMPLETIONS,
         listing=listing,

@@ -232,7 +232,12 @@ def test_a_server_whose_handler_cannot_import_exits_2_and_call_says_why(tmp_path
     )
     assert module.returncode == 2 and len(module.stderr.splitlines()) == 1, module.stderr
 
-    for command in (["call", "tasks_get", "ref=T-1"], ["tools"]):
+    for command in (
+        ["call", "tasks_get", "ref=T-1"],
+        ["tools"],
+        ["read", "tasks://T-1"],
+        ["prompt", "triage", "ref=T-1"],
+    ):
         answered = failwell(*command, "--project", project)
         assert answered.returncode == 1
         said = answered.stderr.splitlines()[-1]

@@ -19,6 +19,7 @@ from pathlib import Path
 from . import handlers
 from .errors import FailwellError
 from .model import Project
+from .safewrite import refuse_links
 
 _FOLDER = {"tool": "tools", "resource": "resources", "prompt": "prompts"}
 
@@ -94,14 +95,11 @@ def plan(
 
 
 def _refuse_link(path: Path, project_dir: Path, old: str, new: str) -> None:
-    for part in [path, *path.parents]:
-        if part == project_dir:
-            return
-        if part.is_symlink():
-            raise FailwellError(
-                f"--rename {old}={new}: {part.relative_to(project_dir).as_posix()} is a symbolic link, and failwell "
-                "does not write through links it did not create; nothing was changed"
-            )
+    """Refuse, before anything is written, a symbolic link on the way to `path` (safewrite's rule)."""
+    try:
+        refuse_links(project_dir, path)
+    except FailwellError as exc:
+        raise FailwellError(f"--rename {old}={new}: {exc.message}") from None
 
 
 def _importers(project_dir: Path, package: str) -> list[Path]:

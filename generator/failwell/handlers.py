@@ -176,7 +176,8 @@ def orphan_notes(orphans: list[str], package: str, candidates: list[tuple[str, s
     """One line per kept orphan: what it is and what to do; for a handler module whose kind has an entry still
     on its stub (or not yet written), the exact `--rename` that moves it there."""
     notes = []
-    tools = {found[1] for found in map(lambda o: orphan_kind(o, package), orphans) if found and found[0] == "tool"}
+    kinds = [orphan_kind(orphan, package) for orphan in orphans]
+    tools = {found[1] for found in kinds if found is not None and found[0] == "tool"}
     new_tools = [name for kind, name, _ in candidates if kind == "tool"]
     for orphan in orphans:
         found = orphan_kind(orphan, package)

@@ -135,6 +135,8 @@ class Tool:
     upstream_env: str
     keyed: bool
     retried: bool
+    not_retried_line: str
+    """`why = "..."`: why the generated test expects no retry of its upstream call (when `retried` is false)."""
     rate_limit: str
     scopes: tuple[str, ...]
     scopes_line: str
@@ -273,7 +275,10 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     auth_spec = auth or {}
     scope_message = scope_template(auth_spec)
     issuers = list(auth_spec.get("authorization_servers", ()))
-    tools = tuple(_tool(tool_name, spec, timeout, defaults, envs, scope_message) for tool_name, spec in tool_specs)
+    retries = {n: int(u.get("retries", 2)) for n, u in (data.get("upstreams") or {}).items()}
+    tools = tuple(
+        _tool(tool_name, spec, timeout, defaults, envs, scope_message, retries) for tool_name, spec in tool_specs
+    )
     resources = tuple(
         _reader("resource", n, spec, timeout, defaults)
         for n, spec in sorted((data.get("resources") or {}).items(), key=lambda item: import_order(item[0]))
@@ -476,8 +481,10 @@ def _tool(
     defaults: dict[str, str],
     upstream_envs: dict[str, str],
     scope_message: str,
+    upstream_retries: dict[str, int] | None = None,
 ) -> Tool:
     inputs = with_idempotency_key(spec)
+    retries_of_first = (upstream_retries or {}).get((spec.get("upstreams") or [""])[0], 2)
     outputs: dict[str, Any] | None = spec.get("output")
     batch: dict[str, str] | None = spec.get("batch")
     scopes: list[str] = list(spec.get("scopes") or ())
@@ -551,7 +558,16 @@ def _tool(
         ),
         upstreams=tuple(spec.get("upstreams") or ()),
         keyed="idempotency_key" in inputs,
-        retried=spec["effect"] == "read" or "idempotency_key" in example,
+        retried=(spec["effect"] == "read" or "idempotency_key" in example) and retries_of_first > 0,
+        not_retried_line=assignment(
+            "why",
+            string(
+                "the upstream declares retries: 0"
+                if retries_of_first == 0
+                else "a write without an idempotency key is never retried"
+            ),
+            4,
+        ),
         rate_limit=_rate_limit(spec.get("rate_limit")),
         scopes=tuple(scopes),
         scopes_line=fitted("scopes=", scopes, ",", 8),

@@ -9,6 +9,7 @@ import difflib
 import json
 import math
 import re
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
@@ -197,7 +198,8 @@ def _declared_row(
     known = set(fields) | item_fields | {q.name for q in params}
     named = {p for p in placeholders(template) if p in known}
     own = owner.name if owner.kind == "tool" else ""
-    missing, problems = check(template, text, failure["class"], named, tool_names, own)
+    shown = {name: example.get(name) for name in fields} if fields else None
+    missing, problems = check(template, text, failure["class"], named, tool_names, own, shown)
     problems += unknown_tools(template, tool_names, prefixes, known)
     retryable = messages.is_retryable(failure["class"], effect, keyed, changed=changed, after=owner.after)
     return Row(owner.name, name, failure["class"], text, retryable, changed, missing, problems, source, owner.kind)
@@ -272,10 +274,17 @@ def _upstream_rows(owner: _Owner, upstream: str, upstreams: dict[str, Any]) -> l
 
 
 def check(
-    template: str, text: str, failure_class: str, named: set[str], tools: set[str], own_tool: str = ""
+    template: str,
+    text: str,
+    failure_class: str,
+    named: set[str],
+    tools: set[str],
+    own_tool: str = "",
+    example: Mapping[str, Any] | None = None,
 ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """(the six parts a message lacks, the (code, message) problems with its wording); a template naming one
-    of `tools` other than `own_tool` names a next step (the set is not copied per message: linear in tools)."""
+    of `tools` other than `own_tool` names a next step (the set is not copied per message: linear in tools).
+    `example` (the owner's fields and their example values) words the hints with the spec's own names."""
     missing: list[str] = []
     problems: list[tuple[str, str]] = []
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", template) if s.strip()]
@@ -285,11 +294,11 @@ def check(
     state_conflict = failure_class == "conflict" and _STATE.search(template) is not None
     if failure_class in _NEEDS_VALUE and not named and not state_conflict:
         missing.append("value")
-        problems.append(("FW202", "the offending value is not shown; put the argument in the message, such as {id}"))
+        problems.append(("FW202", "the offending value is not shown; " + _value_hint(example)))
     mentions_tool = not tools.isdisjoint(set(re.findall(r"[a-z][a-z0-9_]*", template)) - {own_tool})
     if failure_class in _NEEDS_ACCEPTED and not (_ACCEPTED.search(template) or mentions_tool):
         missing.append("accepted")
-        problems.append(("FW206", "what would be accepted is not said; show the expected form: 'Ids look like T-1'"))
+        problems.append(("FW206", "what would be accepted is not said; " + _accepted_hint(example)))
     if failure_class in _NEEDS_NEXT_STEP and not (_ACTION.search(template) or mentions_tool):
         missing.append("next step")
         problems.append(("FW201", "no next step: name a tool to call or an action to take"))
@@ -306,6 +315,22 @@ def check(
     if len(text) > MAX_LENGTH:
         problems.append(("FW205", f"{len(text)} characters with example values; keep it under {MAX_LENGTH}"))
     return tuple(missing), tuple(problems)
+
+
+def _value_hint(example: Mapping[str, Any] | None) -> str:
+    """How to show the value, with the owner's own first field: `put the argument in the message, such as {ref}`."""
+    if example:
+        return f"put the argument in the message, such as {{{next(iter(example))}}}"
+    return "declare the value under the failure's `fields` and put it in the message"
+
+
+def _accepted_hint(example: Mapping[str, Any] | None) -> str:
+    """How to say what is accepted, with the owner's own field and example: `show the expected form, such as
+    'ref looks like T-1'`."""
+    for name, value in (example or {}).items():
+        if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value):
+            return f"show the expected form, such as '{name} looks like {value}'"
+    return "show the expected form, or name the tool that lists what exists"
 
 
 def _internals(template: str) -> bool:

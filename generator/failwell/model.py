@@ -412,9 +412,7 @@ def _store_expression(kind: str, server: dict[str, Any], name: str) -> str:
         return "MemoryStore()"
     if kind == "redis":
         env = string(server.get("redis_url_env", "REDIS_URL"))
-        return (
-            f'RedisStore(required_env({env}, "the Redis URL every replica shares, such as redis://127.0.0.1:6379/0"))'
-        )
+        return f"RedisStore(redis_url_env({env}))"
     return f"SQLiteStore(sqlite_path({string(server.get('sqlite_path', f'{name}.sqlite3'))}))"
 
 

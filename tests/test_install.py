@@ -4,6 +4,7 @@ write with a backup; a dry run that writes nothing; a needed variable with no va
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -209,3 +210,79 @@ def test_the_generated_readme_names_the_variables_a_server_needs(tmp_path: Path)
     readme = " ".join((REPO / "README.md").read_text().split())
     quoted = readme.split('in examples/weather: "', 1)[1].split('; ..."', 1)[0]
     assert raised.value.message.startswith(quoted + ";")
+
+
+def vendored_config(project: Path) -> Any:
+    """The generated project's own `runtime/config.py` (what its server's preflight runs), imported."""
+    (path,) = (project / "src").glob("*/_generated/runtime/config.py")
+    spec = importlib.util.spec_from_file_location(f"vendored_config_{project.name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def install_cli(project: Path, home: Path, *args: str) -> Any:
+    """`failwell install ARGS` in-process, for a user whose home is `home`."""
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    return CliRunner(env=env).invoke(app, ["install", *args, "--project", str(project)])
+
+
+@pytest.mark.parametrize(
+    ("example", "value", "quoted", "accepts"),
+    [
+        ("weather", "FORECAST_API_URL=not-a-url", "FORECAST_API_URL='not-a-url'", "absolute http:// or https:// URL"),
+        ("weather", "FORECAST_API_URL=ftp://x.example", "FORECAST_API_URL='ftp://x.example'", "http:// or https://"),
+        ("weather", "MCP_PORT=99999", "MCP_PORT='99999'", "a port number from 1 to 65535"),
+        ("weather", "LOG_LEVEL=loud", "LOG_LEVEL='loud'", "one of DEBUG, INFO, WARNING, ERROR"),
+        ("tasks", "TASKS_TOKENS=tiny-tk", "TASKS_TOKENS=<a secret of 7 characters, not shown>", "shorter than 16"),
+        ("tasks", 'TASKS_TOKENS={"x"', "TASKS_TOKENS=<a secret of 4 characters, not shown>", "starts with { but"),
+        ("redis", "REDIS_URL=http://127.0.0.1:6379", "REDIS_URL='http://127.0.0.1:6379'", "redis://, rediss://"),
+    ],
+)
+def test_install_refuses_a_value_the_servers_preflight_would_refuse(
+    tmp_path: Path, example: str, value: str, quoted: str, accepts: str
+) -> None:
+    if example == "redis":
+        spec = (EXAMPLES / "tasks" / "failwell.yaml").read_text().replace("store: sqlite", "store: redis")
+        assert "store: redis" in spec
+        (tmp_path / "redis.yaml").write_text(spec)
+        project = new_project(tmp_path / "redis", tmp_path / "redis.yaml")
+        installed(project, "tasks-mcp")
+    else:
+        project = stand_in_project(tmp_path, example)
+    home = tmp_path / "home"
+    ok = "FORECAST_API_URL=http://127.0.0.1:9" if example == "weather" else "REDIS_URL=redis://127.0.0.1:6379/0"
+    done = install_cli(project, home, "claude-desktop", "--env", ok, "--env", value)
+    assert done.exit_code == 1, done.output
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"failwell: {quoted} is refused: ") and line.endswith("; nothing was written")
+    assert accepts in line
+    secret = value.partition("=")[2]
+    assert example != "tasks" or secret not in line, "a secret is never printed"
+    assert not home.exists(), "nothing was written"
+    # the reason is the generated server's own words: its vendored config.py refuses the value the same way
+    config = vendored_config(project)
+    name, _, given = value.partition("=")
+    checks = {
+        "FORECAST_API_URL": lambda: config.check_base_url(
+            name, given, "the base URL of the `forecast_api` upstream, such as https://api.example.com"
+        ),
+        "MCP_PORT": lambda: config.check_port(name, given),
+        "LOG_LEVEL": lambda: config.check_log_level(given),
+        "TASKS_TOKENS": lambda: config.check_tokens(name, given),
+        "REDIS_URL": lambda: config.check_redis_url(name, given),
+    }
+    with pytest.raises(config.ConfigurationError) as refused:
+        checks[name]()
+    assert line.removeprefix(f"failwell: {quoted} is refused: ").removesuffix("; nothing was written") == str(
+        refused.value
+    ).removesuffix(f"; {config.WHERE}")
+
+
+def test_install_accepts_what_the_server_accepts(tmp_path: Path) -> None:
+    project = stand_in_project(tmp_path, "tasks")
+    home = tmp_path / "home"
+    tokens = '{"a-long-random-token-for-ada": {"subject": "ada", "scopes": ["tasks:read"]}}'
+    done = install_cli(project, home, "claude-desktop", "--env", f"TASKS_TOKENS={tokens}", "--env", "LOG_LEVEL=debug")
+    assert done.exit_code == 0, done.output

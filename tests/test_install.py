@@ -19,7 +19,7 @@ from conftest import EXAMPLES, REPO
 from failwell import FailwellError, new
 from failwell.cli import app
 from failwell.clients import config_path, entry
-from failwell.install import document, install
+from failwell.install import differences, document, install
 from failwell.launch import STORE_ENV, Launch, launch
 
 HOME = Path("/home/ada")
@@ -95,7 +95,7 @@ def test_a_different_entry_is_refused_unless_forced(tmp_path: Path) -> None:
     path.parent.mkdir()
     path.write_text('{"mcpServers": {"notes": {"command": "/opt/other/notes"}}}\n')
     before = path.read_bytes()
-    with pytest.raises(FailwellError, match=r"already has a server called 'notes' that starts something else"):
+    with pytest.raises(FailwellError, match=r"already has a server called 'notes', and it differs from this one"):
         install("cursor", SERVER, path)
     assert path.read_bytes() == before and not path.with_name("mcp.json.bak").exists()
     install("cursor", SERVER, path, force=True)
@@ -286,3 +286,38 @@ def test_install_accepts_what_the_server_accepts(tmp_path: Path) -> None:
     tokens = '{"a-long-random-token-for-ada": {"subject": "ada", "scopes": ["tasks:read"]}}'
     done = install_cli(project, home, "claude-desktop", "--env", f"TASKS_TOKENS={tokens}", "--env", "LOG_LEVEL=debug")
     assert done.exit_code == 0, done.output
+
+
+def test_reinstalling_with_another_env_says_exactly_what_differs(tmp_path: Path) -> None:
+    project = stand_in_project(tmp_path, "weather")
+    home = tmp_path / "home"
+    first = install_cli(
+        project, home, "claude-desktop", "--env", "FORECAST_API_URL=http://127.0.0.1:9", "--env", "OLD=1"
+    )
+    assert first.exit_code == 0, first.output
+    (written,) = (home / ".config" / "Claude").glob("*.json")
+    before = written.read_bytes()
+    again = install_cli(
+        project,
+        home,
+        "claude-desktop",
+        "--env",
+        "FORECAST_API_URL=http://127.0.0.1:10",
+        "--env",
+        "WEATHER_API_KEY=k-0123456789abcdef",
+    )
+    assert again.exit_code == 1
+    (line,) = again.stderr.strip().splitlines()
+    assert "already has a server called 'weather', and it differs from this one: " in line
+    assert 'env changes FORECAST_API_URL "http://127.0.0.1:9" there, "http://127.0.0.1:10" here' in line
+    assert "env adds WEATHER_API_KEY=(a secret, not shown)" in line and "k-0123456789abcdef" not in line
+    assert "env drops OLD" in line
+    assert "command" not in line.split("differs from this one: ")[1], "the command is the same: not named"
+    assert "pass --force to replace it" in line and "--name to add this one beside it" in line
+    assert written.read_bytes() == before
+    other = {"command": "/opt/uv", "args": ["run", "x"], "env": {"TOKEN": "old-secret-value-123"}, "cwd": "/x"}
+    said = differences(other, {"command": "/p/.venv/bin/x", "args": [], "env": {"TOKEN": "new-secret-value-456"}})
+    assert said == (
+        'command "/opt/uv" there, "/p/.venv/bin/x" here; args ["run", "x"] there, [] here; '
+        "env changes TOKEN (a secret, not shown) there, (a secret, not shown) here; the entry there also has cwd"
+    )

@@ -151,7 +151,9 @@ def preflight(model: Project, env: Mapping[str, str], secrets: frozenset[str] = 
             checks[name](value.strip())
         except config.ConfigurationError as exc:
             reason = str(exc).removesuffix(f"; {config.WHERE}")
-            raise FailwellError(f"{name}={shown(value, name in secrets)} is refused: {reason}; nothing was written") from None
+            raise FailwellError(
+                f"{name}={shown(value, name in secrets)} is refused: {reason}; nothing was written"
+            ) from None
 
 
 def shown(value: str, secret: bool) -> str:

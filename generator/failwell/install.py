@@ -133,8 +133,8 @@ def differences(old: Any, wanted: dict[str, Any], secrets: frozenset[str] = froz
     for key in ("type", "command", "args"):
         if old.get(key) != wanted.get(key):
             said.append(f"{key} {_brief(old.get(key))} there, {_brief(wanted.get(key))} here")
-    before = old.get("env") if isinstance(old.get("env"), dict) else {}
-    after = wanted.get("env", {})
+    before: dict[str, Any] = old["env"] if isinstance(old.get("env"), dict) else {}
+    after: dict[str, Any] = wanted.get("env", {})
 
     def value(key: str, given: Any) -> str:
         secret = key in secrets or is_secret(key, given if isinstance(given, str) else "")

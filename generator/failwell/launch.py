@@ -131,29 +131,28 @@ def preflight(model: Project, env: Mapping[str, str], secrets: frozenset[str] = 
     entry the server would refuse to start with; FailwellError naming the variable, what it got (masked when
     a secret) and what it accepts."""
     config = runtime("config")
-    checks: dict[str, Callable[[str], object]] = {
-        "MCP_PORT": lambda value: config.check_port("MCP_PORT", value),
-        "LOG_LEVEL": config.check_log_level,
-    }
-    for variable in model.environment:
-        name = variable.name
-        if variable.check == "base_url":
-            meaning = f"{variable.meaning}, such as https://api.example.com"
-            checks[name] = lambda value, name=name, meaning=meaning: config.check_base_url(name, value, meaning)
-        elif variable.check == "redis_url":
-            checks[name] = lambda value, name=name: config.check_redis_url(name, value)
-        elif variable.check == "tokens":
-            checks[name] = lambda value, name=name: config.check_tokens(name, value)
+    kinds = {variable.name: (variable.check, variable.meaning) for variable in model.environment if variable.check}
+
+    def check(name: str, value: str) -> None:
+        kind, meaning = kinds.get(name, ("", ""))
+        if name == "MCP_PORT":
+            config.check_port(name, value)
+        elif name == "LOG_LEVEL":
+            config.check_log_level(value)
+        elif kind == "base_url":
+            config.check_base_url(name, value, f"{meaning}, such as https://api.example.com")
+        elif kind == "redis_url":
+            config.check_redis_url(name, value)
+        elif kind == "tokens":
+            config.check_tokens(name, value)
+
     for name, value in env.items():
-        if name not in checks:
-            continue
         try:
-            checks[name](value.strip())
+            check(name, value.strip())
         except config.ConfigurationError as exc:
             reason = str(exc).removesuffix(f"; {config.WHERE}")
-            raise FailwellError(
-                f"{name}={shown(value, name in secrets)} is refused: {reason}; nothing was written"
-            ) from None
+            value_shown = shown(value, name in secrets)
+            raise FailwellError(f"{name}={value_shown} is refused: {reason}; nothing was written") from None
 
 
 def shown(value: str, secret: bool) -> str:

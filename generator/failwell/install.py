@@ -1,10 +1,10 @@
 """Write a server's entry into a client's configuration file, and nothing else of it.
 
 Every other key and entry of the file is kept as it was (in its order, numbers in the text they were
-written as); an entry of the same name that starts something else is replaced only when forced; the file
-is written atomically through `safewrite` (never through a link failwell did not make, its mode kept)
-after the previous one is written to `<file>.bak`, with the file's folder locked so concurrent installs
-take turns; a dry run writes nothing and returns the diff. A file that is not a JSON object is refused,
+written as); an entry of the same name that differs is replaced only when forced (the refusal says what
+differs: `differences`); the file is written atomically through `safewrite` (never through a link
+failwell did not make, its mode kept) after the previous one is written to `<file>.bak`, with the file's
+folder locked so concurrent installs take turns; a dry run writes nothing and returns the diff. A file that is not a JSON object is refused,
 never overwritten.
 
 Secrets (`Launch.secrets`) never go into a project-scope file, which is made to be committed: each is

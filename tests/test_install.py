@@ -195,8 +195,10 @@ def test_the_readmes_show_the_entry_install_writes(tmp_path: Path) -> None:
     assert json.loads(json.dumps(shown).replace("/absolute/path/to/tasks", path)) == written
     generated, uv = json_blocks((project / "README.md").read_text(), "## Running it in a client")
     assert json.loads(json.dumps(generated).replace("/absolute/path/to/project", path)) == written
-    assert uv["servers"]["tasks"]["args"] == ["run", "--directory", "/absolute/path/to/project", "tasks-mcp"]
-    assert uv["servers"]["tasks-uvx"]["args"] == ["--from", "/absolute/path/to/project", "tasks-mcp"]
+    assert uv["servers"]["tasks"]["args"] == ["run", "--directory", "${workspaceFolder}", "tasks-mcp"]
+    assert uv["servers"]["tasks-uvx"]["args"] == ["--from", "${workspaceFolder}", "tasks-mcp"]
+    shared = Launch("tasks", "/opt/uv", ("run", "--directory", path, "tasks-mcp"), {}, Path(path))
+    assert entry("vscode", shared, "project")["args"] == uv["servers"]["tasks"]["args"]
     assert {entry["type"] for entry in uv["servers"].values()} == {"stdio"}
 
 

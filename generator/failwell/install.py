@@ -4,8 +4,8 @@ Every other key and entry of the file is kept as it was (in its order, numbers i
 written as); an entry of the same name that differs is replaced only when forced (the refusal says what
 differs: `differences`); the file is written atomically through `safewrite` (never through a link
 failwell did not make, its mode kept) after the previous one is written to `<file>.bak`, with the file's
-folder locked so concurrent installs take turns; a dry run writes nothing and returns the diff. A file that is not a JSON object is refused,
-never overwritten.
+folder locked so concurrent installs take turns; a dry run writes nothing and returns the diff. A file
+that is not a JSON object is refused, never overwritten.
 
 Secrets (`Launch.secrets`) never go into a project-scope file, which is made to be committed: each is
 written as the client's reference to an environment variable (`clients.reference`), and the user exports

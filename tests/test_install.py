@@ -323,3 +323,18 @@ def test_reinstalling_with_another_env_says_exactly_what_differs(tmp_path: Path)
         'command "/opt/uv" there, "/p/.venv/bin/x" here; args ["run", "x"] there, [] here; '
         "env changes TOKEN (a secret, not shown) there, (a secret, not shown) here; the entry there also has cwd"
     )
+
+
+def test_the_recorded_env_is_read_without_following_a_link(tmp_path: Path) -> None:
+    project = stand_in_project(tmp_path, "weather")
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text('{"mcpServers": {"weather": {"env": {"FORECAST_API_URL": "http://127.0.0.1:9"}}}}')
+    (project / ".failwell").mkdir()
+    (project / ".failwell" / "mcp.json").symlink_to(elsewhere)
+    called = CliRunner().invoke(app, ["call", "weather_places", "query=Lis", "--project", str(project)])
+    assert called.exit_code == 1
+    assert "cannot read the recorded environment" in called.stderr and "never followed" in called.stderr
+    home = tmp_path / "home"
+    done = install_cli(project, home, "claude-desktop", "--env", "FORECAST_API_URL=http://127.0.0.1:9")
+    assert done.exit_code == 1 and "symbolic link" in done.stderr, done.output
+    assert not home.exists(), "the client's file is not written when the recording cannot be"

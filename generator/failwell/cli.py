@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperArgument, TyperCommand
 
-from . import FailwellError, Result, generate, new, review, schema, validate
+from . import FailwellError, Result, generate, new, review, safewrite, schema, validate
 from .clients import Platform, client, config_path, portability_notes, reference
 from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE
 from .expand import main as expand_main
@@ -314,6 +314,8 @@ def install_command(
             return
         path = config_path(client_name, _platform(), Path.home(), os.environ, server.project, scope)
         shared = (scope or chosen.scopes[0]) == "project"
+        recording = server.project / ".failwell" / "mcp.json"
+        safewrite.refuse_links(server.project, recording)  # before the client's file: all or nothing
         change = install(
             client_name, server, path, force=force, dry_run=dry_run, project=server.project if shared else None
         )

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from conftest import EXAMPLES, REPO
 from failwell import FailwellError, new
 from failwell.cli import app
-from failwell.clients import config_path, entry
+from failwell.clients import config_path, entry, portability_notes
 from failwell.install import differences, document, install
 from failwell.launch import STORE_ENV, Launch, launch
 
@@ -338,3 +338,22 @@ def test_the_recorded_env_is_read_without_following_a_link(tmp_path: Path) -> No
     done = install_cli(project, home, "claude-desktop", "--env", "FORECAST_API_URL=http://127.0.0.1:9")
     assert done.exit_code == 1 and "symbolic link" in done.stderr, done.output
     assert not home.exists(), "the client's file is not written when the recording cannot be"
+
+
+def test_a_project_scope_entry_holds_no_path_of_this_machine_and_says_what_stays() -> None:
+    root = Path("/work/notes")
+    venv_server = Launch(
+        "notes", "/work/notes/.venv/bin/notes-mcp", (), {STORE_ENV: "/work/notes/.failwell/n.db"}, root
+    )
+    assert entry("vscode", venv_server, "project")["command"] == "${workspaceFolder}/.venv/bin/notes-mcp"
+    assert entry("cursor", venv_server, "project")["env"] == {STORE_ENV: "${workspaceFolder}/.failwell/n.db"}
+    assert entry("claude-code", venv_server, "project")["command"] == "${CLAUDE_PROJECT_DIR:-.}/.venv/bin/notes-mcp"
+    assert entry("vscode", venv_server, "user")["command"] == venv_server.command, "a user file keeps the path"
+    assert portability_notes("vscode", venv_server) == []
+    (note,) = portability_notes("claude-code", venv_server)
+    assert note.startswith("Claude Code documents no variable for the project's folder in .mcp.json")
+    uv_server = Launch("notes", "/opt/uv/bin/uv", ("run", "--directory", "/work/notes", "notes-mcp"), {}, root)
+    assert entry("cursor", uv_server, "project")["args"] == ["run", "--directory", "${workspaceFolder}", "notes-mcp"]
+    (note,) = portability_notes("cursor", uv_server)
+    assert note.startswith("/opt/uv/bin/uv is a path of this machine, outside the project, and Cursor has no variable")
+    assert entry("vscode", Launch("n", "/work/notesbook/x", (), {}, root), "project")["command"] == "/work/notesbook/x"

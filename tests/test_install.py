@@ -9,6 +9,8 @@ import json
 import os
 import re
 import stat
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -214,14 +216,33 @@ def test_the_generated_readme_names_the_variables_a_server_needs(tmp_path: Path)
     assert raised.value.message.startswith(quoted + ";")
 
 
+@pytest.fixture
+def own_modules() -> Iterator[None]:
+    """Forget the generated projects' modules a test imported (`vendored`), so no other test sees them."""
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        del sys.modules[name]
+
+
 def vendored_config(project: Path) -> Any:
     """The generated project's own `runtime/config.py` (what its server's preflight runs), imported."""
-    (path,) = (project / "src").glob("*/_generated/runtime/config.py")
-    spec = importlib.util.spec_from_file_location(f"vendored_config_{project.name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return vendored(project, "config")
+
+
+def vendored(project: Path, module: str) -> Any:
+    """The generated project's own `runtime/<module>.py`, imported within its package (its relative imports)."""
+    (src,) = (project / "src").glob("*/_generated/runtime/__init__.py")
+    package = src.parent.parent.parent.name
+    sys.path.insert(0, str(project / "src"))
+    try:
+        loaded = sys.modules.get(package)
+        if loaded is not None and not str(loaded.__file__).startswith(str(project)):  # another test's project
+            for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+                del sys.modules[name]
+        return importlib.import_module(f"{package}._generated.runtime.{module}")
+    finally:
+        sys.path.remove(str(project / "src"))
 
 
 def install_cli(project: Path, home: Path, *args: str) -> Any:
@@ -240,10 +261,11 @@ def install_cli(project: Path, home: Path, *args: str) -> Any:
         ("tasks", "TASKS_TOKENS=tiny-tk", "TASKS_TOKENS=<a secret of 7 characters, not shown>", "shorter than 16"),
         ("tasks", 'TASKS_TOKENS={"x"', "TASKS_TOKENS=<a secret of 4 characters, not shown>", "starts with { but"),
         ("redis", "REDIS_URL=http://127.0.0.1:6379", "REDIS_URL='http://127.0.0.1:6379'", "redis://, rediss://"),
+        ("tasks", "MCP_RESOURCE_URL=mcp.example.com", "MCP_RESOURCE_URL='mcp.example.com'", "not an absolute http(s)"),
     ],
 )
 def test_install_refuses_a_value_the_servers_preflight_would_refuse(
-    tmp_path: Path, example: str, value: str, quoted: str, accepts: str
+    tmp_path: Path, example: str, value: str, quoted: str, accepts: str, own_modules: None
 ) -> None:
     if example == "redis":
         spec = (EXAMPLES / "tasks" / "failwell.yaml").read_text().replace("store: sqlite", "store: redis")
@@ -261,7 +283,7 @@ def test_install_refuses_a_value_the_servers_preflight_would_refuse(
     assert line.startswith(f"failwell: {quoted} is refused: ") and line.endswith("; nothing was written")
     assert accepts in line
     secret = value.partition("=")[2]
-    assert example != "tasks" or secret not in line, "a secret is never printed"
+    assert "TOKENS" not in value or secret not in line, "a secret is never printed"
     assert not home.exists(), "nothing was written"
     # the reason is the generated server's own words: its vendored config.py refuses the value the same way
     config = vendored_config(project)
@@ -274,6 +296,7 @@ def test_install_refuses_a_value_the_servers_preflight_would_refuse(
         "LOG_LEVEL": lambda: config.check_log_level(given),
         "TASKS_TOKENS": lambda: config.check_tokens(name, given),
         "REDIS_URL": lambda: config.check_redis_url(name, given),
+        "MCP_RESOURCE_URL": lambda: vendored(project, "oauth").resource_url(given, "127.0.0.1", 8000, "/mcp"),
     }
     with pytest.raises(config.ConfigurationError) as refused:
         checks[name]()

@@ -139,6 +139,8 @@ def preflight(model: Project, env: Mapping[str, str], secrets: frozenset[str] = 
             config.check_port(name, value)
         elif name == "LOG_LEVEL":
             config.check_log_level(value)
+        elif name == "MCP_RESOURCE_URL" and value:
+            runtime("oauth").resource_url(value, "127.0.0.1", 8000, "/mcp")
         elif kind == "base_url":
             config.check_base_url(name, value, f"{meaning}, such as https://api.example.com")
         elif kind == "redis_url":

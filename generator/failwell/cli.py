@@ -17,15 +17,15 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperArgument, TyperCommand
 
-from . import FailwellError, Result, generate, new, review, schema, validate
-from .clients import Platform, client, config_path, reference
+from . import FailwellError, Result, generate, new, review, safewrite, schema, validate
+from .clients import Platform, client, config_path, portability_notes, reference
 from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE
 from .expand import main as expand_main
 from .inspector import command as inspector_command
-from .inspector import node_problem, write_config
+from .inspector import node_problem, recorded_env, write_config
 from .install import document, install
 from .launch import Launch, launch
-from .locate import find_spec
+from .locate import find_project, find_spec
 from .rename import parse as parse_rename
 from .session import call_tool, get_prompt, list_tools, parse_arguments, read_resource
 from .version import VERSION
@@ -295,13 +295,19 @@ UV_OPTION = typer.Option(
 )
 
 
-def _launch(project: Path, env: list[str] | None, uv: bool | None) -> Launch:
+def _launch(project: Path, env: list[str] | None, uv: bool | None, *, recorded: bool = False) -> Launch:
+    """How to start the project's server, with `--env` pairs; `recorded`: below them and the shell's
+    environment, the env `install` or `dev` recorded in `.failwell/mcp.json` (`inspector.recorded_env`)."""
     pairs = {}
     for item in env or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise FailwellError(f"--env {item!r}: write it as KEY=VALUE")
         pairs[key] = value
+    if recorded:
+        saved = recorded_env(find_project(project).resolve())
+        for key, value in saved.items():
+            pairs.setdefault(key, os.environ.get(key) or value)
     return launch(project, pairs, uv=uv)
 
 
@@ -347,11 +353,15 @@ def install_command(
             return
         path = config_path(client_name, _platform(), Path.home(), os.environ, server.project, scope)
         shared = (scope or chosen.scopes[0]) == "project"
+        recording = server.project / ".failwell" / "mcp.json"
+        safewrite.refuse_links(server.project, recording)  # before the client's file: all or nothing
         change = install(
             client_name, server, path, force=force, dry_run=dry_run, project=server.project if shared else None
         )
         if change.diff:
             typer.echo(change.diff, nl=False)
+        if not dry_run:
+            write_config(server)  # what `failwell call`, `tools`, `read` and `prompt` start the server with
         label = chosen.name
         if change.status == "unchanged":
             typer.echo(f"failwell: {path} already starts {server.name} this way; nothing to do", err=True)
@@ -360,6 +370,9 @@ def install_command(
         else:
             kept = f" (the previous file is {change.backup})" if change.backup else ""
             typer.echo(f"failwell: {change.status} {path}{kept}; restart {label} to load {server.name}", err=True)
+        if shared:
+            for note in portability_notes(client_name, server):
+                typer.echo(f"failwell: {path.name} is made to be shared: {note}", err=True)
         if change.secrets and shared:
             names = ", ".join(change.secrets)
             typer.echo(
@@ -425,7 +438,7 @@ def tools_command(
     """
 
     def action() -> None:
-        tools = list_tools(_launch(project, env, uv))
+        tools = list_tools(_launch(project, env, uv, recorded=True))
         if as_json:
             typer.echo(json.dumps(tools, indent=2, ensure_ascii=False))
             return
@@ -457,7 +470,7 @@ def call_command(
     """
 
     def action() -> int:
-        result = call_tool(_launch(project, env, uv), tool, parse_arguments(arguments or []))
+        result = call_tool(_launch(project, env, uv, recorded=True), tool, parse_arguments(arguments or []))
         failed = bool(result.get("isError"))
         typer.echo(f"isError: {str(failed).lower()}")
         for block in result.get("content", []):
@@ -489,7 +502,7 @@ def read_command(
     """
 
     def action() -> int:
-        answer = read_resource(_launch(project, env, uv), uri)
+        answer = read_resource(_launch(project, env, uv, recorded=True), uri)
         if "error" in answer:
             return _print_error(answer["error"])
         for content in answer.get("contents", []):
@@ -525,7 +538,7 @@ def prompt_command(
     """
 
     def action() -> int:
-        answer = get_prompt(_launch(project, env, uv), name, parse_arguments(arguments or []))
+        answer = get_prompt(_launch(project, env, uv, recorded=True), name, parse_arguments(arguments or []))
         if "error" in answer:
             return _print_error(answer["error"])
         for message in answer.get("messages", []):

@@ -90,6 +90,9 @@ class Variable:
     """A value the server accepts, for the README's commands and client entries (empty: none shown)."""
     secret: bool = False
     """Whether its value is a credential (the bearer tokens): never written into a file made to be shared."""
+    check: str = ""
+    """The runtime's check of its value (`base_url`, `redis_url`, `tokens`; empty: none), which
+    `failwell install` runs on a value before writing it (`launch.preflight`)."""
 
 
 @dataclass(frozen=True)
@@ -337,6 +340,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
             spec["base_url_env"],
             f"the base URL of the `{upstream}` upstream",
             needed=True,
+            check="base_url",
             example=f"https://{spec['base_url_env'].lower().removesuffix('_url').replace('_', '-')}.example.com",
         )
         for upstream, spec in sorted((data.get("upstreams") or {}).items())
@@ -353,6 +357,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
                 server.get("redis_url_env", "REDIS_URL"),
                 "the Redis URL every replica shares",
                 needed=True,
+                check="redis_url",
                 example=REDIS_URL_EXAMPLE,
             )
         )
@@ -365,6 +370,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
                 "with `--http`: the bearer tokens the default verifier accepts (`auth.py`)",
                 example="change-me-to-a-long-random-token",
                 secret=True,
+                check="tokens",
             )
         )
         if auth.get("authorization_servers"):

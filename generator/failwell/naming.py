@@ -59,7 +59,7 @@ BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_"))
 """Python's builtins: a generated module-level name that is one of them shadows it."""
 
 SERVER_NAMES = frozenset(
-    {"serve", "required_env", "sqlite_path", "build_server", "main"}
+    {"serve", "required_env", "redis_url_env", "sqlite_path", "build_server", "main"}
     | {"handlers", "deadlines", "store", "chosen", "argv", "verifier"}
 )
 """A tool `t` is the module `_generated/tools/t.py` and `handlers/t.py`, and `_generated/server.py` imports

@@ -62,3 +62,10 @@ def write(tmp_path: Path):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def only_stubs(checked: subprocess.CompletedProcess[str]) -> bool:
+    """Whether a `failwell generate --check` found nothing stale, only handlers still on failwell's stub (which
+    fail it: exit 1, one `stub:` line each), as on a fresh project whose handlers nobody has written yet."""
+    lines = checked.stdout.splitlines()
+    return checked.returncode == 1 and bool(lines) and all(line.startswith("stub: ") for line in lines)

@@ -40,14 +40,14 @@ server:
     description: Wait a while, then say done.
     effect: read
     deadline_s: 30
-    output:
+{scopes}    output:
       done: {{type: boolean}}
   waits_write:
     description: Wait a while, then write one line to the journal, once per idempotency key.
     effect: write
     idempotency: required
     deadline_s: 30
-    input:
+{scopes}    input:
       line: {{type: string, example: hello}}
     output:
       written: {{type: boolean}}
@@ -58,14 +58,14 @@ resources:
     description: A page that takes a while to read.
     mime_type: text/plain
     deadline_s: 30
-    params:
+{scopes}    params:
       name: {{type: string, pattern: "^[a-z]+$", description: The page's name., example: home}}
 prompts:
   slowly:
     title: Slowly
     description: A prompt that takes a while to write.
     deadline_s: 30
-    arguments:
+{scopes}    arguments:
       topic: {{type: string, description: What about., example: rain}}
 """
 _WAIT = """\
@@ -129,7 +129,8 @@ async def handle(params: Params, ctx: Context) -> Output:
 
 def make_project(root: Path, store: str = "sqlite", auth: bool = False) -> Path:
     spec = root / "waits.yaml"
-    spec.write_text(SPEC.format(store=store, auth="  auth: {tokens_env: WAITS_TOKENS}\n" if auth else ""))
+    auth_line = "  auth: {tokens_env: WAITS_TOKENS}\n" if auth else ""
+    spec.write_text(SPEC.format(store=store, auth=auth_line, scopes="    scopes: []\n" if auth else ""))
     project = root / "waits"
     new(project, spec)
     for name, source in HANDLERS.items():

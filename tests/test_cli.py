@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, failwell, tree
+from conftest import REPO, failwell, only_stubs, tree
 
 pytestmark = pytest.mark.slow
 
@@ -104,7 +104,7 @@ def test_generate_keeps_handlers_and_follows_the_spec(tmp_path: Path) -> None:
     assert "created: src/tasks_mcp/handlers/tasks_archive.py" in result.stdout
     assert handler.read_text().endswith("# my own change\n")
     assert "References look like T-1" in (project / "src/tasks_mcp/_generated/tools/tasks_get.py").read_text()
-    assert failwell("generate", "--check", project).returncode == 0
+    assert only_stubs(failwell("generate", "--check", project)), "up to date; the handlers are still stubs"
 
 
 def test_generate_removes_stale_owned_files_and_reports_orphan_handlers(tmp_path: Path) -> None:

@@ -100,7 +100,8 @@ def test_a_renamed_tools_test_file_is_reported_like_its_handler(tmp_path: Path) 
     spec.write_text(spec.read_text().replace("notes_add", "notes_create"))
     code, _, err = run("generate", project)
     assert code == 0
-    assert "kept src/notes_mcp/handlers/notes_add.py: its tool is no longer in the spec" in err
+    assert "kept src/notes_mcp/handlers/notes_add.py: its tool `notes_add` is no longer in the spec" in err
+    assert "run `failwell generate --rename notes_add=notes_create`, which moves its handler" in err
     assert "kept tests/test_notes_add.py: its tool is no longer in the spec" in err
     (project / "src" / "notes_mcp" / "handlers" / "notes_add.py").unlink()
     _, _, err = run("generate", project)

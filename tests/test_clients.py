@@ -84,6 +84,9 @@ def test_the_written_file_starts_the_server_in_the_inspector(project: Path, tmp_
         "vscode": project / ".vscode" / "mcp.json",
     }[client]
     entry = json.loads(written.read_text())["servers" if client == "vscode" else "mcpServers"]["tasks"]
+    if client == "vscode":  # a project-scope file: the project's paths from VS Code's ${workspaceFolder}
+        assert str(project.resolve()) not in json.dumps(entry)
+        entry = json.loads(json.dumps(entry).replace("${workspaceFolder}", str(project.resolve())))
     assert entry["command"] == str(project.resolve() / ".venv" / "bin" / "tasks-mcp")
     assert entry["env"]["FAILWELL_SQLITE_PATH"] == str(project.resolve() / ".failwell" / "tasks.sqlite3")
 

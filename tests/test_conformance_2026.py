@@ -126,3 +126,25 @@ def test_the_baseline_gives_a_reason_for_every_entry() -> None:
             reason = False
         elif stripped.startswith("- "):
             assert reason, f"{stripped} has no reason above it"
+
+
+def test_tools_call_with_progress_passes_against_a_plain_handler(tmp_path: Path, fixture_src: Path) -> None:
+    """The one scenario, alone: the fixture handler reports 0, 50 and 100 of 100, 50 ms apart (inside the
+    runtime's 0.1 s between notifications), and all three reach the suite, in order."""
+    if not NODE22.is_file() or not (SUITE / "dist" / "index.js").is_file():
+        pytest.fail("Node 22 or the suite is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+    out = tmp_path / "results"
+    with http_server("conformance_mcp", fixture_src, tmp_path / "stderr.log", {"MCP_STATEFUL": "0"}) as server:
+        url = f"http://localhost:{server.port}/mcp"
+        scenario = ["--scenario", "tools-call-with-progress", "-o", str(out)]
+        run = subprocess.run(
+            [str(NODE22), str(SUITE / "dist" / "index.js"), "server", "--url", url, *scenario],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    checks = scenario_checks(out)["tools-call-with-progress"]
+    assert all(check["status"] in ("SUCCESS", "SKIPPED", "INFO") for check in checks), checks
+    progress = next(check for check in checks if check["id"] == "tools-call-with-progress")
+    assert [note["progress"] for note in progress["details"]["progressNotifications"]] == [0, 50, 100]

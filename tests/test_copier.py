@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, EXAMPLES, REPO, failwell, tree
+from conftest import BIN, EXAMPLES, REPO, failwell, only_stubs, tree
 
 pytestmark = pytest.mark.slow
 
@@ -62,7 +62,7 @@ def test_copier_copy_equals_failwell_new(tmp_path: Path, spec: str | None) -> No
 
 def test_a_copier_project_regenerates_with_failwell(tmp_path: Path) -> None:
     copier_copy(tmp_path / "proj")
-    assert failwell("generate", "--check", tmp_path / "proj").returncode == 0
+    assert only_stubs(failwell("generate", "--check", tmp_path / "proj")), "up to date; its handlers are stubs"
 
 
 def git(*args: str | Path, cwd: Path) -> str:
@@ -116,7 +116,7 @@ def test_copier_update_and_recopy_stop_at_once_saying_to_run_failwell_generate(
         ]
         assert "Traceback" not in stopped.stderr
         assert tree(project) == before and git("status", "--porcelain", cwd=project) == ""
-    assert failwell("generate", "--check", project).returncode == 0
+    assert only_stubs(failwell("generate", "--check", project))
 
 
 def test_a_spec_error_through_copier_prints_the_diagnostics(tmp_path: Path) -> None:

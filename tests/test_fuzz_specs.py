@@ -4,7 +4,9 @@ Property A, on every mutant: `failwell validate`, `new` and `generate` (the API 
 itself for a share of cases) end with exit 0 or 1 in bounded time, every problem one `FILE:LINE:COL: CODE
 message` line, never a traceback, a warning or "internal error"; a mutant that validates renders, its
 Python compiles and passes `ruff check` and `ruff format --check`. Property B, on a few accepted mutants: the
-project `failwell new` writes imports and passes ruff, mypy --strict and its own tests.
+project `failwell new` writes imports and passes ruff, mypy --strict and its own tests; and on a bounded sample of
+accepted mutants (FAILWELL_FUZZ_RUNS, 3 by default, plus a URL example with `retries: 0`), the generated tests
+run and pass: each follows what its spec says (mild mutants set examples to URLs and paths, retries to 0..3).
 
 `FAILWELL_FUZZ_EXAMPLES=20000 pytest tests/test_fuzz_specs.py -m slow` is the long run: 20,000 mutants and 10
 builds (FAILWELL_FUZZ_BUILDS sets the builds alone), randomized; without the variable the mutants are the same
@@ -31,7 +33,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import HealthCheck, Phase, assume, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -452,6 +454,18 @@ FIELDS = st.fixed_dictionaries(
 """An input or output field to add."""
 
 
+EXAMPLES_SEEN = [
+    "https://example.com/docs",
+    "http://127.0.0.1:8080/x?q=1",
+    "/vercel/next.js",
+    "SELECT 1",
+    "a/b/c.txt",
+    "pydantic",
+    "validation error",
+]
+"""Example values the ported real servers use, which a generated test must not mistake for a leak."""
+
+
 @st.composite
 def mild_mutants(draw: Draw) -> Mutant:
     """Changes a spec can still be accepted with: names, texts and numbers at their edges, parts removed or
@@ -460,7 +474,7 @@ def mild_mutants(draw: Draw) -> Mutant:
     tree = copy.deepcopy(TREES[source])
     steps: Steps = []
     for _ in range(draw(st.integers(1, 4))):
-        op = draw(st.sampled_from(["name", "text", "number", "delete", "copy", "field"]))
+        op = draw(st.sampled_from(["name", "text", "number", "delete", "copy", "field", "example", "retries"]))
         if op in ("name", "copy"):
             path = _pick(draw, tree, _is_name)
             if path is None:
@@ -485,6 +499,18 @@ def mild_mutants(draw: Draw) -> Mutant:
             path = _pick(draw, tree, lambda _p, v: isinstance(v, int | float) and not isinstance(v, bool))
             if path is not None:
                 value = draw(st.sampled_from(NUMBERS))
+                steps.append(f"set {path} to {value!r}")
+                tree = _put(tree, path, value)
+        elif op == "example":  # what a real spec writes as an example: a URL, a path, a name with a slash
+            path = _pick(draw, tree, lambda p, v: bool(p) and p[-1] == "example" and isinstance(v, str))
+            if path is not None:
+                value = draw(st.sampled_from(EXAMPLES_SEEN))
+                steps.append(f"set {path} to {value!r}")
+                tree = _put(tree, path, value)
+        elif op == "retries":
+            path = _pick(draw, tree, lambda p, v: bool(p) and p[-1] == "retries")
+            if path is not None:
+                value = draw(st.integers(0, 3))
                 steps.append(f"set {path} to {value!r}")
                 tree = _put(tree, path, value)
         elif op == "delete":
@@ -674,6 +700,52 @@ def test_an_accepted_mutant_builds_a_project_that_passes_its_checks(mutant: Muta
     assume(not any(d.severity == "error" for d in diagnose(mutant.raw, "failwell.yaml")))
     with tempfile.TemporaryDirectory() as folder:
         check_project(mutant.raw, Path(folder))
+
+
+RUNS = int(os.environ.get("FAILWELL_FUZZ_RUNS", max(3, MUTANTS // 2000)))
+"""Accepted mutants whose generated tests are run (about 10 to 30 s each): 3, or one per 2,000 mutants."""
+
+PAGES = """\
+failwell: 1
+server: {name: pages, description: Reads web pages.}
+upstreams:
+  fetcher: {base_url_env: FETCHER_URL, timeout_s: 3, retries: 0}
+tools:
+  pages_fetch:
+    description: Fetch one page by its address.
+    effect: read
+    deadline_s: 10
+    upstreams: [fetcher]
+    input:
+      url: {type: string, minLength: 1, example: "https://example.com/docs"}
+"""
+
+
+def run_generated_tests(raw: bytes, folder: Path) -> None:
+    """`failwell new` from the spec, then the project's own generated tests: each follows what the spec says."""
+    spec = folder / "failwell.yaml"
+    spec.write_bytes(raw)
+    dest = folder / "project"
+    failwell.new(dest, spec)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "tests/generated"],
+        cwd=dest,
+        env={**os.environ, "PYTHONPATH": "src"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, (result.stdout[-4000:], result.stderr[-2000:])
+
+
+@pytest.mark.slow  # 10 to 30 s a mutant
+@settings(FAST, max_examples=RUNS, deadline=None, phases=[Phase.explicit, Phase.generate])
+@given(mutant=mild_mutants())
+@example(mutant=Mutant("pages", ("an https:// example, retries: 0",), PAGES.encode()))
+def test_an_accepted_mutants_generated_tests_pass(mutant: Mutant) -> None:
+    assume(not any(d.severity == "error" for d in diagnose(mutant.raw, "failwell.yaml")))
+    with tempfile.TemporaryDirectory() as folder:
+        run_generated_tests(mutant.raw, Path(folder))
 
 
 # What fuzzing found -----------------------------------------------------------------------------------------

@@ -240,3 +240,46 @@ def test_messages_strict_exits_1_when_a_part_is_missing(tmp_path: pytest.TempPat
 def test_the_class_table_has_a_row_for_each_failure_class_in_order() -> None:
     classes = messages.runtime("classes")
     assert messages.failure_classes() == typing.get_args(classes.FailureClass)
+
+
+def test_messages_previews_the_upstream_failures_and_keyed_promises(tmp_path: pytest.TempPathFactory) -> None:
+    """`failwell messages` shows what a tool with upstreams answers when its service is down or slow, and for a keyed
+    write what the retry with the same key then does: only a handler past its deadline is said to go on."""
+    spec = tmp_path / "failwell.yaml"  # type: ignore[operator]
+    spec.write_text(
+        textwrap.dedent(
+            """\
+            failwell: 1
+            server: {name: hub}
+            upstreams:
+              hub_api: {base_url_env: HUB_API_URL, timeout_s: 4}
+            tools:
+              hub_push:
+                description: Push one change to the hub, once per idempotency key.
+                effect: write
+                idempotency: required
+                deadline_s: 8
+                upstreams: [hub_api]
+                input:
+                  note: {type: string, example: hello}
+              hub_read:
+                description: Read the hub's latest note.
+                effect: read
+                upstreams: [hub_api]
+            """
+        )
+    )
+    ran = failwell("messages", spec, "--format", "json")
+    assert ran.returncode == 0, ran.stderr
+    rows = {(row["tool"], row["failure"]): row for row in json.loads(ran.stdout)}
+    slow = rows[("hub_push", "upstream_timeout")]
+    assert slow["text"].startswith("The hub_api service did not answer in time (no answer within 4 s).")
+    assert "A retry with the same idempotency_key will not run it again" in slow["text"]
+    assert "It goes on" not in slow["text"] and slow["retryable"] is False, "its handler has ended: no grace promise"
+    down = rows[("hub_push", "upstream_unavailable")]
+    assert down["retryable"] is False and "will not run it again" in down["text"]
+    deadline = rows[("hub_push", "deadline")]
+    assert "It goes on for up to 5 s more: retry with the same idempotency_key after 6 s" in deadline["text"]
+    assert deadline["retryable"] is True
+    read = rows[("hub_read", "upstream_timeout")]
+    assert read["retryable"] is True and read["changed"] == "none"

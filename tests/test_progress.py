@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client, StdioServerParameters
 
 pytestmark = pytest.mark.slow
 
@@ -52,6 +53,17 @@ async def handle(params: Input, ctx: Context) -> Output:
         LATE.add(asyncio.create_task(later()))
     if params.how == "wait":
         await asyncio.sleep(0.8)
+    if params.how == "steps":  # the conformance suite's tools-call-with-progress, as a plain handler writes it
+        await ctx.report_progress(0, 100)
+        await asyncio.sleep(0.05)
+        await ctx.report_progress(50, 100)
+        await asyncio.sleep(0.05)
+        await ctx.report_progress(100, 100)
+    if params.how == "pause":  # a report held for its slot while the handler works on: sent when the slot comes
+        await ctx.report_progress(1, 3)
+        await ctx.report_progress(2, 3)
+        await asyncio.sleep(1.5)
+        await ctx.report_progress(3, 3)
     return f"done: {params.how}"
 """
 
@@ -113,3 +125,46 @@ def test_nothing_is_sent_for_a_call_after_its_result(gauge_src: Path) -> None:
     wire = session(gauge_src, [(1, "late"), (2, "wait")])  # the second call keeps the session open past 0.3 s
     assert [line["id"] for line in wire if "id" in line and "result" in line][-2:] == [1, 2]
     assert progress_of(wire, "p1") == [], "a report made after the answer is not sent"
+
+
+@pytest.mark.anyio
+async def test_progress_is_thinned_never_lost_every_step_reaches_the_real_client_in_order(gauge_src: Path) -> None:
+    """0, 50 and 100 of 100, 50 ms apart: each step is held for its slot, not replaced, so all three arrive."""
+    seen: list[tuple[float, float | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total))
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "gauge_mcp"], env={**os.environ, "PYTHONPATH": str(gauge_src)}
+    )
+    async with Client(params) as client:
+        result = await client.call_tool("gauge_run", {"how": "steps"}, progress_callback=on_progress)
+        assert not result.is_error
+        assert seen == [(0, 100), (50, 100), (100, 100)], "every distinct step, in order, the final one included"
+
+
+def test_a_held_report_is_sent_when_its_slot_comes_not_only_with_the_result(gauge_src: Path) -> None:
+    """1 is sent, 2 comes at once and is held; the handler then works 1.5 s: 2 goes out when its slot comes,
+    so a reader watching the call sees it long before 3 and the result (the wire's order shows it)."""
+    wire = session(gauge_src, [(1, "pause"), (2, "steps")])  # both calls run at once
+    values = [params["progress"] for params in progress_of(wire, "p1")]
+    assert values == [1, 2, 3]
+    # The "steps" call (p2) runs beside it and ends within ~0.1 s: had 2 waited for p1's result, it would come
+    # after p2's answer; sent at its slot, it comes before.
+    two = next(
+        i
+        for i, line in enumerate(wire)
+        if line.get("method") == "notifications/progress"
+        and line["params"]["progressToken"] == "p1"
+        and line["params"]["progress"] == 2
+    )
+    three = next(
+        i
+        for i, line in enumerate(wire)
+        if line.get("method") == "notifications/progress"
+        and line["params"]["progressToken"] == "p1"
+        and line["params"]["progress"] == 3
+    )
+    answer_2 = next(i for i, line in enumerate(wire) if line.get("id") == 2)
+    assert two < answer_2 < three

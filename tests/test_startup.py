@@ -95,7 +95,7 @@ def test_a_redis_that_could_forget_records_is_served_with_a_warning_naming_the_s
 
 @pytest.mark.parametrize(
     ("url", "expected"),
-    [("", "REDIS_URL is not set"), ("mysql://127.0.0.1/0", "the Redis URL is malformed")],
+    [("", "REDIS_URL is not set"), ("mysql://127.0.0.1/0", "REDIS_URL must hold the Redis URL every replica shares")],
 )
 def test_a_missing_or_malformed_redis_url_stops_the_server(projects: dict[str, Path], url: str, expected: str) -> None:
     env = {"LEDGER_API_URL": "http://127.0.0.1:9", "REDIS_URL": url}

@@ -6,10 +6,10 @@ small public API the CLI is a thin layer over.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import handlers, manifest, pin, sync, wording
+from . import handlers, manifest, pin, rename, sync, wording
 from .errors import Diagnostic, FailwellError, spec_error
 from .load import load_text
 from .locate import find_project
@@ -37,6 +37,12 @@ class Result:
     """The spec's warnings (wording, unused fields), as `failwell validate` prints them."""
     edited: tuple[str, ...] = ()
     """Generated files changed by hand since the last generate (with `check`, or `force`)."""
+    stubs: tuple[tuple[str, str, str], ...] = ()
+    """(kind, name, handler path) of each tool, resource and prompt whose handler is still failwell's stub."""
+    errors: tuple[str, ...] = ()
+    """FILE:LINE lines for the person's imports of what `_generated/` does not have: the server cannot start."""
+    orphan_notes: tuple[str, ...] = ()
+    """One line per kept orphan (plan.orphans): what it is, and the `--rename` that moves it when one fits."""
 
 
 def validate(spec: Path, *, strict: bool = False) -> list[Diagnostic]:
@@ -70,21 +76,60 @@ def new(dest: Path, spec: Path | None = None, name: str | None = None) -> Result
     return Result(plan, diagnostics=rendered.warnings)
 
 
-def generate(project: Path, *, check: bool = False, show_diff: bool = False, force: bool = False) -> Result:
+def generate(
+    project: Path,
+    *,
+    check: bool = False,
+    show_diff: bool = False,
+    force: bool = False,
+    renames: tuple[tuple[str, str], ...] = (),
+) -> Result:
     """Re-render `project` from its failwell.yaml: owned files rewritten, handlers created only when missing.
 
     With `check`, nothing is written and the result lists the stale files. An owned file edited by
-    hand since the last generate is refused (FailwellError naming it) unless `force`.
+    hand since the last generate is refused (FailwellError naming it) unless `force`. Each (old, new) of
+    `renames` first moves a renamed tool's (resource's, prompt's) handler and test to the new name.
     """
     project = find_project(project)
     spec = project / SPEC_FILE
+    done: list[str] = []
+    if renames:
+        if check:
+            raise FailwellError("--rename moves files; run it without --check")
+        moved = render(spec)
+        for old, new in renames:
+            changes, origins = rename.plan(project, moved.project, old, new, moved.files)
+            rename.apply(changes, origins)
+            done += [
+                f"moved {source.relative_to(project).as_posix()} to {target.relative_to(project).as_posix()}"
+                for target, source in origins.items()
+            ]
+            done += [
+                f"rewrote the imports of {path.relative_to(project).as_posix()}"
+                for path, content in changes.items()
+                if content is not None and path not in origins
+            ]
     migrated = () if check else tuple(f"migrated {SPEC_FILE}: {change}" for change in migrate(spec))
+    migrated += tuple(done)
     recorded = manifest.read(project)
     pin.refuse_newer(recorded, project)
-    if recorded is not None and manifest.unchanged(project, recorded, read_spec(spec)):
-        tools = [name.rsplit("/", 1)[-1][:-3] for name in recorded["files"] if "/_generated/tools/" in name]
-        orphans = sync.orphans(project, str(recorded.get("package", "")), tools)
-        return Result(sync.Plan(orphans=orphans), warnings=_pin_notes(project), skipped=True)
+    if not renames and recorded is not None and manifest.unchanged(project, recorded, read_spec(spec)):
+        package = str(recorded.get("package", ""))
+        named = [
+            (kind, name.rsplit("/", 1)[-1][:-3])
+            for kind in ("tool", "resource", "prompt")
+            for name in recorded["files"]
+            if f"/_generated/{kind}s/" in name and not name.endswith("/__init__.py")
+        ]
+        names = {kind: [name for k, name in named if k == kind] for kind in ("tool", "resource", "prompt")}
+        orphans = sync.orphans(project, package, names["tool"], names["resource"], names["prompt"])
+        on_disk = {
+            relative: path.read_bytes()
+            for relative, path in sync.files(project).items()
+            if relative.startswith(f"src/{package}/_generated/")
+        }
+        unchanged = Result(sync.Plan(orphans=orphans), warnings=_pin_notes(project), skipped=True)
+        return _checked(project, package, named, unchanged.plan, on_disk, result=unchanged)
     edited = manifest.hand_edited(project, recorded) if recorded is not None else []
     if edited and not check and not force:
         raise FailwellError(
@@ -96,6 +141,13 @@ def generate(project: Path, *, check: bool = False, show_diff: bool = False, for
     model = rendered.project
     given = manifest.handed_over(recorded)
     plan = sync.plan(rendered.files, project, model.package, [tool.name for tool in model.tools], given)
+    plan.orphans = sync.orphans(
+        project,
+        model.package,
+        [tool.name for tool in model.tools],
+        [reader.name for reader in model.resources],
+        [reader.name for reader in model.prompts],
+    )
     if manifest.MANIFEST in plan.write and manifest.version_only(
         project / manifest.MANIFEST, rendered.files[manifest.MANIFEST]
     ):
@@ -104,7 +156,31 @@ def generate(project: Path, *, check: bool = False, show_diff: bool = False, for
     if not check:
         sync.apply(plan, rendered.files, project)
     notes = migrated + tuple(handlers.misfits(project, model)) + _pin_notes(project)
-    return Result(plan, text, notes, diagnostics=rendered.warnings, edited=tuple(edited))
+    result = Result(plan, text, notes, diagnostics=rendered.warnings, edited=tuple(edited))
+    return _checked(project, model.package, handlers.entries(model), plan, rendered.files, result=result)
+
+
+def _checked(
+    project: Path,
+    package: str,
+    named: list[tuple[str, str]],
+    plan: sync.Plan,
+    generated: dict[str, bytes],
+    *,
+    result: Result,
+) -> Result:
+    """`result` with what no render shows: handlers still on their stub, imports of what `_generated/` (its
+    files, `generated`) does not have, and for each kept orphan what to do with it."""
+    stubs = handlers.stubs(project, package, named)
+    missing = [(kind, name, handlers.handler_path(package, kind, name)) for kind, name in named]
+    fresh = [entry for entry in missing if entry[2] in plan.create or not (project / entry[2]).exists()]
+    candidates = fresh or stubs  # a rename's new name is most likely the one just created
+    return replace(
+        result,
+        stubs=tuple(stubs),
+        errors=tuple(handlers.broken_imports(project, package, generated, plan.orphans)),
+        orphan_notes=tuple(handlers.orphan_notes(plan.orphans, package, candidates)),
+    )
 
 
 def _pin_notes(project: Path) -> tuple[str, ...]:

@@ -17,15 +17,16 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperArgument, TyperCommand
 
-from . import FailwellError, Result, generate, new, review, schema, validate
-from .clients import Platform, client, config_path, reference
+from . import FailwellError, Result, generate, new, review, safewrite, schema, validate
+from .clients import Platform, client, config_path, portability_notes, reference
 from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE
 from .expand import main as expand_main
 from .inspector import command as inspector_command
-from .inspector import node_problem, write_config
+from .inspector import node_problem, recorded_env, write_config
 from .install import document, install
 from .launch import Launch, launch
-from .locate import find_spec
+from .locate import find_project, find_spec
+from .rename import parse as parse_rename
 from .session import call_tool, get_prompt, list_tools, parse_arguments, read_resource
 from .version import VERSION
 from .wording import render_rows
@@ -162,10 +163,12 @@ def new_command(
 
 
 def next_steps(dest: Path) -> list[str]:
-    """The three commands that take a new project to a tested server in a client."""
+    """The three steps that take a new project to a tested server in a client."""
     return [
         f"cd {dest} && python3 -m venv .venv && .venv/bin/pip install -e '.[test]'",
-        ".venv/bin/python -m pytest",
+        "write each handler's `handle` in src/*/handlers/ (each is a stub that raises NotImplementedError, "
+        "which the server answers as `internal`; `failwell generate --check`, run by CI and pre-commit, "
+        "fails until they are written), then .venv/bin/python -m pytest",
         "failwell install claude-desktop   # or claude-code, cursor, vscode; `failwell dev` opens the Inspector",
     ]
 
@@ -185,16 +188,30 @@ def generate_command(
         bool, typer.Option("--diff", help="Print a unified diff of what changes (or, with --check, would).")
     ] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite generated files that were edited by hand.")] = False,
+    rename: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rename",
+            metavar="OLD=NEW",
+            help="A tool, resource or prompt renamed in the spec: move its handler, test and imports (repeat).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Re-render a project from its failwell.yaml; your handlers and tests are never overwritten.
+
+    Exits 1 with --check while a generated file is stale, a handler is still the stub failwell wrote,
+    or a handler imports a name _generated/ does not have.
 
     \b
     Example:
       failwell generate --check --diff   # in CI: exit 1 when the generated code is stale
+      failwell generate --rename issues_delete=issues_remove
     """
 
     def action() -> int:
-        result = generate(project, check=check, show_diff=diff, force=force)
+        renames = tuple(parse_rename(pair) for pair in rename or [])
+        result = generate(project, check=check, show_diff=diff, force=force, renames=renames)
         return _report(result, check)
 
     _run(action)
@@ -210,9 +227,14 @@ def _report(result: Result, check: bool) -> int:
     _print_diagnostics(result)
     for warning in result.warnings:
         typer.echo(f"failwell: {warning}", err=True)
-    for orphan in plan.orphans:
+    for note in result.orphan_notes:
+        typer.echo(f"failwell: {note}", err=True)
+    for line in result.errors:
+        typer.echo(line)
+    if result.errors:
         typer.echo(
-            f"failwell: kept {orphan}: its tool is no longer in the spec; delete it, or add the tool back",
+            f"failwell: {len(result.errors)} import(s) of what _generated/ does not have: the server cannot start "
+            "until each is fixed",
             err=True,
         )
     if result.diff:
@@ -221,11 +243,18 @@ def _report(result: Result, check: bool) -> int:
         edited = set(result.edited)
         for relative in plan.stale:
             typer.echo(f"{'edited by hand' if relative in edited else 'stale'}: {relative}")
+        for kind, name, relative in result.stubs:
+            typer.echo(f"stub: {relative} ({kind} {name})")
         if plan.stale:
             typer.echo(f"failwell: {len(plan.stale)} file(s) are stale; run `failwell generate`", err=True)
+        if result.stubs:
+            typer.echo(f"failwell: {stub_advice(result.stubs)}", err=True)
+        if plan.stale or result.stubs or result.errors:
             return 1
         typer.echo("failwell: generated files are up to date", err=True)
         return 0
+    if result.stubs:
+        typer.echo(f"failwell: {stub_advice(result.stubs)}", err=True)
     for label, group in (("wrote", plan.write), ("created", plan.create), ("removed", plan.delete)):
         for relative in group:
             typer.echo(f"{label}: {relative}")
@@ -234,7 +263,17 @@ def _report(result: Result, check: bool) -> int:
             "failwell: already up to date" + (" (nothing changed since the last generate)" if result.skipped else ""),
             err=True,
         )
-    return 0
+    return 1 if result.errors else 0
+
+
+def stub_advice(stubs: tuple[tuple[str, str, str], ...]) -> str:
+    """What to do about handlers that are still the stub failwell wrote."""
+    names = ", ".join(name for _, name, _ in stubs)
+    return (
+        f"{len(stubs)} handler(s) still only raise NotImplementedError, as the stub failwell wrote ({names}): "
+        "the server answers `internal` for each. Implement `handle` in each file named `stub:`; "
+        "`failwell generate --check` (CI, pre-commit) fails until then"
+    )
 
 
 PROJECT_OPTION = typer.Option(
@@ -256,13 +295,19 @@ UV_OPTION = typer.Option(
 )
 
 
-def _launch(project: Path, env: list[str] | None, uv: bool | None) -> Launch:
+def _launch(project: Path, env: list[str] | None, uv: bool | None, *, recorded: bool = False) -> Launch:
+    """How to start the project's server, with `--env` pairs; `recorded`: below them and the shell's
+    environment, the env `install` or `dev` recorded in `.failwell/mcp.json` (`inspector.recorded_env`)."""
     pairs = {}
     for item in env or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise FailwellError(f"--env {item!r}: write it as KEY=VALUE")
         pairs[key] = value
+    if recorded:
+        saved = recorded_env(find_project(project).resolve())
+        for key, value in saved.items():
+            pairs.setdefault(key, os.environ.get(key) or value)
     return launch(project, pairs, uv=uv)
 
 
@@ -308,11 +353,15 @@ def install_command(
             return
         path = config_path(client_name, _platform(), Path.home(), os.environ, server.project, scope)
         shared = (scope or chosen.scopes[0]) == "project"
+        recording = server.project / ".failwell" / "mcp.json"
+        safewrite.refuse_links(server.project, recording)  # before the client's file: all or nothing
         change = install(
             client_name, server, path, force=force, dry_run=dry_run, project=server.project if shared else None
         )
         if change.diff:
             typer.echo(change.diff, nl=False)
+        if not dry_run:
+            write_config(server)  # what `failwell call`, `tools`, `read` and `prompt` start the server with
         label = chosen.name
         if change.status == "unchanged":
             typer.echo(f"failwell: {path} already starts {server.name} this way; nothing to do", err=True)
@@ -321,6 +370,9 @@ def install_command(
         else:
             kept = f" (the previous file is {change.backup})" if change.backup else ""
             typer.echo(f"failwell: {change.status} {path}{kept}; restart {label} to load {server.name}", err=True)
+        if shared:
+            for note in portability_notes(client_name, server):
+                typer.echo(f"failwell: {path.name} is made to be shared: {note}", err=True)
         if change.secrets and shared:
             names = ", ".join(change.secrets)
             typer.echo(
@@ -386,7 +438,7 @@ def tools_command(
     """
 
     def action() -> None:
-        tools = list_tools(_launch(project, env, uv))
+        tools = list_tools(_launch(project, env, uv, recorded=True))
         if as_json:
             typer.echo(json.dumps(tools, indent=2, ensure_ascii=False))
             return
@@ -418,7 +470,7 @@ def call_command(
     """
 
     def action() -> int:
-        result = call_tool(_launch(project, env, uv), tool, parse_arguments(arguments or []))
+        result = call_tool(_launch(project, env, uv, recorded=True), tool, parse_arguments(arguments or []))
         failed = bool(result.get("isError"))
         typer.echo(f"isError: {str(failed).lower()}")
         for block in result.get("content", []):
@@ -450,7 +502,7 @@ def read_command(
     """
 
     def action() -> int:
-        answer = read_resource(_launch(project, env, uv), uri)
+        answer = read_resource(_launch(project, env, uv, recorded=True), uri)
         if "error" in answer:
             return _print_error(answer["error"])
         for content in answer.get("contents", []):
@@ -486,7 +538,7 @@ def prompt_command(
     """
 
     def action() -> int:
-        answer = get_prompt(_launch(project, env, uv), name, parse_arguments(arguments or []))
+        answer = get_prompt(_launch(project, env, uv, recorded=True), name, parse_arguments(arguments or []))
         if "error" in answer:
             return _print_error(answer["error"])
         for message in answer.get("messages", []):

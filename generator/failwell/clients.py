@@ -21,6 +21,21 @@ Sources (checked 2026-12):
   mcp-configuration, code.visualstudio.com/docs/reference/variables-reference); Cursor's `mcp.json`
   interpolates `${env:NAME}` in `command`, `args`, `env`, `url` and `headers` (cursor.com/docs/mcp, "Config
   interpolation").
+- A project-scope file is also made to be shared, so it holds no path of this machine: every path under the
+  project (the console script in its `.venv`, `uv run --directory`, the SQLite store) is written from the
+  client's own variable for the project's folder (`PROJECT_FOLDERS`). VS Code: `${workspaceFolder}`, "the
+  path of the folder opened in VS Code", which `mcp.json` server configurations take
+  (code.visualstudio.com/docs/copilot/reference/mcp-configuration: "You can use predefined variables in the
+  server configuration, for example to refer to the workspace folder (${workspaceFolder})";
+  code.visualstudio.com/docs/reference/variables-reference). Cursor: `${workspaceFolder}` among its config
+  interpolation variables (`${env:NAME}`, `${userHome}`, `${workspaceFolder}`, `${workspaceFolderBasename}`,
+  `${pathSeparator}`; cursor.com/docs/mcp, "Config interpolation"). Claude Code documents no variable for
+  the project's folder in `.mcp.json`, only `${VAR}` and `${VAR:-default}` expansion of its own environment
+  (code.claude.com/docs/en/mcp, "Environment variable expansion in `.mcp.json`"); it exports
+  CLAUDE_PROJECT_DIR, the project root, to hooks and to the stdio servers it starts (code.claude.com/docs/en/
+  hooks; for MCP servers github.com/anthropics/claude-code issue 58121, not yet in the MCP page). So its
+  entry says `${CLAUDE_PROJECT_DIR:-.}`: the project root where that is set, else `.`, the folder Claude
+  Code was started in (its project root), and `failwell install` prints a note saying so.
 - `mcp-json`: no file; the `{"mcpServers": {...}}` document the others share (and the MCP Inspector's
   `--config` reads), printed.
 """
@@ -115,14 +130,61 @@ def reference(name: str, variable: str) -> str:
     return REFERENCES[name].format(variable)
 
 
+PROJECT_FOLDERS = {
+    "claude-code": "${CLAUDE_PROJECT_DIR:-.}",
+    "cursor": "${workspaceFolder}",
+    "vscode": "${workspaceFolder}",
+}
+"""How each client with a project scope names the project's folder in its project file (sources above)."""
+
+
 def entry(name: str, server: Launch, scope: str | None = None) -> dict[str, Any]:
-    """The configuration entry client `name` reads to start `server`; in a project-scope file, each of the
-    server's secrets is the client's reference to the variable instead of its value."""
+    """The configuration entry client `name` reads to start `server`. In a project-scope file (shared: it is
+    committed) each of the server's secrets is the client's reference to the variable instead of its value,
+    and each path under the project starts with the client's variable for the project's folder."""
+    shared = scope == "project"
+
+    def portable(value: str) -> str:
+        return _under_folder(value, server.project, PROJECT_FOLDERS[name]) if shared else value
+
     found: dict[str, Any] = {"type": "stdio"} if client(name).typed else {}
-    found["command"] = server.command
-    found["args"] = list(server.args)
+    found["command"] = portable(server.command)
+    found["args"] = [portable(arg) for arg in server.args]
     found["env"] = {
-        key: reference(name, key) if scope == "project" and key in server.secrets else value
+        key: reference(name, key) if shared and key in server.secrets else portable(value)
         for key, value in sorted(server.env.items())
     }
     return found
+
+
+def _under_folder(value: str, root: Path, folder: str) -> str:
+    """`value` with the absolute project folder `root` it starts with written as `folder`."""
+    if not root.is_absolute():
+        return value
+    text = str(root)
+    if value == text:
+        return folder
+    for separator in ("/", "\\"):
+        if value.startswith(text + separator):
+            return folder + "/" + value[len(text) + 1 :].replace("\\", "/")
+    return value
+
+
+def portability_notes(name: str, server: Launch) -> list[str]:
+    """What a teammate who checks out a project-scope entry of client `name` must know: the paths that stay
+    this machine's (a command outside the project), and, for Claude Code, how its entry finds the project."""
+    notes = []
+    written = entry(name, server, "project")
+    outside = [value for value in (written["command"], *written["args"]) if Path(value).is_absolute()]
+    if outside:
+        notes.append(
+            f"{', '.join(outside)} is a path of this machine, outside the project, and {client(name).name} has "
+            "no variable for it: a teammate needs it at the same place, or runs `failwell install` again"
+        )
+    if name == "claude-code":
+        notes.append(
+            "Claude Code documents no variable for the project's folder in .mcp.json (only ${VAR} and "
+            "${VAR:-default}); the entry says ${CLAUDE_PROJECT_DIR:-.}, the project root where Claude Code sets "
+            "CLAUDE_PROJECT_DIR, else the folder it was started in: start claude in the project root"
+        )
+    return notes

@@ -186,14 +186,20 @@ def accepts(spec: dict[str, Any], *, with_example: bool = True) -> str:
 
 
 def _range(spec: dict[str, Any], low_key: str, high_key: str, unit: str) -> str:
+    """` of at least 2 characters`, ` of exactly 1 item`: a count in the unit's singular or plural form."""
     low, high = spec.get(low_key), spec.get(high_key)
     if low is not None and high is not None:
-        return f" of exactly {low} {unit}" if low == high else f" of {low} to {high} {unit}"
+        return f" of exactly {_count(low, unit)}" if low == high else f" of {low} to {high} {unit}"
     if low is not None:
-        return f" of at least {low} {unit}"
+        return f" of at least {_count(low, unit)}"
     if high is not None:
-        return f" of at most {high} {unit}"
+        return f" of at most {_count(high, unit)}"
     return ""
+
+
+def _count(number: Any, unit: str) -> str:
+    """`1 character`, `2 characters`: `unit` is the plural, made singular for exactly one."""
+    return f"{number} {unit[:-1] if number == 1 else unit}"
 
 
 def _bounds(spec: dict[str, Any]) -> str:

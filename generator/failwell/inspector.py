@@ -1,10 +1,16 @@
 """`failwell dev`: the project's server under the official MCP Inspector, started through `npx` from a
-configuration file that holds the same entry `failwell install mcp-json` prints (`<project>/.failwell/mcp.json`)."""
+configuration file that holds the same entry `failwell install mcp-json` prints (`<project>/.failwell/mcp.json`).
+
+`install` records its entry in that file too, and `failwell tools`, `call`, `read` and `prompt` start the
+server with the environment recorded there (`recorded_env`), below `--env` and the shell's environment."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -58,3 +64,34 @@ def command(server: Launch, config: Path) -> list[str]:
             "npx is not on PATH: install Node.js 22.19 or newer (https://nodejs.org), then run it again"
         )
     return [npx, "-y", INSPECTOR, "--config", str(config), "--server", server.name]
+
+
+def recorded_env(root: Path, name: str = "") -> dict[str, str]:
+    """The env of server `name`'s entry (or of the only entry) that `install` or `dev` recorded in `root`'s
+    `.failwell/mcp.json`; empty when there is none. The file is read without following a link (a link there
+    is refused, as every write there refuses one); FailwellError for a file that is not what failwell writes."""
+    path = root / ".failwell" / "mcp.json"
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise FailwellError(
+            f"{path}: cannot read the recorded environment ({exc.strerror or exc.__class__.__name__}; a link "
+            "there is never followed); delete it and run `failwell install` or `failwell dev` again"
+        ) from None
+    with os.fdopen(descriptor, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise FailwellError(f"{path} is not a regular file; delete it and run `failwell install` again")
+        raw = file.read(1_000_001)
+    try:
+        servers = json.loads(raw.decode("utf-8"))["mcpServers"]
+        chosen = servers[name] if name in servers else next(iter(servers.values())) if len(servers) == 1 else {}
+        env = chosen.get("env", {})
+        if len(raw) > 1_000_000 or not all(isinstance(v, str) for v in env.values()):
+            raise ValueError
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise FailwellError(
+            f"{path} is not the mcp.json failwell records; delete it and run `failwell install` or `failwell dev` again"
+        ) from None
+    return {str(key): value for key, value in env.items()}

@@ -1,11 +1,11 @@
 """Write a server's entry into a client's configuration file, and nothing else of it.
 
 Every other key and entry of the file is kept as it was (in its order, numbers in the text they were
-written as); an entry of the same name that starts something else is replaced only when forced; the file
-is written atomically through `safewrite` (never through a link failwell did not make, its mode kept)
-after the previous one is written to `<file>.bak`, with the file's folder locked so concurrent installs
-take turns; a dry run writes nothing and returns the diff. A file that is not a JSON object is refused,
-never overwritten.
+written as); an entry of the same name that differs is replaced only when forced (the refusal says what
+differs: `differences`); the file is written atomically through `safewrite` (never through a link
+failwell did not make, its mode kept) after the previous one is written to `<file>.bak`, with the file's
+folder locked so concurrent installs take turns; a dry run writes nothing and returns the diff. A file
+that is not a JSON object is refused, never overwritten.
 
 Secrets (`Launch.secrets`) never go into a project-scope file, which is made to be committed: each is
 written as the client's reference to an environment variable (`clients.reference`), and the user exports
@@ -25,7 +25,7 @@ from typing import Any, Literal
 from . import safewrite
 from .clients import client, entry
 from .errors import FailwellError
-from .launch import Launch
+from .launch import Launch, is_secret
 
 Status = Literal["created", "updated", "unchanged"]
 
@@ -99,11 +99,10 @@ def _change(
     if old == wanted:
         return Change(path, "unchanged", "", secrets=held)
     if old is not None and not force:
-        command = old.get("command") if isinstance(old, dict) else old
         raise FailwellError(
-            f"{path} already has a server called {server.name!r} that starts something else ({command!r}); "
-            "pass --force to replace it (the file is kept as a .bak), or --name to add this one beside it; "
-            "nothing was written"
+            f"{path} already has a server called {server.name!r}, and it differs from this one: "
+            f"{differences(old, wanted, server.secrets)}; pass --force to replace it (the file is kept as a "
+            ".bak), or --name to add this one beside it; nothing was written"
         )
     servers[server.name] = wanted
     after = _dump(data)
@@ -123,6 +122,46 @@ def _change(
         safewrite.write(backup, before.encode("utf-8"), root=project, mode=old_mode, private=private)
     written = safewrite.write(path, after.encode("utf-8"), root=project, private=private)
     return Change(path, status, diff, backup, written.tightened, held)
+
+
+def differences(old: Any, wanted: dict[str, Any], secrets: frozenset[str] = frozenset()) -> str:
+    """What differs between the entry a file has (`old`) and the one installing would write (`wanted`): the
+    command, the args, each env key added, removed or changed (a secret's value never shown), other keys."""
+    if not isinstance(old, dict):
+        return f"the entry there is {_brief(old)}, not an object"
+    said = []
+    for key in ("type", "command", "args"):
+        if old.get(key) != wanted.get(key):
+            said.append(f"{key} {_brief(old.get(key))} there, {_brief(wanted.get(key))} here")
+    before: dict[str, Any] = old["env"] if isinstance(old.get("env"), dict) else {}
+    after: dict[str, Any] = wanted.get("env", {})
+
+    def value(key: str, given: Any) -> str:
+        secret = key in secrets or is_secret(key, given if isinstance(given, str) else "")
+        return "(a secret, not shown)" if secret else _brief(given)
+
+    added = [f"{key}={value(key, after[key])}" for key in after if key not in before]
+    removed = [key for key in before if key not in after]
+    changed = [
+        f"{key} {value(key, before[key])} there, {value(key, after[key])} here"
+        for key in after
+        if key in before and before[key] != after[key]
+    ]
+    if added:
+        said.append("env adds " + ", ".join(added))
+    if removed:
+        said.append("env drops " + ", ".join(removed))
+    if changed:
+        said.append("env changes " + ", ".join(changed))
+    others = sorted(set(old) - {"type", "command", "args", "env"})
+    if others:
+        said.append("the entry there also has " + ", ".join(others))
+    return "; ".join(said) or "its keys are written differently"
+
+
+def _brief(value: Any) -> str:
+    shown = json.dumps(value, ensure_ascii=False)
+    return shown if len(shown) <= 120 else shown[:117] + "..."
 
 
 def secret_names(server: Launch) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .errors import FailwellError
 from .locate import find_project
+from .messages import runtime
 from .model import SPEC_FILE, Project
 from .pipeline import load_project, read_spec
 from .templates import template_root
@@ -113,6 +114,7 @@ def launch(
     env.update((key, value) for key, value in given.items() if key not in env)
     declared = frozenset(variable.name for variable in model.environment if variable.secret)
     held = frozenset(key for key, value in env.items() if key != STORE_ENV and is_secret(key, value, declared))
+    preflight(model, env, held)
     script = console_script(model)
     if uv if uv is not None else (root / "uv.lock").is_file():
         found = shutil.which("uv")
@@ -121,6 +123,45 @@ def launch(
         args = ("run", "--directory", str(root), script)
         return Launch(model.name, str(Path(found).absolute()), args, env, root, held)
     return Launch(model.name, str(installed_script(root, script)), (), env, root, held)
+
+
+def preflight(model: Project, env: Mapping[str, str], secrets: frozenset[str] = frozenset()) -> None:
+    """Check each value in `env` as the generated server's preflight will, with the runtime's own checks
+    (`runtime/config.py`, loaded as `messages` loads the pure runtime modules), so failwell never writes an
+    entry the server would refuse to start with; FailwellError naming the variable, what it got (masked when
+    a secret) and what it accepts."""
+    config = runtime("config")
+    kinds = {variable.name: (variable.check, variable.meaning) for variable in model.environment if variable.check}
+
+    def check(name: str, value: str) -> None:
+        kind, meaning = kinds.get(name, ("", ""))
+        if name == "MCP_PORT":
+            config.check_port(name, value)
+        elif name == "LOG_LEVEL":
+            config.check_log_level(value)
+        elif name == "MCP_RESOURCE_URL" and value:
+            runtime("oauth").resource_url(value, "127.0.0.1", 8000, "/mcp")
+        elif kind == "base_url":
+            config.check_base_url(name, value, f"{meaning}, such as https://api.example.com")
+        elif kind == "redis_url":
+            config.check_redis_url(name, value)
+        elif kind == "tokens":
+            config.check_tokens(name, value)
+
+    for name, value in env.items():
+        try:
+            check(name, value.strip())
+        except config.ConfigurationError as exc:
+            reason = str(exc).removesuffix(f"; {config.WHERE}")
+            value_shown = shown(value, name in secrets)
+            raise FailwellError(f"{name}={value_shown} is refused: {reason}; nothing was written") from None
+
+
+def shown(value: str, secret: bool) -> str:
+    """`value` as a message quotes it: a secret only as its length, anything else quoted (a long one cut)."""
+    if secret:
+        return f"<a secret of {len(value)} characters, not shown>"
+    return repr(value if len(value) <= 60 else value[:57] + "...")
 
 
 def installed_script(root: Path, script: str) -> Path:

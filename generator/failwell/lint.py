@@ -325,7 +325,7 @@ def _failures(
         if (
             isinstance(failure, dict)
             and not doc.is_broken((*fpath, "message"))
-            and not doc.is_broken((*fpath, "fields"))
+            and (*fpath, "fields") not in doc.broken  # a field of a wrong type still declares its name
         ):
             _failure(doc, out, fpath, failure, fields, defaults, noun)
 

@@ -77,12 +77,13 @@ def compose(
     values: dict[str, str],
     changed: str | None = None,
     keyed: bool = False,
-    rerun_safe: bool = False,
+    after: str = "refuse",
+    running: bool = False,
 ) -> str:
-    """The whole message, exactly as the generated runtime builds it."""
+    """The whole message, exactly as the generated runtime builds it (`after` and `running` as its `compose`)."""
     wording = runtime("wording")
     return str(
-        wording.compose(body, failure_class, effect, values, changed=changed, keyed=keyed, rerun_safe=rerun_safe)
+        wording.compose(body, failure_class, effect, values, changed=changed, keyed=keyed, after=after, running=running)
     )
 
 
@@ -101,9 +102,33 @@ def default_changed(failure_class: str, effect: str) -> str:
     return str(runtime("classes").default_changed(failure_class, effect))
 
 
-def is_retryable(failure_class: str, effect: str, keyed: bool = False) -> bool:
+def is_retryable(
+    failure_class: str,
+    effect: str,
+    keyed: bool = False,
+    *,
+    changed: str | None = None,
+    after: str = "refuse",
+    running: bool = False,
+) -> bool:
     """Whether the envelope says `retryable: true`."""
-    return bool(runtime("classes").is_retryable(failure_class, effect, keyed))
+    classes = runtime("classes")
+    return bool(classes.is_retryable(failure_class, effect, keyed, changed=changed, after=after, running=running))
+
+
+def grace_for(deadline_s: float) -> float:
+    """How long a keyed write goes on after its deadline, as the runtime decides."""
+    return float(runtime("classes").grace_for(deadline_s))
+
+
+def grace_margin_s() -> float:
+    """How long after its grace period a keyed write's timeout answer says to retry."""
+    return float(runtime("classes").GRACE_MARGIN_S)
+
+
+def upstream_messages() -> dict[str, str]:
+    """The runtime's words for a service a tool calls that is down or does not answer in time, by class."""
+    return dict(runtime("classes").UPSTREAM_MESSAGES)
 
 
 def scrub(text: str) -> str:

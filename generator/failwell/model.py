@@ -90,6 +90,9 @@ class Variable:
     """A value the server accepts, for the README's commands and client entries (empty: none shown)."""
     secret: bool = False
     """Whether its value is a credential (the bearer tokens): never written into a file made to be shared."""
+    check: str = ""
+    """The runtime's check of its value (`base_url`, `redis_url`, `tokens`; empty: none), which
+    `failwell install` runs on a value before writing it (`launch.preflight`)."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,8 @@ class Tool:
     upstream_env: str
     keyed: bool
     retried: bool
+    not_retried_line: str
+    """`why = "..."`: why the generated test expects no retry of its upstream call (when `retried` is false)."""
     rate_limit: str
     scopes: tuple[str, ...]
     scopes_line: str
@@ -273,7 +278,10 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     auth_spec = auth or {}
     scope_message = scope_template(auth_spec)
     issuers = list(auth_spec.get("authorization_servers", ()))
-    tools = tuple(_tool(tool_name, spec, timeout, defaults, envs, scope_message) for tool_name, spec in tool_specs)
+    retries = {n: int(u.get("retries", 2)) for n, u in (data.get("upstreams") or {}).items()}
+    tools = tuple(
+        _tool(tool_name, spec, timeout, defaults, envs, scope_message, retries) for tool_name, spec in tool_specs
+    )
     resources = tuple(
         _reader("resource", n, spec, timeout, defaults)
         for n, spec in sorted((data.get("resources") or {}).items(), key=lambda item: import_order(item[0]))
@@ -332,6 +340,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
             spec["base_url_env"],
             f"the base URL of the `{upstream}` upstream",
             needed=True,
+            check="base_url",
             example=f"https://{spec['base_url_env'].lower().removesuffix('_url').replace('_', '-')}.example.com",
         )
         for upstream, spec in sorted((data.get("upstreams") or {}).items())
@@ -348,6 +357,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
                 server.get("redis_url_env", "REDIS_URL"),
                 "the Redis URL every replica shares",
                 needed=True,
+                check="redis_url",
                 example=REDIS_URL_EXAMPLE,
             )
         )
@@ -360,6 +370,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
                 "with `--http`: the bearer tokens the default verifier accepts (`auth.py`)",
                 example="change-me-to-a-long-random-token",
                 secret=True,
+                check="tokens",
             )
         )
         if auth.get("authorization_servers"):
@@ -476,8 +487,10 @@ def _tool(
     defaults: dict[str, str],
     upstream_envs: dict[str, str],
     scope_message: str,
+    upstream_retries: dict[str, int] | None = None,
 ) -> Tool:
     inputs = with_idempotency_key(spec)
+    retries_of_first = (upstream_retries or {}).get((spec.get("upstreams") or [""])[0], 2)
     outputs: dict[str, Any] | None = spec.get("output")
     batch: dict[str, str] | None = spec.get("batch")
     scopes: list[str] = list(spec.get("scopes") or ())
@@ -551,7 +564,16 @@ def _tool(
         ),
         upstreams=tuple(spec.get("upstreams") or ()),
         keyed="idempotency_key" in inputs,
-        retried=spec["effect"] == "read" or "idempotency_key" in example,
+        retried=(spec["effect"] == "read" or "idempotency_key" in example) and retries_of_first > 0,
+        not_retried_line=assignment(
+            "why",
+            string(
+                "the upstream declares retries: 0"
+                if retries_of_first == 0
+                else "a write without an idempotency key is never retried"
+            ),
+            4,
+        ),
         rate_limit=_rate_limit(spec.get("rate_limit")),
         scopes=tuple(scopes),
         scopes_line=fitted("scopes=", scopes, ",", 8),
@@ -750,7 +772,9 @@ def _batch_expectation(
     if batch["policy"] == "all_or_nothing":
         wording = messages.runtime("wording")
         body = f"{template} {wording.all_or_nothing_text(field, len(items), None)}"
-        return messages.compose(body, spec["class"], effect, values, "none", keyed), {**envelope, "changed": "none"}
+        retryable = messages.is_retryable(spec["class"], effect, keyed, changed="none")
+        text = messages.compose(body, spec["class"], effect, values, "none", keyed)
+        return text, {**envelope, "retryable": retryable, "changed": "none"}
     reasons = []
     for item in items:
         item_values = (
@@ -808,13 +832,15 @@ def _failure(
     arguments, kwargs, values = example_values(template, params, tool, inputs, example)
     values["reference"] = REFERENCE_MARK
     changed = spec.get("changed")
-    expected = messages.compose(
-        template, spec["class"], effect, values, changed, keyed, bool(tool_spec.get("rerun_safe"))
+    after = "rerun" if tool_spec.get("rerun_safe") else "refuse"  # a handler's `reconcile` is not known here
+    expected = messages.compose(template, spec["class"], effect, values, changed, keyed, after)
+    retryable = messages.is_retryable(
+        spec["class"], effect, keyed, changed=changed or messages.default_changed(spec["class"], effect), after=after
     )
     envelope: dict[str, Any] = {
         "class": spec["class"],
         "failure": name,
-        "retryable": messages.is_retryable(spec["class"], effect, keyed),
+        "retryable": retryable,
         "retry_after_s": kwargs.get("retry_after_s"),
         "changed": changed or messages.default_changed(spec["class"], effect),
     }
@@ -822,6 +848,8 @@ def _failure(
         envelope.update(permission=values["permission"], role=values["role"])
     if batch:
         expected, envelope = _batch_expectation(spec, name, batch, effect, keyed, template, arguments, values, envelope)
+    if not envelope["retryable"]:
+        envelope["retry_after_s"] = None  # the runtime gives no wait for a retry that does not help
     forwarded = [p.name for p in params if p.name != "retry_after_s"]
     super_kwargs = ", ".join(
         (["retry_after_s=retry_after_s"] if any(p.name == "retry_after_s" for p in params) else [])

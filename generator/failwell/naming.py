@@ -41,7 +41,8 @@ def pascal(name: str) -> str:
 def problem_with_name(name: str, kind: str, reserved: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """(code, message) when `name` cannot be a generated identifier, else None."""
     if not IDENTIFIER.match(name) or "__" in name or name.endswith("_"):
-        suggestion = re.sub(r"_+", "_", re.sub(r"[^a-z0-9]+", "_", name.lower())).strip("_")
+        words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name)  # libraryId, HTTPCode
+        suggestion = re.sub(r"_+", "_", re.sub(r"[^a-z0-9]+", "_", words.lower())).strip("_")
         hint = f"; try `{suggestion}`" if suggestion and IDENTIFIER.match(suggestion) else ""
         return "FW101", f"{kind} name `{name}` must be snake_case: a lowercase letter, then a-z, 0-9, _{hint}"
     if keyword.iskeyword(name) or keyword.issoftkeyword(name):
@@ -58,7 +59,7 @@ BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_"))
 """Python's builtins: a generated module-level name that is one of them shadows it."""
 
 SERVER_NAMES = frozenset(
-    {"serve", "required_env", "sqlite_path", "build_server", "main"}
+    {"serve", "required_env", "redis_url_env", "sqlite_path", "build_server", "main"}
     | {"handlers", "deadlines", "store", "chosen", "argv", "verifier"}
 )
 """A tool `t` is the module `_generated/tools/t.py` and `handlers/t.py`, and `_generated/server.py` imports

@@ -5,7 +5,10 @@ has it, being what the server runs on; elsewhere `pip install 'failwell[client]'
 from __future__ import annotations
 
 import json
+import sys
+import tempfile
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import FailwellError
@@ -81,44 +84,88 @@ async def _answer_or_error(request: Awaitable[Any]) -> dict[str, Any]:
     try:
         result = await request
     except MCPError as exc:
+        if exc.error.code == CONNECTION_CLOSED:
+            raise  # not the server's answer: _run says whether the server exited, and how
         error = exc.error.model_dump(mode="json", exclude_none=True)
         return {"error": error}
     data: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
     return data
 
 
+_WATCH = (
+    "import subprocess, sys\n"
+    "try:\n"
+    "    code = subprocess.run(sys.argv[2:]).returncode\n"
+    "except OSError as exc:\n"
+    "    with open(sys.argv[1], 'w') as f: f.write('start:' + exc.__class__.__name__)\n"
+    "    sys.exit(127)\n"
+    "with open(sys.argv[1], 'w') as f: f.write(str(code))\n"
+    "sys.exit(code if code >= 0 else 1)\n"
+)
+"""Runs the server with the stdio it is given and records its exit status in a file, so a server that ends
+before answering is reported with its status (the mcp client does not expose the process)."""
+CONNECTION_CLOSED = -32000
+"""The code the mcp client gives a request whose connection ended before an answer (not the server's)."""
+
+
 def _run(server: Launch, action: Callable[[Client], Awaitable[T]]) -> T:
     try:
         import anyio
         from mcp import Client, StdioServerParameters
-        from mcp.client.stdio import get_default_environment
+        from mcp.client.stdio import get_default_environment, stdio_client
         from mcp.shared.exceptions import MCPError
     except ImportError:
         raise FailwellError(
             "this needs the mcp client: run it from the project's environment, or pip install 'failwell[client]'"
         ) from None
-    params = StdioServerParameters(
-        command=server.command,
-        args=list(server.args),
-        env={**get_default_environment(), **server.env},
-        cwd=str(server.project),
-    )
+    with tempfile.TemporaryDirectory(prefix="failwell-call-") as folder:
+        status = Path(folder) / "status"
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-c", _WATCH, str(status), server.command, *server.args],
+            env={**get_default_environment(), **server.env},
+            cwd=str(server.project),
+        )
+        with (Path(folder) / "stderr").open("w+", encoding="utf-8", errors="replace") as errlog:
 
-    async def session() -> T:
-        async with Client(params) as client:
-            return await action(client)
+            async def session() -> T:
+                async with Client(stdio_client(params, errlog=errlog)) as client:
+                    return await action(client)
 
+            try:
+                return anyio.run(session)
+            except Exception as exc:  # the client's task group wraps what went wrong in an ExceptionGroup
+                cause = _innermost(exc)
+                exited = _exit_status(status)
+                if exited is not None and exited.startswith("start:"):
+                    raise FailwellError(f"cannot start {server.command} ({exited[6:]})") from None
+                answered = isinstance(cause, MCPError) and cause.error.code != CONNECTION_CLOSED
+                if exited is not None and not answered:
+                    errlog.seek(0)
+                    said = [_readable(line) for line in errlog.read().splitlines() if line.strip()]
+                    raise FailwellError(
+                        f"the server exited (status {exited}) before answering"
+                        + (f"; it said: {said[-1]}" if said else "; it wrote nothing on stderr")
+                    ) from None
+                if isinstance(cause, MCPError):
+                    raise FailwellError(
+                        f"the server answered a JSON-RPC error {cause.error.code}: {cause.error.message}"
+                    ) from None
+                if isinstance(cause, OSError):
+                    raise FailwellError(f"cannot start {server.command} ({cause.__class__.__name__})") from None
+                raise
+            finally:
+                errlog.seek(0)
+                sys.stderr.write(errlog.read())
+
+
+def _exit_status(status: Path) -> str | None:
+    """The exit status the watcher recorded (or `start:<error>` when the command could not start), or None
+    while the server had not ended."""
     try:
-        return anyio.run(session)
-    except Exception as exc:  # the client's task group wraps what went wrong in an ExceptionGroup
-        cause = _innermost(exc)
-        if isinstance(cause, MCPError):
-            raise FailwellError(
-                f"the server answered a JSON-RPC error {cause.error.code}: {cause.error.message}"
-            ) from None
-        if isinstance(cause, OSError):
-            raise FailwellError(f"cannot start {server.command} ({cause.__class__.__name__})") from None
-        raise
+        return status.read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
 
 
 def _innermost(exc: BaseException) -> BaseException:
@@ -126,3 +173,16 @@ def _innermost(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
+
+
+def _readable(line: str) -> str:
+    """A stderr line as a person reads it: a JSON log line as its message and reason, anything else as is."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return line.strip()
+    said = record.get("event", record.get("message")) if isinstance(record, dict) else None
+    if not isinstance(said, str):
+        return line.strip()
+    reason = record.get("reason")
+    return f"{said}: {reason}" if isinstance(reason, str) else said

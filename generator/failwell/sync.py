@@ -94,14 +94,26 @@ def plan(
     return result
 
 
-def orphans(project: Path, package: str, tool_names: list[str]) -> list[str]:
-    """Handler modules whose tool is no longer in the spec, and the per-tool test files of such a tool
-    (`tests/test_<tool>.py` beside its handler, or one that still calls it by name): kept, and reported."""
+def orphans(
+    project: Path,
+    package: str,
+    tool_names: list[str],
+    resource_names: Collection[str] = (),
+    prompt_names: Collection[str] = (),
+) -> list[str]:
+    """Handler modules whose tool (resource, prompt) is no longer in the spec, and the per-tool test files of
+    such a tool (`tests/test_<tool>.py` beside its handler, or one that still calls it by name): kept, and
+    reported."""
     tools = frozenset(tool_names)
     folder = project / "src" / package / "handlers"
     modules = sorted(folder.glob("*.py")) if folder.is_dir() else []
     gone = {m.stem for m in modules if m.stem != "__init__" and m.stem not in tools}
     found = [f"src/{package}/handlers/{stem}.py" for stem in sorted(gone)]
+    for kinds, names in (("resources", frozenset(resource_names)), ("prompts", frozenset(prompt_names))):
+        inner = folder / kinds
+        for module in sorted(inner.glob("*.py")) if inner.is_dir() and not inner.is_symlink() else []:
+            if module.stem != "__init__" and module.stem not in names:
+                found.append(f"src/{package}/handlers/{kinds}/{module.name}")
     for test in sorted((project / "tests").glob("test_*.py")):
         tool = test.stem.removeprefix("test_")
         if tool not in tools and (tool in gone or _calls(test, tool)):

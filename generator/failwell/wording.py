@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
@@ -124,13 +126,15 @@ def rows(data: dict[str, Any]) -> list[Row]:
         example = f.example_arguments(inputs)
         batch_items = (inputs.get((spec.get("batch") or {}).get("items", "")) or {}).get("items") or {}
         item_fields = set(batch_items.get("properties") or {})
+        owner = _Owner("tool", tool, effect, keyed, bool(spec.get("rerun_safe")))
         for name, failure in (spec.get("failures") or {}).items():
-            owner = _Owner("tool", tool, effect, keyed, bool(spec.get("rerun_safe")))
             out.append(
                 _declared_row(owner, name, failure, inputs, example, defaults, tool_names, prefixes, item_fields)
             )
         deadline = float(spec.get("deadline_s", default))
-        out.extend(_runtime_rows(tool, effect, inputs, defaults, deadline, keyed))
+        out.extend(_runtime_rows(owner, inputs, defaults, deadline))
+        if spec.get("upstreams"):
+            out.extend(_upstream_rows(owner, spec["upstreams"][0], data.get("upstreams") or {}))
         if keyed and not spec.get("rerun_safe"):
             out.append(_outcome_unknown_row(tool, effect, spec.get("check_with"), overrides.get("outcome_unknown")))
         if spec.get("scopes"):
@@ -155,6 +159,11 @@ class _Owner:
     effect: str = "read"
     keyed: bool = False
     rerun_safe: bool = False
+
+    @property
+    def after(self) -> str:
+        """What the key's retry does once a run's outcome is unknown (a handler's `reconcile` is not known here)."""
+        return "rerun" if self.rerun_safe else "refuse"
 
     @property
     def label(self) -> str:
@@ -184,14 +193,15 @@ def _declared_row(
         else ("messages", failure["class"])
     )
     effect, keyed = owner.effect, owner.keyed
-    text = messages.compose(template, failure["class"], effect, values, failure.get("changed"), keyed, owner.rerun_safe)
+    text = messages.compose(template, failure["class"], effect, values, failure.get("changed"), keyed, owner.after)
     changed = failure.get("changed") or messages.default_changed(failure["class"], effect)
     known = set(fields) | item_fields | {q.name for q in params}
     named = {p for p in placeholders(template) if p in known}
     own = owner.name if owner.kind == "tool" else ""
-    missing, problems = check(template, text, failure["class"], named, tool_names, own)
+    shown = {name: example.get(name) for name in fields} if fields else None
+    missing, problems = check(template, text, failure["class"], named, tool_names, own, shown)
     problems += unknown_tools(template, tool_names, prefixes, known)
-    retryable = messages.is_retryable(failure["class"], effect, keyed)
+    retryable = messages.is_retryable(failure["class"], effect, keyed, changed=changed, after=owner.after)
     return Row(owner.name, name, failure["class"], text, retryable, changed, missing, problems, source, owner.kind)
 
 
@@ -212,36 +222,69 @@ def _scope_row(tool: str, effect: str, scope: str, auth: dict[str, Any]) -> Row:
     return Row(tool, "scope", "permission_denied", text, False, "none", missing, problems, source)
 
 
-def _runtime_rows(
-    tool: str, effect: str, inputs: dict[str, Any], defaults: dict[str, str], deadline_s: float, keyed: bool
-) -> list[Row]:
+def _runtime_rows(owner: _Owner, inputs: dict[str, Any], defaults: dict[str, str], deadline_s: float) -> list[Row]:
+    tool, effect = owner.name, owner.effect
     accepts = f.accepts_table(inputs)
     problems = [messages.argument_problem(tool, accepts, name, "missing", None) for name in list(inputs)[:1]]
     problems.append(messages.argument_problem(tool, accepts, "colour", "unknown", "red"))
     invalid = messages.invalid_arguments_text(tool, effect, problems)
     out = [Row(tool, "invalid_arguments", "invalid_input", invalid, False, "none", (), (), ("tools", tool, "input"))]
-    return out + _deadline_and_internal_rows(_Owner("tool", tool, effect, keyed), defaults, deadline_s)
+    return out + _deadline_and_internal_rows(owner, defaults, deadline_s)
 
 
 def _deadline_and_internal_rows(owner: _Owner, defaults: dict[str, str], deadline_s: float) -> list[Row]:
     """What the runtime answers when a handler runs past its deadline or raises what it did not declare."""
     out = []
     effect, keyed = owner.effect, owner.keyed
+    grace = messages.grace_for(deadline_s)
     for failure_class, failure in (("timeout", "deadline"), ("internal", "internal")):
         values = {"tool": owner.label, "reference": EXAMPLE_REFERENCE, "deadline_s": f"{deadline_s:g}"}
-        text = messages.compose(defaults[failure_class], failure_class, effect, values, keyed=keyed)
+        running = keyed and failure_class == "timeout"  # a keyed write goes on in its grace period
+        if running:
+            values.update(grace_s=f"{grace:g}", retry_after_s=f"{math.ceil(grace + messages.grace_margin_s()):g}")
         changed = messages.default_changed(failure_class, effect)
-        retryable = messages.is_retryable(failure_class, effect, keyed)
+        template = defaults[failure_class]
+        text = messages.compose(
+            template, failure_class, effect, values, keyed=keyed, after=owner.after, running=running
+        )
+        retryable = messages.is_retryable(
+            failure_class, effect, keyed, changed=changed, after=owner.after, running=running
+        )
         source = ("messages", failure_class)
         out.append(Row(owner.name, failure, failure_class, text, retryable, changed, (), (), source, owner.kind))
     return out
 
 
+def _upstream_rows(owner: _Owner, upstream: str, upstreams: dict[str, Any]) -> list[Row]:
+    """What the model reads when the tool's (first) upstream is down or does not answer in time: the runtime's
+    words, and for a keyed write what the key's retry then does (its outcome is unknown once a change was sent)."""
+    timeout_s = float((upstreams.get(upstream) or {}).get("timeout_s", 10))
+    details = {"upstream_unavailable": "it could not be reached", "timeout": f"no answer within {timeout_s:g} s"}
+    out = []
+    for failure_class, template in messages.upstream_messages().items():
+        values = {"tool": owner.name, "reference": EXAMPLE_REFERENCE, "upstream": upstream}
+        values["detail"] = details.get(failure_class, "")
+        changed = messages.default_changed(failure_class, owner.effect)
+        text = messages.compose(template, failure_class, owner.effect, values, keyed=owner.keyed, after=owner.after)
+        retryable = messages.is_retryable(failure_class, owner.effect, owner.keyed, changed=changed, after=owner.after)
+        name = "upstream_timeout" if failure_class == "timeout" else "upstream_unavailable"
+        source = ("tools", owner.name, "upstreams")
+        out.append(Row(owner.name, name, failure_class, text, retryable, changed, (), (), source))
+    return out
+
+
 def check(
-    template: str, text: str, failure_class: str, named: set[str], tools: set[str], own_tool: str = ""
+    template: str,
+    text: str,
+    failure_class: str,
+    named: set[str],
+    tools: set[str],
+    own_tool: str = "",
+    example: Mapping[str, Any] | None = None,
 ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """(the six parts a message lacks, the (code, message) problems with its wording); a template naming one
-    of `tools` other than `own_tool` names a next step (the set is not copied per message: linear in tools)."""
+    of `tools` other than `own_tool` names a next step (the set is not copied per message: linear in tools).
+    `example` (the owner's fields and their example values) words the hints with the spec's own names."""
     missing: list[str] = []
     problems: list[tuple[str, str]] = []
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", template) if s.strip()]
@@ -251,11 +294,11 @@ def check(
     state_conflict = failure_class == "conflict" and _STATE.search(template) is not None
     if failure_class in _NEEDS_VALUE and not named and not state_conflict:
         missing.append("value")
-        problems.append(("FW202", "the offending value is not shown; put the argument in the message, such as {id}"))
+        problems.append(("FW202", "the offending value is not shown; " + _value_hint(example)))
     mentions_tool = not tools.isdisjoint(set(re.findall(r"[a-z][a-z0-9_]*", template)) - {own_tool})
     if failure_class in _NEEDS_ACCEPTED and not (_ACCEPTED.search(template) or mentions_tool):
         missing.append("accepted")
-        problems.append(("FW206", "what would be accepted is not said; show the expected form: 'Ids look like T-1'"))
+        problems.append(("FW206", "what would be accepted is not said; " + _accepted_hint(example)))
     if failure_class in _NEEDS_NEXT_STEP and not (_ACTION.search(template) or mentions_tool):
         missing.append("next step")
         problems.append(("FW201", "no next step: name a tool to call or an action to take"))
@@ -272,6 +315,22 @@ def check(
     if len(text) > MAX_LENGTH:
         problems.append(("FW205", f"{len(text)} characters with example values; keep it under {MAX_LENGTH}"))
     return tuple(missing), tuple(problems)
+
+
+def _value_hint(example: Mapping[str, Any] | None) -> str:
+    """How to show the value, with the owner's own first field: `put the argument in the message, such as {ref}`."""
+    if example:
+        return f"put the argument in the message, such as {{{next(iter(example))}}}"
+    return "declare the value under the failure's `fields` and put it in the message"
+
+
+def _accepted_hint(example: Mapping[str, Any] | None) -> str:
+    """How to say what is accepted, with the owner's own field and example: `show the expected form, such as
+    'ref looks like T-1'`."""
+    for name, value in (example or {}).items():
+        if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value):
+            return f"show the expected form, such as '{name} looks like {value}'"
+    return "show the expected form, or name the tool that lists what exists"
 
 
 def _internals(template: str) -> bool:

@@ -71,7 +71,10 @@ async def test_a_parameter_the_schema_refuses_is_named_with_what_it_accepts() ->
     assert expected in error.error.message
     assert resource.ACCEPTS[field] in error.error.message
     assert error.error.data["class"] == "invalid_input"
-    assert "pydantic" not in error.error.message and "https://" not in error.error.message
+    leaked = error.error.message.replace(expected, "")
+    for own in resource.ACCEPTS.values():  # the spec's own words (an example may be a URL) aside
+        leaked = leaked.replace(own, "")
+    assert "pydantic" not in leaked and "https://" not in leaked
 
 
 async def test_declared_failure_task_missing() -> None:

@@ -58,7 +58,10 @@ async def test_an_argument_the_schema_refuses_is_named_with_what_it_accepts() ->
     assert error.error.code == -32602
     assert expected in error.error.message
     assert error.error.data["class"] == "invalid_input"
-    assert "pydantic" not in error.error.message and "https://" not in error.error.message
+    leaked = error.error.message.replace(expected, "")
+    for own in prompt.ACCEPTS.values():  # the spec's own words (an example may be a URL) aside
+        leaked = leaked.replace(own, "")
+    assert "pydantic" not in leaked and "https://" not in leaked
 
 
 async def test_an_unknown_extra_argument_is_named() -> None:

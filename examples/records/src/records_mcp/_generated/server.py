@@ -3,9 +3,14 @@
 
 from collections.abc import Mapping, Sequence
 
-from ..handlers import records_accounts as records_accounts_handler
-from ..handlers import records_import as records_import_handler
-from ..handlers import records_transfer as records_transfer_handler
+from .runtime.cli import handler_unimportable as _unimportable  # private: a tool may be named anything
+
+try:
+    from ..handlers import records_accounts as records_accounts_handler
+    from ..handlers import records_import as records_import_handler
+    from ..handlers import records_transfer as records_transfer_handler
+except Exception as _error:  # a handler that cannot import is named: one line, exit 2 (handler_unimportable)
+    _unimportable(_error, __name__.partition(".")[0])
 from .runtime.classes import FailureClass
 from .runtime.cli import serve
 from .runtime.config import sqlite_path

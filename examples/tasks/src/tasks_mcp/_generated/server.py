@@ -3,12 +3,17 @@
 
 from collections.abc import Mapping, Sequence
 
-from ..handlers import tasks_close as tasks_close_handler
-from ..handlers import tasks_create as tasks_create_handler
-from ..handlers import tasks_get as tasks_get_handler
-from ..handlers import tasks_search as tasks_search_handler
-from ..handlers.prompts import triage as triage_prompt_handler
-from ..handlers.resources import task as task_resource_handler
+from .runtime.cli import handler_unimportable as _unimportable  # private: a tool may be named anything
+
+try:
+    from ..handlers import tasks_close as tasks_close_handler
+    from ..handlers import tasks_create as tasks_create_handler
+    from ..handlers import tasks_get as tasks_get_handler
+    from ..handlers import tasks_search as tasks_search_handler
+    from ..handlers.prompts import triage as triage_prompt_handler
+    from ..handlers.resources import task as task_resource_handler
+except Exception as _error:  # a handler that cannot import is named: one line, exit 2 (handler_unimportable)
+    _unimportable(_error, __name__.partition(".")[0])
 from .prompts import triage as triage_prompt
 from .resources import task as task_resource
 from .runtime.classes import FailureClass

@@ -3,8 +3,13 @@
 
 from collections.abc import Mapping, Sequence
 
-from ..handlers import weather_forecast as weather_forecast_handler
-from ..handlers import weather_places as weather_places_handler
+from .runtime.cli import handler_unimportable as _unimportable  # private: a tool may be named anything
+
+try:
+    from ..handlers import weather_forecast as weather_forecast_handler
+    from ..handlers import weather_places as weather_places_handler
+except Exception as _error:  # a handler that cannot import is named: one line, exit 2 (handler_unimportable)
+    _unimportable(_error, __name__.partition(".")[0])
 from .runtime.classes import FailureClass
 from .runtime.cli import serve
 from .runtime.contracts import Handler

@@ -6,8 +6,11 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
+import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 import anyio
 from mcp.server.auth.provider import TokenVerifier
@@ -44,6 +47,48 @@ def serve(
         raise SystemExit(2) from None
     except KeyboardInterrupt:
         pass
+
+
+def handler_unimportable(error: Exception, package: str) -> NoReturn:
+    """A handler module the server imports cannot be imported: the server started as a command (the console
+    script, `python -m <package>`) logs one line naming the module and the name, and exits with status 2;
+    anywhere else (a test importing the server) the ImportError says the same."""
+    reason = unimportable_reason(error, package)
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    script = Path(sys.argv[0] if sys.argv else "").name.removesuffix(".exe")
+    if getattr(spec, "name", None) == f"{package}.__main__" or script.endswith("-mcp"):
+        configure_logging(os.environ.get("LOG_LEVEL", "INFO"))
+        logger.error("cannot start", extra={"reason": reason})
+        raise SystemExit(2) from None
+    raise ImportError(reason) from error
+
+
+def unimportable_reason(error: Exception, package: str) -> str:
+    """Which handler module failed to import, where, and what it asked for; no exception text or path."""
+    module, line = f"{package}.handlers", 0
+    trace = error.__traceback__
+    while trace is not None:
+        name = trace.tb_frame.f_globals.get("__name__", "")
+        if isinstance(name, str) and name.startswith(f"{package}.") and "._generated." not in f"{name}.":
+            module, line = name, trace.tb_lineno
+        trace = trace.tb_next
+    where = f"{module} (line {line})" if line else module
+    if isinstance(error, ImportError):
+        wanted = re.match(r"cannot import name '([^']+)'", str(error))
+        if wanted is not None and error.name:
+            return (
+                f"the handler module {where} imports {wanted.group(1)} from {error.name}, which has no such name; "
+                "run `failwell generate` to see the names it has"
+            )
+        if error.name and error.name.startswith(f"{package}."):
+            return f"the handler module {where} imports {error.name}, which does not exist; run `failwell generate`"
+        if error.name:
+            return (
+                f"the handler module {where} imports {error.name}, which is not installed; add it to "
+                "pyproject.toml's dependencies and install the project again"
+            )
+    return f"the handler module {where} cannot be imported ({error.__class__.__name__}); fix it and start again"
 
 
 async def _serve(server: FailwellServer, options: HttpOptions | None, verifier: TokenVerifier | None) -> None:

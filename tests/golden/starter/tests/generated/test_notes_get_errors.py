@@ -32,7 +32,8 @@ async def test_missing_required_argument_is_named() -> None:
     assert f"`{missing}` is required" in outcome.text
     assert accepts in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
-    assert "pydantic" not in outcome.text and "validation error" not in outcome.text
+    leaked = outcome.text.replace(accepts, "")  # the spec's own words (an example may hold any text) aside
+    assert "pydantic" not in leaked and "validation error" not in leaked
 
 
 async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
@@ -45,7 +46,8 @@ async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
     assert shown in outcome.text
     assert accepts in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
-    assert "pydantic" not in outcome.text and "https://" not in outcome.text
+    leaked = outcome.text.replace(accepts, "")  # the spec's own words (an example may be a URL) aside
+    assert "pydantic" not in leaked and "https://" not in leaked
 
 
 async def test_value_outside_the_constraints_is_named() -> None:

@@ -28,8 +28,8 @@ from mcp.types import CallToolResult
 from pydantic import BaseModel
 
 from . import telemetry
-from .classes import FailureClass
-from .contracts import AfterUnknown, Services, Store, ToolDefinition
+from .classes import UNKNOWN_OUTCOME, AfterUnknown, FailureClass, grace_for
+from .contracts import Services, Store, ToolDefinition
 from .results import (
     ENVELOPE_KEY,
     ErrorReply,
@@ -47,11 +47,6 @@ NOT_STORED: frozenset[FailureClass] = frozenset(
     {"invalid_input", "permission_denied", "rate_limited", "timeout", "upstream_unavailable"}
 )
 """Refusals that, when nothing was changed, leave the key free: a retry is judged afresh."""
-UNKNOWN_OUTCOME: frozenset[FailureClass] = frozenset({"timeout", "upstream_unavailable"})
-"""Failures after which a write's change may or may not have happened."""
-GRACE_S = 5.0
-"""How long a keyed write may go on after its deadline (at most its deadline again), so that its real result is
-recorded for the retry."""
 LEASE_MARGIN_S = 2.0
 """How much longer than deadline and grace a run holds its key."""
 RECORD_ATTEMPTS = 3
@@ -115,7 +110,7 @@ async def run_once(
     reconcile: Reconcile | None,
 ) -> CallToolResult:
     """The handler at most once per key: replay, refuse, reconcile, or run and record the outcome."""
-    after: AfterUnknown = "rerun" if tool.rerun_safe else ("reconcile" if reconcile is not None else "refuse")
+    after: AfterUnknown = tool.after_unknown
     lease = tool.deadline_s + grace_s(tool) + LEASE_MARGIN_S
     try:
         begin = await store.begin(scope, fingerprint(params), lease, services.idempotency_ttl_s, after)
@@ -170,7 +165,7 @@ async def _run_recorded(services: Services, tool: ToolDefinition, claim: Claim, 
     if outcome.done() and not outcome.cancelled():
         return outcome.result()  # the change happened; recording it goes on after the answer
     logger.warning("deadline passed; the write may still finish", extra={"tool": tool.name, "grace_s": grace_s(tool)})
-    return deadline_missed(tool, services.messages["timeout"])
+    return deadline_missed(tool, services.messages["timeout"], grace_s(tool))
 
 
 async def _finish(
@@ -200,7 +195,7 @@ async def _finish(
 
 def grace_s(tool: ToolDefinition) -> float:
     """How long the tool's keyed write may go on after its deadline."""
-    return min(GRACE_S, tool.deadline_s)
+    return grace_for(tool.deadline_s)
 
 
 def fingerprint(params: BaseModel) -> str:
@@ -223,8 +218,11 @@ def key_refused(tool: ToolDefinition, outcome: str, wait: float) -> CallToolResu
     """A duplicate while the first call runs, or a key reused with other arguments: refused, not run."""
     if outcome == "in_progress":
         retry_after = float(max(1, math.ceil(wait)))
-        body = f"A call to {tool.name} with this idempotency_key is still running, so this one did not start."
-        retry = f"Retry with the same idempotency_key in {seconds(retry_after)} s to get its result."
+        body = f"A call to {tool.name} with this idempotency_key has not finished, so this one did not start."
+        retry = (
+            f"Retry with the same idempotency_key in {seconds(retry_after)} s: it then answers with that call's "
+            "result, or says what became of it."
+        )
         reply = ErrorReply(
             "conflict",
             "idempotency_key_in_progress",

@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from .contracts import AfterUnknown, Begin, RateLimit
+from .classes import AfterUnknown
+from .contracts import Begin, RateLimit
 from .records import BucketPruning, Record, claimed, decide, new_owner, take_tokens
 
 

@@ -53,8 +53,9 @@ Context = ToolContext[None]
 Item = InputRowsItem
 """One of `rows`: a `partial` batch hands the handler one item at a time."""
 
-Handler = Callable[[Item, Context], Awaitable[Output]]
-"""The signature `handlers/records_import.py` must keep: `async def handle(item: Item, ctx: Context) -> Output`."""
+Handler = Callable[[Item, Context], Awaitable[Output | dict[str, Any]] | Output | dict[str, Any]]
+"""The signature `handlers/records_import.py` must keep: `async def handle(item: Item, ctx: Context) -> Output`
+(a plain `def` runs in a worker thread; a dict shaped like `Output` is validated against it)."""
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

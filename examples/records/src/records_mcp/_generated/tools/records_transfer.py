@@ -70,8 +70,9 @@ Context = ToolContext[None]
 Item = InputTransfersItem
 """One of `transfers`: an `all_or_nothing` batch hands the handler all of them at once."""
 
-Handler = Callable[[list[Item], Context], Awaitable[list[Output]]]
-"""The signature `handlers/records_transfer.py` must keep: `async def handle(items: list[Item], ctx: Context) -> list[Output]`."""
+Handler = Callable[[list[Item], Context], Awaitable[list[Output]] | list[Output]]
+"""The signature `handlers/records_transfer.py` must keep: `async def handle(items: list[Item], ctx: Context) -> list[Output]`
+(a plain `def` runs in a worker thread)."""
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -22,15 +22,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any
-from urllib.parse import urlsplit
 
 import anyio
 import httpx
 
 from . import telemetry
 from .breaker import CircuitBreaker
-from .classes import CLASSES, Changed, Effect
-from .config import WHERE, ConfigurationError, required_env
+from .classes import CLASSES, UPSTREAM_MESSAGES, Changed, Effect
+from .config import check_base_url, required_env
 from .contracts import Sent, ToolFailure
 
 logger = logging.getLogger("failwell.upstream")
@@ -115,12 +114,12 @@ class UpstreamRateLimited(UpstreamError):
 
 class UpstreamUnavailable(UpstreamError):
     failure_class = "upstream_unavailable"
-    template = "The {upstream} service is unavailable: {detail}."
+    template = UPSTREAM_MESSAGES["upstream_unavailable"]
 
 
 class UpstreamTimeout(UpstreamError):
     failure_class = "timeout"
-    template = "The {upstream} service did not answer in time ({detail})."
+    template = UPSTREAM_MESSAGES["timeout"]
 
 
 @dataclass(frozen=True)
@@ -171,10 +170,7 @@ class UpstreamPool:
         """Every upstream's base URL is set and is an absolute http(s) URL, or a ConfigurationError naming it."""
         for config in self.configs.values():
             meaning = f"the base URL of the `{config.name}` upstream, such as https://api.example.com"
-            url = required_env(config.base_url_env, meaning)
-            parts = urlsplit(url)
-            if parts.scheme not in ("http", "https") or not parts.hostname:
-                raise ConfigurationError(f"{config.base_url_env} must hold {meaning}, not a value like that; {WHERE}")
+            check_base_url(config.base_url_env, required_env(config.base_url_env, meaning), meaning)
 
     def client(self, config: UpstreamConfig) -> httpx.AsyncClient:
         if config.name not in self.clients:

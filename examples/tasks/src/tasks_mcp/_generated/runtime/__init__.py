@@ -11,7 +11,8 @@ Calling a tool, in the order a call meets them:
     limits.py       rate limits in the store
     idempotency.py  a keyed write once per key: replay, refuse a duplicate, record the outcome
     batches.py      partial and all_or_nothing batch tools
-    progress.py     a call's progress notifications: increasing, at most ten a second, none after the answer
+    progress.py     a call's progress notifications: increasing, at most ten a second (thinned, never lost),
+                    none after the answer
     results.py      every result: success, and the one function that builds each error result and envelope
     tool_failure.py the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object beside the envelope
     telemetry.py    OpenTelemetry spans and metrics per failure class (no-ops until an SDK is configured)
@@ -26,11 +27,13 @@ What the model reads:
     wording.py      the six-part composition and the lines about bad arguments and batches
     scrub.py        what may leave the server: scrubbed values, masked secrets
 What they share:
-    contracts.py    ToolDefinition, ToolContext, ToolFailure, the Store and upstream contracts
+    contracts.py    ToolDefinition, ToolContext, ToolFailure, the Store and upstream contracts; run_handler (a
+                    plain `def` handler in a thread of its own)
     records.py, store_memory.py, store_sqlite.py, store_redis.py    the stores (with a store)
     upstream.py, breaker.py    calls to upstream services (with upstreams)
 Serving:
-    cli.py          the command line; config.py what must be set to start; logs.py JSON lines on stderr
+    cli.py          the command line, a handler that cannot import named (exit 2); config.py what must be set
+                    to start and each value's check (which `failwell install` runs too); logs.py JSON lines on stderr
     stdio.py        stdio; http.py streamable HTTP; bearer.py, tokens.py, oauth.py its tokens
     envelope.py     the -32700/-32600 answer for a line or body that is not one JSON-RPC message
     http_envelope.py, http_limits.py, rebinding.py    HTTP: bodies checked against the era, time and

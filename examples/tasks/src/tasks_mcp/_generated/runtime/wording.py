@@ -18,13 +18,17 @@ from .classes import (
     CHECK_SENTENCE,
     CHECK_SENTENCE_NO_TOOL,
     CLASSES,
+    KEYED_TIMEOUT_ENDINGS,
     KEYED_TIMEOUT_SENTENCE,
     KEYED_UNKNOWN_SENTENCE,
     PERMISSION_SENTENCE,
+    RECONCILE_SENTENCE,
     RERUN_SENTENCE,
     RETRY_AFTER_SENTENCE,
     SAME_KEY_SENTENCE,
+    UNKNOWN_OUTCOME,
     WRITE_TIMEOUT_SENTENCE,
+    AfterUnknown,
     Changed,
     Effect,
     FailureClass,
@@ -58,12 +62,15 @@ def compose(
     changed: Changed | None = None,
     keyed: bool = False,
     retry: str | None = None,
-    rerun_safe: bool = False,
+    after: AfterUnknown = "refuse",
+    running: bool = False,
 ) -> str:
     """The whole message: the author's words, then whether anything changed and whether to retry.
 
-    `keyed` says the call carried an idempotency key, so what a retry with it does is said exactly;
-    `rerun_safe` that the tool's changes are deduplicated downstream, so such a retry runs it again;
+    `keyed` says the call carried an idempotency key, so what a retry with it does is said exactly: `running`
+    that the run goes on in its grace period (only a handler past its deadline; `values` then has `grace_s` and
+    `retry_after_s`), and `after` what the key's retry does once a run ended with its outcome unknown (refuse,
+    reconcile first, or rerun a change deduplicated downstream). Each sentence is what that retry really gets.
     `retry` replaces the class's retry sentence when the runtime knows better (a duplicate still running).
     """
     changed = changed or default_changed(failure_class, effect)
@@ -73,10 +80,10 @@ def compose(
     sentences.append(CHANGED_SENTENCES[changed])
     if retry is not None:
         sentences.append(retry)
-    elif keyed and changed == "possible" and failure_class == "timeout":
-        sentences.append(KEYED_TIMEOUT_SENTENCE)
-    elif keyed and changed == "possible" and failure_class == "upstream_unavailable":
-        sentences.append(RERUN_SENTENCE if rerun_safe else KEYED_UNKNOWN_SENTENCE)
+    elif keyed and changed == "possible" and failure_class in UNKNOWN_OUTCOME and running:
+        sentences.append(KEYED_TIMEOUT_SENTENCE + KEYED_TIMEOUT_ENDINGS[after])
+    elif keyed and changed == "possible" and failure_class in UNKNOWN_OUTCOME:
+        sentences.append({"rerun": RERUN_SENTENCE, "reconcile": RECONCILE_SENTENCE}.get(after, KEYED_UNKNOWN_SENTENCE))
     elif failure_class == "timeout" and effect != "read":
         sentences.append(WRITE_TIMEOUT_SENTENCE)
     elif failure_class == "upstream_unavailable" and "retry_after_s" in values:

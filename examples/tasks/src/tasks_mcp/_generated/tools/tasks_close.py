@@ -66,8 +66,11 @@ Context = ToolContext[None]
 """What the handler gets besides its arguments: `ctx.remaining_s()`, `ctx.report_progress()`."""
 
 
-Handler = Callable[[Input, Context], Awaitable[Output]]
-"""The signature `handlers/tasks_close.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`."""
+Handler = Callable[[Input, Context], Awaitable[Output | dict[str, Any]] | Output | dict[str, Any]]
+"""The signature `handlers/tasks_close.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`.
+A plain `def` runs in a worker thread of its own within the deadline (a thread cannot be interrupted: the
+deadline answers on time and the thread runs on); a dict shaped like `Output` is validated
+against it (one that does not fit answers `internal`, and the log names the field)."""
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

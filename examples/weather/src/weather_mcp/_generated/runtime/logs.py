@@ -8,7 +8,7 @@ import logging
 import sys
 from typing import Any
 
-from .config import WHERE, ConfigurationError
+from .config import LOG_LEVELS, check_log_level
 from .scrub import redact_secrets, secret_named
 
 _STANDARD_ATTRS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
@@ -46,9 +46,7 @@ def configure_logging(level: str = "INFO") -> None:
     handler.setFormatter(JsonLines())
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    levels = ("DEBUG", "INFO", "WARNING", "ERROR")
-    root.setLevel(level.upper() if level.upper() in levels else "INFO")
-    if level.upper() not in levels:
-        raise ConfigurationError(f"LOG_LEVEL must be one of {', '.join(levels)}, not {level!r}; {WHERE}")
+    root.setLevel(level.upper() if level.upper() in LOG_LEVELS else "INFO")
+    check_log_level(level)
     for noisy in ("mcp", "httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(max(root.level, logging.WARNING))

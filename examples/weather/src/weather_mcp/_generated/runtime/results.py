@@ -9,6 +9,7 @@ any of them into the text, the envelope and the log line, so they can never disa
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 import traceback
 from collections.abc import Mapping, Sequence
@@ -18,9 +19,9 @@ from typing import Any
 import pydantic_core
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from .classes import CLASSES, STORE_MESSAGE, Changed, FailureClass, default_changed, is_retryable
+from .classes import CLASSES, GRACE_MARGIN_S, STORE_MESSAGE, Changed, FailureClass, default_changed, is_retryable
 from .contracts import ToolDefinition, ToolFailure
 from .scrub import scrub, secret_named
 from .tool_failure import TOOL_FAILURE_KEY, tool_failure
@@ -58,12 +59,18 @@ class ErrorReply:
     """Extra log fields (a traceback, the bad fields' names)."""
     reference: str = ""
     """Given when the reference was needed earlier (a batch item's message); else a new one."""
+    running: bool = False
+    """A keyed write answered at its deadline that goes on in its grace period (`values` has `grace_s`)."""
+    keyed: bool | None = None
+    """Whether the call carried an idempotency key (None: whether the tool takes one); a call to a tool whose key
+    is optional, sent without one, is told what a retry without a key does."""
 
 
 def error_result(tool: ToolDefinition, reply: ErrorReply) -> CallToolResult:
     """An `isError` result: the text for the model, the envelope for the client's code, one log line."""
     reference = reply.reference or new_reference()
     changed = reply.changed or default_changed(reply.failure_class, tool.effect)
+    keyed = tool.keyed if reply.keyed is None else reply.keyed
     if reply.composed:
         text = reply.body
     else:
@@ -74,18 +81,26 @@ def error_result(tool: ToolDefinition, reply: ErrorReply) -> CallToolResult:
             tool.effect,
             values,
             changed=changed,
-            keyed=tool.keyed,
+            keyed=keyed,
             retry=reply.retry,
-            rerun_safe=tool.rerun_safe,
+            after=tool.after_unknown,
+            running=reply.running,
         )
     retryable = reply.retryable
     if retryable is None:
-        retryable = is_retryable(reply.failure_class, tool.effect, tool.keyed)
+        retryable = is_retryable(
+            reply.failure_class,
+            tool.effect,
+            tool.keyed,
+            changed=changed,
+            after=tool.after_unknown,
+            running=reply.running,
+        )
     envelope: dict[str, Any] = {
         "class": reply.failure_class,
         "failure": reply.failure,
         "retryable": retryable,
-        "retry_after_s": reply.retry_after_s,
+        "retry_after_s": reply.retry_after_s if retryable else None,
         "changed": changed,
         "reference": reference,
         **reply.details,
@@ -172,7 +187,12 @@ def failure_values(failure: ToolFailure, arguments: Mapping[str, Any]) -> dict[s
 
 
 def declared_failure(
-    tool: ToolDefinition, failure: ToolFailure, arguments: Mapping[str, Any], *, suffix: str = ""
+    tool: ToolDefinition,
+    failure: ToolFailure,
+    arguments: Mapping[str, Any],
+    *,
+    suffix: str = "",
+    keyed: bool | None = None,
 ) -> CallToolResult:
     """A failure the spec declares, in the spec's words plus what its class adds.
 
@@ -191,18 +211,30 @@ def declared_failure(
         changed="none" if suffix else failure.explicit_changed or failure.changed,
         retry_after_s=failure.retry_after_s,
         details=details if failure.failure_class == "permission_denied" else {},
+        keyed=keyed,
     )
     return error_result(tool, reply)
 
 
-def deadline_missed(tool: ToolDefinition, template: str) -> CallToolResult:
-    """The handler was still running at the tool's deadline, so it was stopped."""
+def deadline_missed(
+    tool: ToolDefinition, template: str, grace_s: float | None = None, *, keyed: bool | None = None
+) -> CallToolResult:
+    """The handler was still running at the tool's deadline, so it was stopped; or, with `grace_s` (a keyed write),
+    it goes on that much longer so that its real result is recorded for the retry, which comes after `retry_after_s`."""
+    values = {"deadline_s": seconds(tool.deadline_s)}
+    retry_after_s = None
+    if grace_s is not None:
+        retry_after_s = float(math.ceil(grace_s + GRACE_MARGIN_S))
+        values.update(grace_s=seconds(grace_s), retry_after_s=seconds(retry_after_s))
     reply = ErrorReply(
         "timeout",
         "deadline",
         template,
-        {"deadline_s": seconds(tool.deadline_s)},
+        values,
         log={"deadline_s": tool.deadline_s},
+        retry_after_s=retry_after_s,
+        running=grace_s is not None,
+        keyed=keyed,
     )
     return error_result(tool, reply)
 
@@ -236,14 +268,38 @@ def success(tool: ToolDefinition, output: Any) -> CallToolResult:
 
 
 def dumped(tool: ToolDefinition, output: Any) -> Any:
-    """A handler's result (a whole call's, or one batch item's) as JSON data, after checking its type."""
+    """A handler's result (a whole call's, or one batch item's) as JSON data, after checking its type.
+
+    A dict shaped like `Output` (FastMCP's habit) is validated against it; one that does not fit is the handler's
+    fault, never the caller's: the call answers `internal`, and the log line names the handler and each field."""
     if tool.output_model is not None:
+        if isinstance(output, dict):
+            output = _validated_output(tool, tool.output_model, output)
         if not isinstance(output, tool.output_model):
             raise TypeError(f"{tool.name} returned {type(output).__name__}, not {tool.output_model.__name__}")
         return output.model_dump(mode="json", exclude_none=True)
     if not isinstance(output, str):
         raise TypeError(f"{tool.name} returned {type(output).__name__}; a tool without an output schema returns str")
     return output
+
+
+class OutputMismatch(TypeError):
+    """A handler returned a dict that does not fit its tool's `Output`."""
+
+
+def _validated_output(tool: ToolDefinition, model: type[BaseModel], output: dict[Any, Any]) -> BaseModel:
+    """`output` as `model`, or OutputMismatch naming the handler and each field that does not fit (not the values,
+    which may be anything the handler read)."""
+    try:
+        return model.model_validate(output)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{_path(error['loc']) or '(the whole output)'}: {error['msg']}" for error in exc.errors(include_url=False)
+        )
+        handler = getattr(tool.handler, "__module__", "?") + "." + getattr(tool.handler, "__qualname__", "handle")
+        raise OutputMismatch(
+            f"{tool.name}'s handler {handler} returned a dict that does not fit {model.__name__}: {problems}"
+        ) from None
 
 
 def pretty_json(data: Any) -> str:

@@ -13,7 +13,7 @@ import socket
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, NoReturn
 
@@ -71,9 +71,15 @@ def outcome_of(result: CallToolResult) -> Outcome:
 
 
 def injected(name: str, handler: Handler | None, deadline_s: float | None) -> FailwellServer:
-    """The server with `handler` for `name` (a tool, `resource:<name>` or `prompt:<name>`) and its deadline shortened."""
+    """The server with `handler` for `name` (a tool, `resource:<name>` or `prompt:<name>`) and its deadline shortened.
+
+    An injected tool handler stands alone: the handler module's `reconcile` goes with the module's `handle`, so
+    what a keyed failure says about the retry is what `failwell messages` shows (it cannot see a `reconcile`)."""
     deadlines = {name: deadline_s} if deadline_s is not None else None
-    return build_server({name: handler} if handler is not None else None, deadlines, MemoryStore())
+    server = build_server({name: handler} if handler is not None else None, deadlines, MemoryStore())
+    if handler is not None and name in server.definitions:
+        server.definitions[name] = replace(server.definitions[name], reconcile=None)
+    return server
 
 
 async def call_tool(

@@ -20,6 +20,12 @@ FailureClass = Literal[
 ]
 Effect = Literal["read", "write", "destructive"]
 Changed = Literal["none", "possible", "partial"]
+AfterUnknown = Literal["refuse", "reconcile", "rerun"]
+"""What a keyed write's retry does when an earlier run's outcome is unknown (its process died, its deadline ran
+out, it was cancelled, or recording its result failed): refuse to run it again, claim it to reconcile first, or
+run it again (`rerun_safe`)."""
+UNKNOWN_OUTCOME: frozenset[str] = frozenset({"timeout", "upstream_unavailable"})
+"""Failure classes after which a write's change may or may not have happened."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +112,13 @@ DEFAULT_MESSAGES: dict[FailureClass, str] = {
 """What the model reads for failures the runtime detects itself (a crash, a missed deadline, a rate limit);
 the spec's `messages` can reword them."""
 
+UPSTREAM_MESSAGES: dict[FailureClass, str] = {
+    "upstream_unavailable": "The {upstream} service is unavailable: {detail}.",
+    "timeout": "The {upstream} service did not answer in time ({detail}).",
+}
+"""What the model reads when a service a tool calls is down or does not answer in time (the runtime's upstream
+client; `failwell messages` previews them for each tool that declares upstreams)."""
+
 SCOPE_MESSAGE = (
     "{tool} needs the {scope} scope, which the caller's token does not grant (it grants: {granted}). "
     "Tell your person that calling {tool} needs a token with {scope}."
@@ -126,14 +139,39 @@ STORE_MESSAGE = "{tool} did not run: the server could not reach its own store of
 """What the model reads when the server's store cannot be reached before the handler ran."""
 
 WRITE_TIMEOUT_SENTENCE = "It was stopped. Do not call it again blindly: first check whether the change took effect."
+GRACE_S = 5.0
+"""How long a keyed write may go on after its deadline (at most its deadline again), so that its real result is
+recorded for the retry."""
+GRACE_MARGIN_S = 1.0
+"""How long after its grace period a keyed write's outcome is surely recorded: what its timeout answer says to wait."""
+
 KEYED_TIMEOUT_SENTENCE = (
-    "It may still finish in the next few seconds: retry with the same idempotency_key to get its result; "
-    "this key's change is never applied twice."
+    "It goes on for up to {grace_s} s more: retry with the same idempotency_key after {retry_after_s} s"
 )
-"""A keyed write past its deadline goes on for a grace period, and its real result is recorded for the retry."""
+"""A keyed write past its deadline goes on for a grace period, and its real result is recorded for the retry; one of
+`KEYED_TIMEOUT_ENDINGS` says what that retry gets when the run did not finish in time."""
+KEYED_TIMEOUT_ENDINGS: dict[str, str] = {
+    "refuse": (
+        " to get its result, or to be told its outcome is unknown if it did not finish; "
+        "this key's change is never applied twice."
+    ),
+    "reconcile": (
+        " to get its result; if it did not finish, that retry checks whether the change took effect "
+        "and applies it only if not."
+    ),
+    "rerun": (
+        " to get its result; if it did not finish, that retry runs it again, and the change is deduplicated "
+        "downstream, so it is applied at most once."
+    ),
+}
 KEYED_UNKNOWN_SENTENCE = (
     "A retry with the same idempotency_key will not run it again: first check whether the change took effect, "
     "then use a new key if it did not."
+)
+"""A keyed write that ended with its outcome unknown (its upstream timed out or failed after a change was sent):
+its key is marked unknown, so the retry is refused."""
+RECONCILE_SENTENCE = (
+    "Retry with the same idempotency_key: it checks whether the change took effect and applies it only if not."
 )
 RERUN_SENTENCE = (
     "Retry with the same idempotency_key: the change is deduplicated downstream, so it is applied at most once."
@@ -155,7 +193,32 @@ def default_changed(failure_class: FailureClass, effect: Effect) -> Changed:
     return "none"
 
 
-def is_retryable(failure_class: FailureClass, effect: Effect, keyed: bool = False) -> bool:
-    """Whether calling again can help (after `retry_after_s`, when given); a keyed write may retry a timeout."""
+def is_retryable(
+    failure_class: FailureClass,
+    effect: Effect,
+    keyed: bool = False,
+    *,
+    changed: Changed | None = None,
+    after: AfterUnknown = "refuse",
+    running: bool = False,
+) -> bool:
+    """Whether calling again can help (after `retry_after_s`, when given).
+
+    For a keyed write that may have changed something, "again" is with the same key: a run still going on in its
+    grace period (`running`) is worth a retry; one that ended with its outcome unknown is only when the key's retry
+    does something other than refuse (`after`: reconcile first, or rerun a deduplicated change)."""
+    if keyed and changed == "possible" and failure_class in UNKNOWN_OUTCOME:
+        return running or after != "refuse"
     policy = CLASSES[failure_class].retryable
     return policy == "yes" or (policy == "read" and (effect == "read" or keyed))
+
+
+def after_unknown(rerun_safe: bool, reconcile: bool) -> AfterUnknown:
+    """What a keyed write's retry does when an earlier run's outcome is unknown (the spec's `rerun_safe`, the
+    handler module's `reconcile`)."""
+    return "rerun" if rerun_safe else ("reconcile" if reconcile else "refuse")
+
+
+def grace_for(deadline_s: float) -> float:
+    """How long a keyed write with this deadline may go on after it."""
+    return min(GRACE_S, deadline_s)

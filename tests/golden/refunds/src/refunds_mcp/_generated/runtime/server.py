@@ -44,10 +44,9 @@ from mcp.types import (
 
 from .call import is_cancellation, run_tool
 from .callers import caller_name, caller_of, missing_scopes, viewer
-from .classes import DEFAULT_MESSAGES, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
+from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
 from .config import ConfigurationError
-from .contracts import CancelRelay, RateLimit, Services, Store, ToolDefinition, UpstreamBinder
-from .idempotency import GRACE_S
+from .contracts import CancelRelay, RateLimit, Services, Store, ToolDefinition, UpstreamBinder, run_handler
 from .inflight import InFlight
 from .params import NamedInvalidParams
 from .prompts import PromptDefinition
@@ -184,7 +183,7 @@ class FailwellServer(BaseServer):
             raise unknown_name("prompt", "prompt", params.name, list(self.prompts), "prompts/list")
 
         async def body(arguments: Any, ctx: Any) -> GetPromptResult:
-            return prompt.result(await prompt.reader.handler(arguments, ctx))
+            return prompt.result(await run_handler(prompt.reader.handler, arguments, ctx))
 
         arguments = dict(params.arguments or {})
         ctx = _mcp_context(self, context)
@@ -389,7 +388,8 @@ def _contents(resource: ResourceDefinition, uri: str) -> Callable[[Any, Any], Aw
     the wrong type fails inside the boundary, as `internal`)."""
 
     async def body(params: Any, ctx: Any) -> ReadResourceResult:
-        return ReadResourceResult(contents=[resource.contents(uri, await resource.reader.handler(params, ctx))])
+        output = await run_handler(resource.reader.handler, params, ctx)
+        return ReadResourceResult(contents=[resource.contents(uri, output)])
 
     return body
 

@@ -11,7 +11,7 @@ from typing import Any
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel
 
-from .contracts import Batch, ToolContext, ToolDefinition, ToolFailure
+from .contracts import Batch, ToolContext, ToolDefinition, ToolFailure, run_handler
 from .results import (
     ErrorReply,
     declared_failure,
@@ -37,7 +37,7 @@ async def partial_batch(
     crashes: list[tuple[str, BaseException]] = []
     for index, item in enumerate(items):
         try:
-            succeeded.append({"index": index, "result": dumped(tool, await tool.handler(item, ctx))})
+            succeeded.append({"index": index, "result": dumped(tool, await run_handler(tool.handler, item, ctx))})
         except ToolFailure as failure:
             item_values = item.model_dump(mode="json") if isinstance(item, BaseModel) else {}
             values = failure_values(failure, {**arguments, **item_values})
@@ -93,7 +93,7 @@ async def all_or_nothing_batch(
     """Every item to the handler at once; it applies all of them, or raises and applies none."""
     items = list(getattr(params, batch.items))
     try:
-        outputs = await tool.handler(items, ctx)
+        outputs = await run_handler(tool.handler, items, ctx)
     except ToolFailure as failure:
         suffix = all_or_nothing_text(batch.items, len(items), failure.index)
         return declared_failure(tool, failure, {**params.model_dump(mode="json"), **arguments}, suffix=suffix)

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 from . import telemetry
 from .batches import all_or_nothing_batch, partial_batch
 from .callers import Caller, caller_of, scope_refused
-from .contracts import Sent, Services, ToolContext, ToolDefinition, ToolFailure
+from .contracts import Sent, Services, ToolContext, ToolDefinition, ToolFailure, run_handler
 from .idempotency import derived_key, run_once
 from .limits import rate_limited
 from .progress import Progress
@@ -120,7 +120,7 @@ async def _handled(call: Call, ctx: ToolContext[Any]) -> CallToolResult:
     """The handler's outcome as a result: one item at a time for a partial batch, all at once otherwise."""
     tool = call.tool
     if tool.batch is None:
-        return success(tool, await tool.handler(call.params, ctx))
+        return success(tool, await run_handler(tool.handler, call.params, ctx))
     if tool.batch.policy == "partial":
         return await partial_batch(tool, tool.batch, call.params, call.arguments, ctx)
     return await all_or_nothing_batch(tool, tool.batch, call.params, call.arguments, ctx)
@@ -129,7 +129,7 @@ async def _handled(call: Call, ctx: ToolContext[Any]) -> CallToolResult:
 async def _reconciled(call: Call, ctx: ToolContext[Any]) -> CallToolResult | None:
     """The handler module's `reconcile`: the earlier run's result when its change is there, else None."""
     assert call.tool.reconcile is not None
-    output = await call.tool.reconcile(call.params, ctx)
+    output = await run_handler(call.tool.reconcile, call.params, ctx)
     return None if output is None else success(call.tool, output)
 
 
@@ -138,15 +138,17 @@ async def execute(
 ) -> R | CallToolResult:
     """Run `body` within the deadline and turn every outcome into a result: the error boundary."""
     tool, services = call.tool, call.services
+    keyed = tool.keyed and call.derived_key is not None  # a tool whose key is optional may be called without one
     deadline_at = anyio.current_time() + tool.deadline_s
     try:
         upstreams = _bound_upstreams(call, deadline_at)
         ctx = ToolContext(tool.name, upstreams, deadline_at, call.caller.request_id, call.derived_key, call.progress)
         with anyio.move_on_after(stop_after_s):
             return await body(call, ctx)
-        return deadline_missed(tool, services.messages["timeout"])
+        return deadline_missed(tool, services.messages["timeout"], keyed=keyed)
     except ToolFailure as failure:
-        return declared_failure(tool, failure, {**call.params.model_dump(mode="json"), **call.arguments})
+        arguments = {**call.params.model_dump(mode="json"), **call.arguments}
+        return declared_failure(tool, failure, arguments, keyed=keyed)
     except Exception as exc:
         return internal_error(tool, exc, services.messages["internal"])
     except BaseException as exc:

@@ -5,15 +5,20 @@ context and declared failures, and the store and upstream contracts."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+import contextlib
+import contextvars
+import inspect
+import threading
+import time
+import weakref
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
-import anyio
 from mcp.types import Tool, ToolAnnotations
 from pydantic import BaseModel
 
-from .classes import Changed, Effect, FailureClass
+from .classes import AfterUnknown, Changed, Effect, FailureClass, after_unknown
 from .progress import Progress
 
 
@@ -44,12 +49,6 @@ class ToolFailure(Exception):
 
 
 U = TypeVar("U")
-
-
-AfterUnknown = Literal["refuse", "reconcile", "rerun"]
-"""What a call does with a key whose earlier run ended with its outcome unknown (its process died, its lease ran
-out, it was cancelled, or recording its result failed): refuse to run it again, claim it to reconcile first, or
-run it again (only where every side effect is deduplicated downstream by the derived key)."""
 
 
 @dataclass(frozen=True)
@@ -150,17 +149,76 @@ class ToolContext(Generic[U]):
     _progress: Progress | None = field(default=None, repr=False)
 
     def remaining_s(self) -> float:
-        """Seconds left before the tool's deadline."""
-        return max(0.0, self.deadline_at - anyio.current_time())
+        """Seconds left before the tool's deadline (from a plain `def` handler's worker thread too: the server's
+        asyncio clock is `time.monotonic`)."""
+        return max(0.0, self.deadline_at - time.monotonic())
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Tell a client that asked for progress how far the call has got: values must increase; at most ten
-        a second are sent (the newest waits for its slot, and the last goes before the result)."""
+        a second are sent (a report that comes too soon is held for its slot, and the last goes before the result)."""
         if self._progress is not None:
             await self._progress.report(progress, total, message)
 
 
-Handler = Callable[[Any, ToolContext[Any]], Awaitable[Any]]
+Handler = Callable[[Any, ToolContext[Any]], Any]
+"""A tool's handler: an `async def`, or a plain `def` (run in a worker thread of its own by `run_handler`)."""
+
+HANDLER_THREADS = 64
+"""At most this many plain-`def` handlers run at once; a call beyond them waits for one to end, within its
+deadline. A thread cannot be interrupted: one still running at its call's deadline runs on, holding its place."""
+_thread_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+
+
+async def run_handler(handler: Callable[..., Any], *args: Any) -> Any:
+    """What `handler` returns for `args`: an `async def` is awaited here; a plain `def` (FastMCP's habit) runs in a
+    daemon thread of its own, so it never blocks the server, and its result is awaited within the call's deadline.
+
+    A thread cannot be interrupted: at the deadline (or a cancel) the call is answered on time and the thread runs
+    on until it returns, its result dropped; for a keyed write its outcome is then unknown, as after any deadline.
+    """
+    if inspect.iscoroutinefunction(handler):
+        return await handler(*args)
+    result = await _in_thread(handler, args)
+    return await result if inspect.isawaitable(result) else result  # a plain callable that returns a coroutine
+
+
+async def _in_thread(handler: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    loop = asyncio.get_running_loop()
+    slots = _thread_slots.get(loop)
+    if slots is None:
+        slots = _thread_slots[loop] = asyncio.Semaphore(HANDLER_THREADS)
+    await slots.acquire()
+    done: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        slots.release()
+        if done.done():
+            return  # the call was answered without it (its deadline, a cancel): the result is dropped
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)
+
+    def work() -> None:
+        result: Any = None
+        error: BaseException | None = None
+        try:
+            result = context.run(handler, *args)
+        except BaseException as exc:  # whatever it raises ends only its call, as an async handler's does
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the server has stopped
+            loop.call_soon_threadsafe(settle, result, error)
+
+    name = getattr(handler, "__qualname__", type(handler).__name__)
+    try:
+        threading.Thread(target=work, name=f"failwell handler {name}", daemon=True).start()
+    except BaseException:
+        slots.release()
+        raise
+    return await done
+
+
 UpstreamsFactory = Callable[[Callable[[str], Any]], Any]
 """Builds a tool's `Upstreams` from a function that binds one upstream, by name, to the call."""
 
@@ -201,6 +259,11 @@ class ToolDefinition:
     """The resource's or prompt's own name, which its log lines carry (a tool's is `name`)."""
     tool_failure_envelope: bool = True
     """Whether its error results also carry the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object."""
+
+    @property
+    def after_unknown(self) -> AfterUnknown:
+        """What a retry with a key whose earlier run's outcome is unknown does: refuse, reconcile first, or rerun."""
+        return after_unknown(self.rerun_safe, self.reconcile is not None)
 
     def to_mcp(self) -> Tool:
         """The tool as `tools/list` shows it."""

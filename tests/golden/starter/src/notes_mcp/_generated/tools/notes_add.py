@@ -40,8 +40,10 @@ Context = ToolContext[None]
 """What the handler gets besides its arguments: `ctx.remaining_s()`, `ctx.report_progress()`."""
 
 
-Handler = Callable[[Input, Context], Awaitable[Output]]
-"""The signature `handlers/notes_add.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`."""
+Handler = Callable[[Input, Context], Awaitable[Output] | Output]
+"""The signature `handlers/notes_add.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`.
+A plain `def` runs in a worker thread of its own within the deadline (a thread cannot be interrupted: the
+deadline answers on time and the thread runs on)."""
 
 Reconcile = Callable[[Input, Context], Awaitable[Output | None]]
 """An optional `async def reconcile(params: Input, ctx: Context) -> Output | None` in `handlers/notes_add.py`.

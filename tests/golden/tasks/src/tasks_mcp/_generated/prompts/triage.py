@@ -46,8 +46,9 @@ class TaskArchived(ToolFailure):
 Context = ToolContext[None]
 """What the handler gets besides its arguments: `ctx.remaining_s()`."""
 
-Handler = Callable[[Params, Context], Awaitable[Output]]
-"""The signature `handlers/prompts/triage.py` must keep: `async def handle(params: Params, ctx: Context) -> Output`."""
+Handler = Callable[[Params, Context], Awaitable[Output] | Output]
+"""The signature `handlers/prompts/triage.py` must keep: `async def handle(params: Params, ctx: Context) -> Output`
+(a plain `def` runs in a worker thread of its own within the deadline)."""
 
 ARGUMENTS: list[PromptArgument] = [
     PromptArgument(name="ref", description="The task's reference.", required=True),

@@ -46,8 +46,9 @@ class TaskArchived(ToolFailure):
 Context = ToolContext[None]
 """What the handler gets besides its parameters: `ctx.remaining_s()`."""
 
-Handler = Callable[[Params, Context], Awaitable[Output]]
-"""The signature `handlers/resources/task.py` must keep: `async def handle(params: Params, ctx: Context) -> Output`."""
+Handler = Callable[[Params, Context], Awaitable[Output] | Output]
+"""The signature `handlers/resources/task.py` must keep: `async def handle(params: Params, ctx: Context) -> Output`
+(a plain `def` runs in a worker thread of its own within the deadline)."""
 
 Listing = Callable[[Context], Awaitable[Sequence[Params]]]
 """An optional `async def listing(ctx: Context) -> Sequence[Params]` in `handlers/resources/task.py`:

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .contracts import AfterUnknown, Begin, RateLimit
+from .classes import AfterUnknown
+from .contracts import Begin, RateLimit
 
 
 def new_owner() -> str:

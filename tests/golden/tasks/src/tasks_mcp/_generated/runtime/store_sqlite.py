@@ -14,7 +14,8 @@ from pathlib import Path
 
 import anyio.to_thread
 
-from .contracts import AfterUnknown, Begin, RateLimit
+from .classes import AfterUnknown
+from .contracts import Begin, RateLimit
 from .records import BucketPruning, Record, claimed, decide, new_owner, take_tokens
 
 

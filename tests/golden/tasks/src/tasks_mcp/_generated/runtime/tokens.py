@@ -7,17 +7,14 @@
 from __future__ import annotations
 
 import hmac
-import json
 import os
 from collections.abc import Sequence
 
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 
-from .config import ConfigurationError
+from .config import MIN_TOKEN_LENGTH, ConfigurationError, check_tokens
 
 __all__ = ["AccessToken", "StaticTokens", "TokenVerifier"]
-
-MIN_TOKEN_LENGTH = 16
 
 
 class StaticTokens:
@@ -40,30 +37,12 @@ class StaticTokens:
                 f"{name} is not set; with auth in the spec, HTTP needs it: set it to a token of at least "
                 f"{MIN_TOKEN_LENGTH} characters, or to a JSON object of tokens (see the README)"
             )
-        if not raw.startswith("{"):
-            return cls({_checked(name, "the token", raw): _access(raw, "static", list(scopes), None)})
-        try:
-            listed = json.loads(raw)
-        except ValueError:
-            raise ConfigurationError(f"{name} starts with {{ but is not JSON; see the README for its form") from None
-        if not isinstance(listed, dict) or not listed:
-            raise ConfigurationError(f"{name} must be a JSON object mapping each token to its caller")
-        tokens = {}
-        for number, (token, caller) in enumerate(listed.items(), start=1):
-            where = f"token {number}"
-            if not isinstance(caller, dict) or not isinstance(caller.get("subject"), str) or not caller["subject"]:
-                raise ConfigurationError(f'In {name}, {where} needs a caller like {{"subject": "ada"}}')
-            unknown = sorted(set(caller) - {"subject", "scopes", "expires_at"})
-            if unknown:
-                known = "subject, scopes, expires_at"
-                raise ConfigurationError(f"In {name}, {where} has {unknown[0]!r}; a caller has {known}")
-            granted = caller.get("scopes", [])
-            expires_at = caller.get("expires_at")
-            if not isinstance(granted, list) or not all(isinstance(scope, str) for scope in granted):
-                raise ConfigurationError(f"In {name}, {where} has `scopes` that is not a list of strings")
-            if expires_at is not None and (isinstance(expires_at, bool) or not isinstance(expires_at, int)):
-                raise ConfigurationError(f"In {name}, {where} has `expires_at` that is not Unix seconds")
-            tokens[_checked(name, where, token)] = _access(token, caller["subject"], granted, expires_at)
+        tokens = {
+            token: _access(token, caller["subject"], caller["scopes"], caller["expires_at"])
+            if caller
+            else _access(token, "static", list(scopes), None)
+            for token, caller in check_tokens(name, raw).items()
+        }
         return cls(tokens)
 
     async def verify_token(self, token: str) -> AccessToken | None:
@@ -74,14 +53,6 @@ class StaticTokens:
             if hmac.compare_digest(candidate, presented):
                 found = access
         return found
-
-
-def _checked(name: str, where: str, token: str) -> str:
-    if len(token) < MIN_TOKEN_LENGTH or any(character.isspace() for character in token):
-        raise ConfigurationError(
-            f"In {name}, {where} is shorter than {MIN_TOKEN_LENGTH} characters or contains spaces; use a long random one"
-        )
-    return token
 
 
 def _access(token: str, subject: str, scopes: list[str], expires_at: int | None) -> AccessToken:

@@ -248,14 +248,21 @@ def test_the_generated_readmes_entry_starts_the_server(project: Path, tmp_path: 
     }
 
 
+def tutorial_block(title: str) -> str:
+    """The first fenced block under a heading of docs/tutorial.md."""
+    section = (REPO / "docs" / "tutorial.md").read_text().split(title, 1)[1]
+    return section.split("```", 2)[1].split("\n", 1)[1]
+
+
 def test_a_new_user_goes_from_failwell_new_to_a_call_in_the_inspector(tmp_path: Path) -> None:
-    """The README's own lines, run as written in a fresh folder and home: new, venv, install, tests, install
-    the client's entry; then the Inspector starts the server from that file and a tool call is answered."""
-    readme = (REPO / "README.md").read_text()
-    block = readme[readme.index("## Using it") :].split("```sh\n", 1)[1].split("```", 1)[0]
-    wanted = ("failwell new my-server  ", "cd my-server && ", "failwell install claude-desktop")
-    lines = [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.startswith(wanted)]
+    """The tutorial, run as written in a fresh folder and home: new, venv, install, tests, install the client's
+    entry; the Inspector starts the server from that file and a tool call is answered; then the handler of step 3
+    goes in, and the calls of step 4 print what the tutorial shows."""
+    block = tutorial_block("## 1.")
+    lines = [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.strip()]
     assert len(lines) == 3, block
+    readme = (REPO / "README.md").read_text()
+    assert all(line in readme for line in block.splitlines() if line.strip()), "the README's tour starts the same"
     home = tmp_path / "home"
     env = {**home_env(home), "PATH": f"{BIN}:/usr/bin:/bin", "PIP_QUIET": "1"}
     ran = subprocess.run(
@@ -273,3 +280,15 @@ def test_a_new_user_goes_from_failwell_new_to_a_call_in_the_inspector(tmp_path: 
     assert code == 0 and answered["isError"] is True, "the starter's handler is a stub: an internal error, answered"
     assert answered["_meta"]["dev.failwell/error"]["class"] == "internal"
     assert answered["content"][0]["text"].count("ERR-") == 1
+    project = tmp_path / "my-server"
+    (project / "src" / "my_server_mcp" / "handlers" / "notes_get.py").write_text(tutorial_block("## 3."))
+    calls = [line.split("  #", 1)[0].strip() for line in tutorial_block("## 4.").splitlines() if line.strip()]
+    printed = [
+        subprocess.run(shlex.split(call), cwd=project, env=env, capture_output=True, text=True, timeout=300)
+        for call in calls
+    ]
+    assert printed[0].returncode == 0 and printed[0].stdout.startswith("isError: false"), printed[0].stderr
+    shown = (REPO / "docs" / "tutorial.md").read_text().split("The second call prints:", 1)[1]
+    expected = shown.split("```", 2)[1].strip()
+    assert printed[1].returncode == 1 and printed[1].stdout.startswith(expected + "\n"), printed[1].stdout
+    assert printed[2].returncode == 1 and '`note_id` received "nine"' in printed[2].stdout, printed[2].stdout

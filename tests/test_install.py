@@ -191,8 +191,8 @@ def new_project(dest: Path, spec: Path) -> Path:
 def test_the_readmes_show_the_entry_install_writes(tmp_path: Path) -> None:
     project = stand_in_project(tmp_path, "tasks")
     written = json.loads(document("mcp-json", launch(project, environ={})))
-    readme = (REPO / "README.md").read_text()
-    (shown,) = json_blocks(readme[readme.index("## In a client") : readme.index("## The spec")])
+    page = (REPO / "docs" / "how-to" / "clients.md").read_text()
+    (shown,) = json_blocks(page)
     path = str(project.resolve())
     assert json.loads(json.dumps(shown).replace("/absolute/path/to/tasks", path)) == written
     generated, uv = json_blocks((project / "README.md").read_text(), "## Running it in a client")
@@ -211,7 +211,7 @@ def test_the_generated_readme_names_the_variables_a_server_needs(tmp_path: Path)
     assert list(env) == ["FORECAST_API_URL"] and env["FORECAST_API_URL"].startswith("https://")
     with pytest.raises(FailwellError) as raised:
         launch(project, environ={})
-    readme = " ".join((REPO / "README.md").read_text().split())
+    readme = " ".join((REPO / "docs" / "how-to" / "clients.md").read_text().split())
     quoted = readme.split('in examples/weather: "', 1)[1].split('; ..."', 1)[0]
     assert raised.value.message.startswith(quoted + ";")
 

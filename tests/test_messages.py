@@ -58,7 +58,7 @@ def test_a_spec_can_say_a_failure_changed_part_of_the_work() -> None:
 
 
 def test_the_readme_class_table_is_the_code_table() -> None:
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "docs" / "explanation" / "taxonomy.md").read_text()
     for name, policy in messages.policies().items():
         retry = {"yes": "yes", "no": "no", "read": "on reads"}[policy.retryable]
         breaker = "yes" if policy.counts_for_breaker else "no"
@@ -69,8 +69,8 @@ def test_the_readme_class_table_is_the_code_table() -> None:
 
 
 def test_the_readme_code_table_is_the_code_table() -> None:
-    """Each class's JSON-RPC code where a failure has no isError channel, as the README lists it."""
-    readme = (REPO / "README.md").read_text()
+    """Each class's JSON-RPC code where a failure has no isError channel, as the documentation lists it."""
+    readme = (REPO / "docs" / "explanation" / "taxonomy.md").read_text()
     codes = messages.runtime("classes").JSONRPC_CODES
     assert set(codes) == set(messages.failure_classes())
     for name, code in codes.items():

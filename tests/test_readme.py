@@ -1,5 +1,6 @@
 """The README's first command ends in `examples/demo.py`: a real MCP client over stdio against the generated
-tasks server. What the README shows it printing is what it prints (the reference ids aside)."""
+tasks server. What the README shows it printing is what it prints (the reference ids aside); and what it shows a
+bare SDK server sending for the same tools (`examples/bare_board.py`) is what that server sends."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.slow
 def shown_output() -> list[str]:
     """The lines of the README's block after "The demo prints, among others:"."""
     readme = (REPO / "README.md").read_text()
-    block = readme.split("The demo prints, among others:", 1)[1].split("```", 2)[1]
+    block = readme.split("it prints, among others:", 1)[1].split("```", 2)[1]
     return [line for line in block.splitlines() if line.strip()]
 
 
@@ -38,3 +39,36 @@ def test_the_demo_prints_what_the_readme_shows(tmp_path: Path) -> None:
         if line.endswith(", ...}"):  # the README cuts the _meta line short
             line = line[: -len(", ...}")]
         assert line in printed, f"the README shows {line!r}; the demo printed:\n{printed}"
+
+
+BARE_CALLS = """
+import anyio, sys
+from mcp import Client, StdioServerParameters
+
+async def main() -> None:
+    server = StdioServerParameters(command=sys.executable, args=[sys.argv[1]])
+    async with Client(server) as client:
+        for name, arguments in (("tasks_get", {"ref": "T-9"}), ("tasks_search", {"query": "x", "limit": "many"})):
+            result = await client.call_tool(name, arguments)
+            text = "\\n".join(block.text for block in result.content)
+            print(f"== {name}\\nisError: {result.is_error}\\n{text}\\n")
+
+anyio.run(main)
+"""
+
+
+def test_a_bare_sdk_server_sends_what_the_readme_shows(tmp_path: Path) -> None:
+    readme = (REPO / "README.md").read_text()
+    block = readme.split("the model reads this when a task does not exist", 1)[1].split("```", 2)[1]
+    script = tmp_path / "calls.py"
+    script.write_text(BARE_CALLS)
+    ran = subprocess.run(
+        [sys.executable, str(script), str(EXAMPLES / "bare_board.py")], capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    version = re.compile(r"errors\.pydantic\.dev/[0-9.]+/")
+    printed = version.sub("errors.pydantic.dev/V/", ran.stdout)
+    for line in block.splitlines():
+        if line.startswith("== "):
+            line = line.split("  {", 1)[0].split(" {", 1)[0]
+        assert version.sub("errors.pydantic.dev/V/", line) in printed, f"{line!r} not in:\n{printed}"

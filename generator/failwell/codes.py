@@ -1,0 +1,189 @@
+"""Every diagnostic code failwell prints, with its severity and what it means: the registry the documentation's
+diagnostics table is generated from (tests/test_docs.py fails on a code used in the source and missing here,
+or listed here and used nowhere). Codes are stable: one is never reused for another problem."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+CODES: dict[str, tuple[Severity, str]] = {
+    "FW001": ("error", "not YAML"),
+    "FW002": ("error", "empty"),
+    "FW003": ("error", "not a mapping"),
+    "FW004": ("error", "unsupported spec format (`failwell:` is not 1)"),
+    "FW010": ("error", "missing key"),
+    "FW011": ("error", "wrong type"),
+    "FW012": ("error", "value not allowed"),
+    "FW013": ("error", "pattern mismatch"),
+    "FW014": ("error", "other schema rule"),
+    "FW015": ("error", 'unknown key (with "did you mean")'),
+    "FW016": ("error", "a mapping or a list used as a mapping key (`? {a: 1}`); found before any reader builds it"),
+    "FW020": ("error", "a YAML tag other than the core types (`!!python/...`, `!!binary`, `!!timestamp`, `!custom`)"),
+    "FW021": (
+        "error",
+        "aliases that add more than 100,000 values when expanded (a billion laughs), or an alias inside "
+        "its own anchor; found before anything is expanded (values written out are bounded by the file "
+        "size)",
+    ),
+    "FW022": ("error", "a file over 5,000,000 bytes (no more is read)"),
+    "FW023": ("error", "nesting deeper than 64 levels, found before a YAML reader recurses"),
+    "FW024": (
+        "error",
+        "a number written with more than 30 digits, or an integer past 2\\*\\*53 (what JSON Schema clients"
+        " read exactly)",
+    ),
+    "FW025": ("error", "a number that is not finite: `.inf`, `.nan`, `1e400`"),
+    "FW026": ("error", "a file that is not UTF-8 (at the first bad byte)"),
+    "FW027": (
+        "error",
+        "a control character (other than tab and line breaks), NUL or lone surrogate in the text or a "
+        'string (`"\\ud800"`, `"\\0"`)',
+    ),
+    "FW028": (
+        "error",
+        "`minLength`/`maxLength` over 1,000,000 or `minItems`/`maxItems` over 10,000 (generated code and"
+        " tests build such values)",
+    ),
+    "FW029": ("error", "a server, tool, resource, prompt, field, failure or upstream name over 64 characters"),
+    "FW101": ("error", "name not snake_case"),
+    "FW102": ("error", "a Python keyword"),
+    "FW103": ("error", "reserved by the generated code"),
+    "FW104": ("error", "duplicate"),
+    "FW110": ("error", "placeholder neither an input nor a declared field"),
+    "FW111": ("warning", "declared field unused"),
+    "FW112": ("error", "malformed template"),
+    "FW113": ("error", "no message for the failure's class"),
+    "FW120": ("error", "a deadline at or over the client's timeout"),
+    "FW121": ("error", "unknown effect"),
+    "FW122": ("error", "unknown failure class"),
+    "FW123": ("error", "an upstream's timeout not shorter than a using tool's deadline"),
+    "FW124": ("error", "an unknown upstream"),
+    "FW126": ("error", "a write without `idempotency`"),
+    "FW127": ("error", "`none` without `idempotency_reason`"),
+    "FW128": ("error", "`idempotency` on a read"),
+    "FW129": ("error", "`batch.items` is not an array input field"),
+    "FW130": ("error", "a default that does not fit its field"),
+    "FW131": ("error", "an example (or a pattern's example) that does not fit its field"),
+    "FW132": (
+        "error",
+        "a minimum over its maximum (minLength over maxLength, minimum over maximum, minItems over maxItems)",
+    ),
+    "FW133": ("error", "a pattern that is not a valid regular expression (the problem and where it is)"),
+    "FW134": ("error", "a constraint for another type (`maxLength` on an integer, `minimum` on a string)"),
+    "FW135": ("error", "an enum mixing types"),
+    "FW136": ("error", "a tool, resource or prompt with `scopes` in a server without `auth`"),
+    "FW137": (
+        "error",
+        "an authorization server that is not an https issuer URL (plain http only on loopback; no query or fragment)",
+    ),
+    "FW138": ("error", "`rerun_safe` or `check_with` on a tool without an idempotency key"),
+    "FW139": ("error", "`check_with` naming no read tool"),
+    "FW140": (
+        "error",
+        "a pattern with Python-only syntax (`(?P<n>…)`, `\\A`, `\\Z`, inline flags; the rewrite is given)",
+    ),
+    "FW141": ("error", "other syntax ECMA-262 refuses with the `u` flag (`\\e`, a lone `{`, `\\p{Greek}`)"),
+    "FW142": ("error", "a pattern the linear-time engine cannot run (look-around, back-references)"),
+    "FW143": ("error", "outside the supported subset"),
+    "FW144": ("error", "too large once compiled"),
+    "FW150": ("error", 'a tool name the generated code already uses (see "Reserved names")'),
+    "FW151": (
+        "error",
+        "a failure whose class name (`pascal(name)`) is a keyword, a builtin, a name of its tool's "
+        "module or one of its models",
+    ),
+    "FW152": (
+        "error",
+        "an input or output field named like a pydantic `BaseModel` attribute or a type the model's annotations use",
+    ),
+    "FW153": (
+        "error",
+        "a `server.package` that would shadow a standard library module or an import of the generated project",
+    ),
+    "FW154": (
+        "error",
+        "two names that become the same Python name (`x1`/`x_1` → class `X1`; `tag`'s items and "
+        "`tag_item` → `InputTagItem`; tool `x` and `x_handler`; tools `x` and `x_errors` → two "
+        "`test_x_errors.py`); both places are named",
+    ),
+    "FW155": (
+        "error",
+        "a numeric range with no value in it (`exclusiveMinimum` ≥ `exclusiveMaximum`, `minimum` = "
+        "`exclusiveMaximum`, ...)",
+    ),
+    "FW156": ("error", "an integer range with no integer (0.5 to 0.7)"),
+    "FW157": (
+        "error",
+        "a `pattern` whose strings the length limits refuse, with no `example` (`^a$` with `minLength: 5`)",
+    ),
+    "FW158": ("error", "`tools: {}` (and no resource or prompt): a server with nothing to serve"),
+    "FW159": ("error", "a `version` that is not PEP 440 (`1.0foo`)"),
+    "FW160": (
+        "error",
+        "in a server with `auth`, a tool, resource or prompt that does not say which `scopes` it needs "
+        "(`scopes: []` when any valid token may), so none is public by omission",
+    ),
+    "FW170": (
+        "error",
+        "a resource URI that is not one: no scheme (or not lowercase), whitespace, over 2,048 characters",
+    ),
+    "FW171": (
+        "error",
+        "a URI template beyond RFC 6570 level 1: an operator (`{+x}`, `{#x}`, `{?x}`, `{/x}`, `{.x}`, "
+        "`{;x}`, `{&x}`), a modifier (`{x*}`, `{x:3}`), a list (`{x,y}`), an unbalanced or nested brace,"
+        " a variable that is not a snake_case name",
+    ),
+    "FW172": ("error", "a URI variable that is not a declared param"),
+    "FW173": ("error", "a param that is not in the URI (a static URI takes no params)"),
+    "FW174": ("error", "a variable used twice in one URI"),
+    "FW175": ("error", "two variables with nothing between them (`{name}{version}`)"),
+    "FW176": ("error", "a param that is not a string, integer, number or boolean"),
+    "FW177": ("error", "a param with a `default` or `required: false`"),
+    "FW178": ("error", "two resources whose URIs can match the same URI (both named, with the URI)"),
+    "FW179": (
+        "error",
+        "a prompt argument that is not a string (MCP prompt arguments are strings; use pattern, enum, "
+        "minLength, maxLength)",
+    ),
+    "FW180": (
+        "error",
+        "a URI template whose variables cannot be told apart: the literal between two variables starts "
+        "with a character the first may hold, given its type, enum or anchored pattern "
+        "(`dates://{year}-{month}` with a string `year`; `v://{a}.{b}` with a number `a`)",
+    ),
+    "FW201": (
+        "warning",
+        "no next step (no tool named, no action to take) for invalid_input, not_found, permission_denied, conflict",
+    ),
+    "FW202": (
+        "warning",
+        "the offending value is not shown (no placeholder) for invalid_input, not_found, conflict (a "
+        'conflict that describes the server\'s state, "already", "still", "in progress", "uncommitted", '
+        '"locked", has no argument to show and passes)',
+    ),
+    "FW203": (
+        "warning",
+        'vague wording: a sentence that is only "Error", "Failed", "Bad request", "Invalid input", ...',
+    ),
+    "FW204": (
+        "warning",
+        "internals in a template: a credential, URL, address, host, a path into a machine (under a "
+        "system or home folder, relative, or to a source, config, data or key file), a SQL statement "
+        "against a named table (`SELECT id FROM users`), or stack words; SQL keywords in a message about"
+        " SQL and slash-separated ids (`/vercel/next.js`, `Europe/Lisbon`) pass",
+    ),
+    "FW205": ("warning", "over 300 characters with example values"),
+    "FW206": ("warning", "what would be accepted is not said, for invalid_input and not_found"),
+    "FW207": (
+        "warning",
+        "names a tool the spec does not have (`Call tasks_serch ...`: a snake_case word after "
+        "call/use/run/try, or one that starts like the spec's tools), with the closest tool",
+    ),
+    "FW208": (
+        "warning",
+        'repeats a sentence the runtime appends itself ("Nothing was changed", "No changes were made", '
+        '"Retrying ... will not help"): the class and `changed` already say it',
+    ),
+}

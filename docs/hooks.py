@@ -3,7 +3,7 @@
 - `<!-- failwell:spec-reference -->` becomes the spec reference: every key of `spec.schema.json` (each object's
   keys in a table: type, default, an example, what it means), the example taken from the schema or from the
   first spec in `examples/` and `tests/ports/` that uses the key;
-- `<!-- failwell:diagnostics -->` becomes the table of every diagnostic code, from `failwell.codes.CODES`.
+- `<!-- failwell:diagnostics -->` becomes the table of every diagnostic code, from `failwell.spec.codes.CODES`.
 
 `tests/test_docs.py` builds the site with `mkdocs build --strict` and checks that every schema key has a
 description and an example, and every code a line.
@@ -21,7 +21,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "generator"))
 
-from failwell.codes import CODES  # noqa: E402
+from failwell.spec.codes import CODES  # noqa: E402
 
 SCHEMA = json.loads((REPO / "generator" / "failwell" / "spec.schema.json").read_text(encoding="utf-8"))
 EXAMPLE_SPECS = sorted(REPO.glob("examples/*/failwell.yaml")) + sorted(REPO.glob("tests/ports/*.yaml"))

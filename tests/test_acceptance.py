@@ -16,11 +16,11 @@ import pydantic
 import pytest
 
 from conftest import REPO
-from failwell import naming
-from failwell.lint import _PEP440
-from failwell.model import Project, build
-from failwell.pipeline import diagnose
-from failwell.render import render
+from failwell.build.model import Project, build
+from failwell.build.pipeline import diagnose
+from failwell.build.render import render
+from failwell.spec import naming
+from failwell.spec.lint import _PEP440
 
 BASE = """\
 failwell: 1
@@ -382,6 +382,6 @@ def test_a_spec_of_every_tricky_accepted_case_builds_a_project_that_passes_its_c
 
 
 def load_yaml(text: str) -> dict[str, object]:
-    from failwell.load import load_text
+    from failwell.spec.load import load_text
 
     return load_text(textwrap.dedent(text), "failwell.yaml").data

@@ -23,7 +23,7 @@ import pytest
 from test_conformance import inspect
 
 from conftest import BIN, EXAMPLES, REPO, copy_project
-from failwell.inspector import INSPECTOR
+from failwell.client.inspector import INSPECTOR
 
 pytestmark = pytest.mark.slow
 

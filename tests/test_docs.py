@@ -20,8 +20,8 @@ import typer
 
 from conftest import BIN, REPO
 from failwell import cli
-from failwell.codes import CODES
-from failwell.pipeline import diagnose
+from failwell.build.pipeline import diagnose
+from failwell.spec.codes import CODES
 
 DOCS = REPO / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))

@@ -12,7 +12,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from conftest import REPO, failwell
-from failwell.pipeline import diagnose
+from failwell.build.pipeline import diagnose
 
 PORTS = REPO / "tests" / "ports"
 NAMES = ("fetch", "git", "time", "sqlite", "postgres", "context7")

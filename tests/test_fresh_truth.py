@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from failwell import new
-from failwell.fields import accepts
-from failwell.pipeline import diagnose
+from failwell.build.pipeline import diagnose
+from failwell.spec.fields import accepts
 
 URL_NO_RETRIES = """\
 failwell: 1

@@ -39,11 +39,11 @@ from typer.testing import CliRunner
 
 import failwell
 from conftest import BIN, EXAMPLES, REPO
+from failwell.build.pipeline import diagnose
+from failwell.build.render import render
 from failwell.cli import app
 from failwell.errors import INTERNAL_ERROR, Diagnostic, FailwellError
-from failwell.load import load_text
-from failwell.pipeline import diagnose
-from failwell.render import render
+from failwell.spec.load import load_text
 
 LONG_RUN = "FAILWELL_FUZZ_EXAMPLES" in os.environ
 MUTANTS = int(os.environ.get("FAILWELL_FUZZ_EXAMPLES", "300"))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from failwell.naming import import_order
+from failwell.spec.naming import import_order
 
 NUMBERED = range(1, 13)
 

@@ -15,12 +15,12 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import REPO
-from failwell import quickyaml
-from failwell.bounds import MAX_BYTES
+from failwell.build.pipeline import diagnose
 from failwell.cli import app
 from failwell.errors import INTERNAL_ERROR
-from failwell.load import _load_with_ruamel
-from failwell.pipeline import diagnose
+from failwell.spec import quickyaml
+from failwell.spec.bounds import MAX_BYTES
+from failwell.spec.load import _load_with_ruamel
 
 INVALID = REPO / "tests" / "invalid"
 SPECS = sorted(INVALID.glob("*.yaml"))
@@ -117,7 +117,7 @@ WRONG = (5, "a", [1], {"x": 5}, None, -1.5, True)
 
 @pytest.mark.slow  # about 10 s: every part of the tasks example, seven ways
 def test_no_part_of_the_wrong_shape_makes_lint_fail() -> None:
-    from failwell.load import load_text
+    from failwell.spec.load import load_text
 
     doc = load_text(EXAMPLE.read_text(encoding="utf-8"), "spec.yaml")
     paths = list(doc._positions)
@@ -150,7 +150,7 @@ import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
 sys.path.insert(0, {generator!r})
 from pathlib import Path
-from failwell.pipeline import diagnose, read_spec
+from failwell.build.pipeline import diagnose, read_spec
 for spec in sorted(Path({invalid!r}).glob("*.yaml")):
     assert diagnose(spec.read_bytes(), spec.name), spec
 assert diagnose("failwell: 1\\ntools: " + "[" * 50000 + "]" * 50000, "deep.yaml")
@@ -165,12 +165,12 @@ def test_every_hostile_spec_runs_in_one_gib_and_a_minute() -> None:
 
 
 def test_an_internal_error_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
-    import failwell.pipeline
+    import failwell.build.pipeline
 
     def broken(*_args: object) -> list[object]:
         raise KeyError("a bug")
 
-    monkeypatch.setattr(failwell.pipeline, "lint", broken)
+    monkeypatch.setattr(failwell.build.pipeline, "lint", broken)
     code, output, _ = run("validate", str(EXAMPLE))
     assert code == 2
     assert output.strip() == f"failwell: {INTERNAL_ERROR} (KeyError)"
@@ -179,7 +179,7 @@ def test_an_internal_error_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatc
 def test_values_written_out_count_against_the_size_bound_not_the_alias_bound() -> None:
     """A big spec with no aliases (2,000 tasks-shaped tools are about 200,000 values) is not an alias bomb; the
     same number of values added by aliases is."""
-    from failwell.bounds import MAX_NODES, scan
+    from failwell.spec.bounds import MAX_NODES, scan
 
     written = "items:\n" + "".join(f"  - v{number}\n" for number in range(MAX_NODES + 10))
     assert [d.code for d in scan(written, "big.yaml")] == []

@@ -20,9 +20,9 @@ from typer.testing import CliRunner
 from conftest import EXAMPLES, REPO
 from failwell import FailwellError, new
 from failwell.cli import app
-from failwell.clients import config_path, entry, portability_notes
-from failwell.install import differences, document, install
-from failwell.launch import STORE_ENV, Launch, launch
+from failwell.client.clients import config_path, entry, portability_notes
+from failwell.client.install import differences, document, install
+from failwell.client.launch import STORE_ENV, Launch, launch
 
 HOME = Path("/home/ada")
 PROJECT = Path("/work/notes")

@@ -31,8 +31,8 @@ from typing import Any, ClassVar
 import pytest
 
 from conftest import BIN, EXAMPLES, copy_project
-from failwell.launch import Launch
-from failwell.session import list_tools
+from failwell.client.launch import Launch
+from failwell.client.session import list_tools
 
 pytestmark = pytest.mark.slow
 

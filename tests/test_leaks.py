@@ -25,9 +25,9 @@ from conftest import EXAMPLES, GOLDEN, REPO
 SOURCE = GOLDEN / "tasks" / "src"
 sys.path.insert(0, str(SOURCE))
 
-from failwell.fields import example_arguments  # noqa: E402
-from failwell.load import load_text  # noqa: E402
-from failwell.model import with_idempotency_key  # noqa: E402
+from failwell.spec.failures import with_idempotency_key  # noqa: E402
+from failwell.spec.fields import example_arguments  # noqa: E402
+from failwell.spec.load import load_text  # noqa: E402
 from leakcheck import TOOLS, handler_for, scenario  # noqa: E402
 from tasks_mcp._generated.runtime.store_memory import MemoryStore  # noqa: E402
 from tasks_mcp._generated.server import build_server  # noqa: E402

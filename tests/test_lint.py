@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from failwell.pipeline import diagnose
+from failwell.build.pipeline import diagnose
 
 GOOD = """\
 failwell: 1
@@ -205,7 +205,7 @@ def test_warnings_are_not_errors() -> None:
 
 
 def test_the_default_deadline_is_50_s_at_the_usual_60_s_client_timeout() -> None:
-    from failwell.lint import default_deadline
+    from failwell.spec.lint import default_deadline
 
     assert default_deadline(60) == 50
     assert default_deadline(10) == 8  # at least 2 s for the answer to reach the client

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from conftest import REPO
-from failwell import bounds, quickyaml
 from failwell.errors import FailwellError
-from failwell.load import _load_with_ruamel, load_text
+from failwell.spec import bounds, quickyaml
+from failwell.spec.load import _load_with_ruamel, load_text
 
 SCALARS: list[tuple[str, Any]] = [
     ("yes", "yes"),
@@ -137,11 +137,11 @@ def test_positions_point_at_keys_and_values() -> None:
 
 
 def test_without_libyaml_every_spec_is_read_by_ruamel(monkeypatch: pytest.MonkeyPatch) -> None:
-    import failwell.load
+    import failwell.spec.load
 
     text = (REPO / "examples" / "tasks" / "failwell.yaml").read_text()
     fast = load_text(text, "failwell.yaml")
-    monkeypatch.setattr(failwell.load, "quickyaml", None)
+    monkeypatch.setattr(failwell.spec.load, "quickyaml", None)
     slow = load_text(text, "failwell.yaml")
     assert slow.data == fast.data
     assert slow._positions == fast._positions and slow._key_positions == fast._key_positions

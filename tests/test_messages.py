@@ -10,8 +10,8 @@ import typing
 import pytest
 
 from conftest import REPO, failwell
-from failwell import messages
-from failwell.pipeline import diagnose
+from failwell.build.pipeline import diagnose
+from failwell.spec import messages
 
 EFFECTS = ("read", "write", "destructive")
 # AIP-194: retry UNAVAILABLE, RESOURCE_EXHAUSTED after its delay, DEADLINE_EXCEEDED on an idempotent read.

@@ -24,11 +24,11 @@ from ledger import importable
 
 from conftest import REPO, failwell
 from failwell import new
+from failwell.build.pipeline import diagnose
 from failwell.errors import FailwellError
-from failwell.load import load_text
-from failwell.model import IDEMPOTENCY_KEY
-from failwell.patterns import PatternError, matches, search, translate
-from failwell.pipeline import diagnose
+from failwell.spec.failures import IDEMPOTENCY_KEY
+from failwell.spec.load import load_text
+from failwell.spec.patterns import PatternError, matches, search, translate
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not on PATH")

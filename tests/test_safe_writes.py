@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from conftest import BIN, failwell
 from failwell import new
 from failwell.cli import app
-from failwell.launch import Launch
+from failwell.client.launch import Launch
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",
@@ -527,7 +527,7 @@ def test_the_generated_ci_installs_failwell_from_the_projects_wheel_only(tmp_pat
 
 def test_launch_secrets_are_the_ones_install_hides() -> None:
     server = Launch("n", "/x", (), {"A": "1", "API_KEY": "k"}, Path("/p"), frozenset({"API_KEY"}))
-    from failwell.clients import entry
+    from failwell.client.clients import entry
 
     assert entry("vscode", server, "project")["env"] == {"A": "1", "API_KEY": "${env:API_KEY}"}
     assert entry("vscode", server, "user")["env"] == {"A": "1", "API_KEY": "k"}

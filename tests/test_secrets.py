@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from ledger import importable
 from secrets_corpus import KINDS, Kind, ordinary, planted, quotings_for
 
-from failwell import messages
+from failwell.spec import messages
 
 TESTS = Path(__file__).resolve().parent
 PATHS = (

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import failwell
-from failwell import uri
-from failwell.pipeline import diagnose
-from failwell.wording import render_rows
+from failwell.build.pipeline import diagnose
+from failwell.spec import uri
+from failwell.spec.wording import render_rows
 
 GOOD = """\
 failwell: 1

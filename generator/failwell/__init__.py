@@ -9,15 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import handlers, manifest, pin, rename, sync, wording
+from .build import handlers, manifest, pin, rename, sync
+from .build.locate import find_project
+from .build.migrate import migrate
+from .build.model import SPEC_FILE
+from .build.pipeline import diagnose, read_spec, server_name
+from .build.render import render
 from .errors import Diagnostic, FailwellError, spec_error
-from .load import load_text
-from .locate import find_project
-from .migrate import migrate
-from .model import SPEC_FILE
-from .pipeline import diagnose, read_spec, server_name
-from .render import render
-from .validate import schema
+from .spec import wording
+from .spec.load import load_text
+from .spec.validate import schema
 from .version import VERSION
 
 __all__ = ["Diagnostic", "FailwellError", "Result", "generate", "new", "review", "schema", "validate"]

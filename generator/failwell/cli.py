@@ -18,18 +18,18 @@ import typer
 from typer.core import TyperArgument, TyperCommand
 
 from . import FailwellError, Result, generate, new, review, safewrite, schema, validate
-from .clients import Platform, client, config_path, portability_notes, reference
+from .build.expand import main as expand_main
+from .build.locate import find_project, find_spec
+from .build.rename import parse as parse_rename
+from .client.clients import Platform, client, config_path, portability_notes, reference
+from .client.inspector import command as inspector_command
+from .client.inspector import node_problem, recorded_env, write_config
+from .client.install import document, install
+from .client.launch import Launch, launch
+from .client.session import call_tool, get_prompt, list_tools, parse_arguments, read_resource
 from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE
-from .expand import main as expand_main
-from .inspector import command as inspector_command
-from .inspector import node_problem, recorded_env, write_config
-from .install import document, install
-from .launch import Launch, launch
-from .locate import find_project, find_spec
-from .rename import parse as parse_rename
-from .session import call_tool, get_prompt, list_tools, parse_arguments, read_resource
+from .spec.wording import render_rows
 from .version import VERSION
-from .wording import render_rows
 
 
 class OutputFormat(StrEnum):

@@ -11,7 +11,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
-from .errors import Diagnostic
+from ..errors import Diagnostic
 from .load import Document
 
 _ENUM_CODES = {"effect": ("FW121", "unknown effect"), "class": ("FW122", "unknown failure class")}

@@ -13,11 +13,12 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from . import manifest, safewrite
-from .errors import FailwellError
+from .. import safewrite
+from ..errors import FailwellError
+from ..templates import template_root
+from . import manifest
 from .model import SPEC_FILE, Project
 from .pipeline import load_project
-from .templates import template_root
 
 PER_READER = {
     "resource": (

@@ -10,9 +10,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from . import safewrite
-from .errors import FailwellError
-from .load import load_text
+from .. import safewrite
+from ..errors import FailwellError
+from ..spec.load import load_text
 from .pipeline import read_spec
 
 CURRENT = 1

@@ -10,10 +10,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from . import safewrite
+from .. import safewrite
+from ..templates import template_root
+from ..version import VERSION
 from .sync import files, is_needed, is_owned
-from .templates import template_root
-from .version import VERSION
 
 MANIFEST = "failwell.manifest.json"
 COPIER_ANSWERS = ".copier-answers.yml"
@@ -32,9 +32,11 @@ def template_digest() -> str:
     parts = [b"copier.yml", (root / "copier.yml").read_bytes()]
     for relative, path in files(root / "template").items():
         parts += [relative.encode(), path.read_bytes()]
-    code = Path(__file__).resolve().parent
-    for path in sorted(code.glob("*.py")) + sorted(code.glob("*.json")) + sorted(code.glob("*.yaml")):
-        parts += [path.name.encode(), path.read_bytes()]
+    code = Path(__file__).resolve().parents[1]  # the failwell package, every stage's folder
+    for pattern in ("*.py", "*.json", "*.yaml"):
+        for path in sorted(code.rglob(pattern)):
+            if "__pycache__" not in path.parts:
+                parts += [path.relative_to(code).as_posix().encode(), path.read_bytes()]
     return digest(b"\0".join(parts))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import FailwellError
+from ..errors import FailwellError
 from .model import SPEC_FILE
 
 

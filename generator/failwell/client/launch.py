@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from .errors import FailwellError
-from .locate import find_project
-from .messages import runtime
-from .model import SPEC_FILE, Project
-from .pipeline import load_project, read_spec
-from .templates import template_root
+from ..build.locate import find_project
+from ..build.model import SPEC_FILE, Project
+from ..build.pipeline import load_project, read_spec
+from ..errors import FailwellError
+from ..spec.messages import runtime
+from ..templates import template_root
 
 STORE_ENV = "FAILWELL_SQLITE_PATH"
 

@@ -11,7 +11,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from .templates import template_root
+from ..templates import template_root
 
 _PACKAGE = "failwell._runtime"
 

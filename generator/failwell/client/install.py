@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from . import safewrite
+from .. import safewrite
+from ..errors import FailwellError
 from .clients import client, entry
-from .errors import FailwellError
 from .launch import Launch, is_secret
 
 Status = Literal["created", "updated", "unchanged"]

@@ -21,12 +21,12 @@ from typing import Any
 import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Undefined
 
+from ..errors import Diagnostic
+from ..templates import template_root
 from . import manifest
-from .errors import Diagnostic
 from .expand import tool_files
 from .model import SPEC_FILE, Project
 from .pipeline import load_checked, read_spec, starter_spec_text
-from .templates import template_root
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import FailwellError
+from ..errors import FailwellError
 from .launch import Launch
 
 Platform = Literal["darwin", "linux", "win32"]

@@ -7,13 +7,13 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from .bounds import MAX_BYTES, decode
-from .errors import Diagnostic, FailwellError, spec_error
-from .lint import lint
-from .load import Document, load_text
+from ..errors import Diagnostic, FailwellError, spec_error
+from ..spec.bounds import MAX_BYTES, decode
+from ..spec.lint import lint
+from ..spec.load import Document, load_text
+from ..spec.validate import validate
+from ..spec.wording import lint_wording
 from .model import Project, build
-from .validate import validate
-from .wording import lint_wording
 
 
 def diagnose(text: str | bytes, file: str) -> list[Diagnostic]:

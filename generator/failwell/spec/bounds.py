@@ -17,12 +17,21 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .errors import Diagnostic
+from ..errors import Diagnostic
 
-if TYPE_CHECKING:
-    from .load import Document
+
+class Document(Protocol):
+    """What `check_values` needs of a loaded spec (`load.Document` is one): its data, and a diagnostic at a path.
+    A protocol, so that this module, which `load` runs first, does not import `load` back."""
+
+    data: Any
+
+    def diagnostic(
+        self, path: tuple[str | int, ...], code: str, message: str, *, key: bool = False, warning: bool = False
+    ) -> Diagnostic: ...
+
 
 MAX_BYTES = 5_000_000
 """The largest spec file read: a spec of a thousand tools is about 1 MB."""

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ..errors import Diagnostic, spec_error
 from . import bounds
-from .errors import Diagnostic, spec_error
 
 try:
     from . import quickyaml

@@ -12,8 +12,8 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from .errors import FailwellError
-from .version import VERSION
+from ..errors import FailwellError
+from ..version import VERSION
 
 _PIN = re.compile(r"^\s*failwell\s*==\s*([^\s;,]+)\s*$")
 SDK_RANGE = ">=2.3,<2.4"

@@ -10,9 +10,9 @@ import string
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..errors import Diagnostic
 from . import fields as f
 from . import naming, patterns, uri
-from .errors import Diagnostic
 from .load import Document
 from .naming import (
     DEFAULT_TOKENS_ENV,

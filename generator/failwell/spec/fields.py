@@ -12,9 +12,9 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
+from ..pyliteral import inline, string
 from . import patterns
 from .naming import pascal
-from .pyliteral import inline, string
 
 _CONSTRAINTS = {
     "minLength": "min_length",

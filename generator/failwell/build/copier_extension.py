@@ -10,11 +10,11 @@ from typing import Any
 from jinja2 import Environment
 from jinja2.ext import Extension
 
-from .errors import FailwellError
+from ..errors import FailwellError
+from ..version import VERSION
 from .manifest import MANIFEST
 from .model import SPEC_FILE
 from .pipeline import load_project, server_name, starter_spec_text
-from .version import VERSION
 
 
 class FailwellExtension(Extension):

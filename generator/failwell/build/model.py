@@ -7,16 +7,24 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from . import fields as f
-from . import messages
-from .lint import default_deadline, placeholders
-from .naming import DEFAULT_TOKENS_ENV, import_order, pascal
-from .pyliteral import Call, assignment, call_lines, docstring, fitted, inline, literal, number, string, toml_string
+from ..pyliteral import Call, assignment, call_lines, docstring, fitted, inline, literal, number, string, toml_string
+from ..spec import fields as f
+from ..spec import messages
+from ..spec.failures import (
+    FIELD_TYPES,
+    Param,
+    example_values,
+    failure_params,
+    failure_spec_has_params,
+    failure_template,
+    scope_template,
+    scope_text,
+    with_idempotency_key,
+)
+from ..spec.lint import default_deadline
+from ..spec.naming import DEFAULT_TOKENS_ENV, import_order, pascal
 
 SPEC_FILE = "failwell.yaml"
-_FIELD_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
-_PARAM_EXAMPLES: dict[str, Any] = {"int": 3, "float": 2.5, "bool": True}
-"""Example values for a failure's typed keyword arguments; a string reads `<name>`."""
 _ANNOTATIONS = {
     "read": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
     "write": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
@@ -33,15 +41,6 @@ _WRONG_VALUES: dict[str, Any] = {
     "array": "not a list",
     "object": "not an object",
 }
-
-
-@dataclass(frozen=True)
-class Param:
-    """A keyword argument of a declared failure."""
-
-    name: str
-    annotation: str
-    default: str | None = None
 
 
 @dataclass(frozen=True)
@@ -403,7 +402,7 @@ def _item_annotation(field: dict[str, Any], name: str) -> str:
         return f"Input{pascal(name)}Item"
     if "enum" in items:
         return "Literal[" + ", ".join(inline(v) for v in items["enum"]) + "]"
-    return _FIELD_TYPES.get(f.json_type(items), "Any") if items else "Any"
+    return FIELD_TYPES.get(f.json_type(items), "Any") if items else "Any"
 
 
 def _output_schema(spec: dict[str, Any], outputs: dict[str, Any] | None) -> dict[str, Any]:
@@ -458,26 +457,6 @@ def _upstream(name: str, spec: dict[str, Any]) -> Upstream:
     }
     lines = "".join(f"        {key}={value},\n" for key, value in arguments.items())
     return Upstream(name, f"UpstreamConfig(\n{lines}    )")
-
-
-IDEMPOTENCY_KEY = {
-    "type": "string",
-    "pattern": "^[A-Za-z0-9_.:-]{16,255}$",
-    "description": (
-        "A key you make up once for this change (16 to 255 letters, digits or _.:-, such as a UUID) and send "
-        "again, unchanged, on every retry of the same change: the change is applied at most once per key."
-    ),
-    "example": "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
-}
-
-
-def with_idempotency_key(spec: dict[str, Any]) -> dict[str, Any]:
-    """The tool's input fields, plus `idempotency_key` when the tool declares idempotency."""
-    inputs: dict[str, Any] = dict(spec.get("input") or {})
-    mode = spec.get("idempotency", "none")
-    if spec.get("effect") != "read" and mode in ("required", "optional"):
-        inputs["idempotency_key"] = {**IDEMPOTENCY_KEY, "required": mode == "required"}
-    return inputs
 
 
 def _tool(
@@ -710,17 +689,6 @@ def _uri_part(value: Any) -> str:
     return quote(json.dumps(value) if isinstance(value, bool) else str(value), safe="")
 
 
-def scope_template(auth: dict[str, Any]) -> str:
-    """The words for a token without a tool's scope: the spec's `server.auth.scope_message`, else the runtime's."""
-    return " ".join(auth.get("scope_message", messages.scope_message()).split())
-
-
-def scope_text(tool: str, effect: str, scope: str, template: str, reference: str = "{reference}") -> str:
-    """What a caller whose token grants no scope reads from `tool` (with `{reference}` left in by default)."""
-    values = {"tool": tool, "scope": scope, "granted": "none", "reference": reference}
-    return messages.compose(template, "permission_denied", effect, values)
-
-
 def with_reference(text: str) -> str:
     """An expected message as a `str.format` template whose one field is `{reference}`: the message's own
     braces doubled, `REFERENCE_MARK` made the field."""
@@ -730,29 +698,6 @@ def with_reference(text: str) -> str:
 def _scope_envelope(scope: str) -> dict[str, Any]:
     envelope = {"class": "permission_denied", "failure": "scope", "retryable": False, "retry_after_s": None}
     return {**envelope, "changed": "none", "scope": scope}
-
-
-def failure_template(spec: dict[str, Any], defaults: dict[str, str]) -> str:
-    """The failure's own message, else the server-wide one for its class."""
-    return " ".join(str(spec.get("message") or defaults.get(spec["class"], "")).split())
-
-
-def failure_spec_has_params(spec: dict[str, Any]) -> bool:
-    """Whether a declared failure's class is raised with keyword arguments."""
-    return bool(failure_params(spec["class"], spec.get("fields") or []))
-
-
-def failure_params(failure_class: str, declared: list[str] | dict[str, str]) -> tuple[Param, ...]:
-    """The keyword arguments a handler passes when it raises the failure."""
-    kinds = declared if isinstance(declared, dict) else {field: None for field in declared}
-    params = [Param(field, _FIELD_TYPES[kind] if kind else "str | int | float") for field, kind in kinds.items()]
-    if failure_class == "permission_denied":
-        params += [Param(field, "str") for field in ("permission", "role") if field not in kinds]
-    if failure_class == "rate_limited":
-        params.append(Param("retry_after_s", "float"))
-    if failure_class == "upstream_unavailable":
-        params.append(Param("retry_after_s", "float | None", "None"))
-    return tuple(params)
 
 
 def _batch_expectation(
@@ -795,26 +740,6 @@ def _batch_expectation(
         "failed": failed,
     }
     return str(text), batch_envelope
-
-
-def example_values(
-    template: str, params: tuple[Param, ...], tool: str, inputs: dict[str, Any], example: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
-    """(arguments for the call, keyword arguments for the failure, placeholder values) made up for examples."""
-    kwargs: dict[str, Any] = {}
-    for param in params:
-        if param.name != "retry_after_s":
-            kwargs[param.name] = _PARAM_EXAMPLES.get(param.annotation, f"<{param.name}>")
-        elif param.default is None:
-            kwargs[param.name] = 30
-    arguments = dict(example)
-    for placeholder in placeholders(template):
-        if placeholder in inputs and placeholder not in arguments:
-            arguments[placeholder] = f.make_example(inputs[placeholder])
-    values = {key: messages.display(value) for key, value in arguments.items()}
-    values.update({key: messages.scrub(messages.display(value)) for key, value in kwargs.items()})
-    values.update(tool=tool, reference="{reference}")
-    return arguments, kwargs, values
 
 
 def _failure(

@@ -14,8 +14,8 @@ import stat
 import subprocess
 from pathlib import Path
 
-from . import safewrite
-from .errors import FailwellError
+from .. import safewrite
+from ..errors import FailwellError
 from .install import document
 from .launch import Launch
 

@@ -16,10 +16,10 @@ import re
 import tempfile
 from pathlib import Path
 
+from ..errors import FailwellError
+from ..safewrite import refuse_links
 from . import handlers
-from .errors import FailwellError
 from .model import Project
-from .safewrite import refuse_links
 
 _FOLDER = {"tool": "tools", "resource": "resources", "prompt": "prompts"}
 

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .errors import FailwellError
+from ..errors import FailwellError
 from .launch import Launch
 
 if TYPE_CHECKING:

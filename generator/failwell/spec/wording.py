@@ -14,12 +14,10 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import Diagnostic
 from . import fields as f
 from . import messages
-from .errors import Diagnostic
-from .lint import default_deadline, placeholders
-from .load import Document
-from .model import (
+from .failures import (
     example_values,
     failure_params,
     failure_template,
@@ -27,6 +25,8 @@ from .model import (
     scope_text,
     with_idempotency_key,
 )
+from .lint import default_deadline, placeholders
+from .load import Document
 
 EXAMPLE_REFERENCE = "ERR-1A2B3C4D"
 PARTS = ("what failed", "value", "accepted", "next step", "retry", "changed")

@@ -1,0 +1,124 @@
+"""The generator is laid out by stage (issue 27): `failwell/spec/` reads and checks a spec, `failwell/build/` turns
+it into a project, `failwell/client/` runs what was built; shared helpers sit at the package root, and the CLI and
+the public API on top. This test reads every module's imports (those inside functions and under TYPE_CHECKING
+too) and fails on a cycle, or on a stage importing a later one."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import failwell
+from conftest import REPO
+
+PACKAGE = REPO / "generator" / "failwell"
+ORDER = {"base": 0, "spec": 1, "build": 2, "client": 3, "front": 4}
+FRONT = {"failwell", "failwell.__main__", "failwell.cli"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def stage(module: str) -> str:
+    if module in FRONT:
+        return "front"
+    parts = module.split(".")
+    if len(parts) > 2 and parts[1] in ORDER:
+        return parts[1]
+    if len(parts) == 2 and parts[1] in ORDER:  # a stage's own __init__
+        return parts[1]
+    return "base"
+
+
+def imports(path: Path, modules: set[str]) -> set[str]:
+    """The failwell modules `path` imports, wherever the import statement is."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                candidate = f"{source}.{alias.name}"
+                found.add(candidate if candidate in modules else source)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {module for module in found if module in modules and module != name}
+
+
+def graph() -> dict[str, set[str]]:
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {module_name(path) for path in paths}
+    return {module_name(path): imports(path, modules) for path in paths}
+
+
+def test_every_module_belongs_to_a_stage_folder_or_the_shared_base() -> None:
+    base = sorted(name for name in graph() if stage(name) == "base")
+    assert base == [
+        "failwell.errors",
+        "failwell.pyliteral",
+        "failwell.safewrite",
+        "failwell.templates",
+        "failwell.version",
+    ], "a new module at the package root: put it in the stage it serves"
+    for folder in ("spec", "build", "client"):
+        assert (PACKAGE / folder / "__init__.py").read_text().startswith('"""Stage')
+
+
+def test_no_stage_imports_a_later_one() -> None:
+    wrong = [
+        f"{module} ({stage(module)}) imports {target} ({stage(target)})"
+        for module, targets in graph().items()
+        for target in targets
+        if ORDER[stage(target)] > ORDER[stage(module)] and not target.startswith(module + ".")
+    ]
+    assert wrong == []
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    edges = {
+        module: {t for t in targets if not t.startswith(module + ".") and not module.startswith(t + ".")}
+        for module, targets in graph().items()
+    }
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for target in sorted(edges[node]):
+            if state.get(target) == 1:
+                cycles.append([*trail[trail.index(target) :], target] if target in trail else [node, target])
+            elif target not in state:
+                visit(target, [*trail, target])
+        state[node] = 2
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []
+
+
+@pytest.mark.parametrize("name", ["generate", "new", "validate", "review", "schema", "FailwellError", "Result"])
+def test_the_public_api_is_where_it_was(name: str) -> None:
+    assert name in failwell.__all__ and hasattr(failwell, name)
+
+
+def test_a_cycle_or_a_backward_import_would_be_seen(tmp_path: Path) -> None:
+    """The checks read real import statements: a relative import inside a function, two levels up, counts."""
+    modules = {"failwell.spec.lint", "failwell.build.model", "failwell.errors"}
+    module = PACKAGE / "spec" / "probe_for_layout_test.py"
+    module.write_text("def f() -> None:\n    from ..build.model import build\n    from ..errors import FailwellError\n")
+    try:
+        found = imports(module, modules | {"failwell.spec.probe_for_layout_test"})
+    finally:
+        module.unlink()
+    assert found == {"failwell.build.model", "failwell.errors"}

@@ -198,6 +198,8 @@ class Reader:
     arguments_literal: str = ""
     """A prompt's `ARGUMENTS = [PromptArgument(...), ...]`."""
     scopes: tuple[str, ...] = ()
+    upstreams: tuple[str, ...] = ()
+    """The upstreams its handler reads from (`ctx.upstreams.<name>`)."""
     """The scopes an HTTP caller's token must grant to read it (and to see it listed)."""
     scopes_line: str = ""
     scopes_list: str = "[]"
@@ -658,6 +660,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         missing_expected_line=assignment("expected", string(f"`{missing}` is required" if missing else ""), 4),
         uri_literal=string(uri),
         mime_type_literal=string(mime_type),
+        upstreams=tuple(spec.get("upstreams") or ()),
         output_annotation=_text_kind(mime_type) if kind == "resource" else "str | list[Message]",
         template="{" in uri,
         example_uri_literal=string(example_uri),

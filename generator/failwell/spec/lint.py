@@ -96,6 +96,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
             _name(doc, out, ("resources", name), name, "resource", frozenset(), key=True)
             if isinstance(resource, dict):
                 _resource(doc, out, ("resources", name), resource, timeout, defaults)
+                _uses(doc, out, ("resources", name), resource, timeout, upstreams)
                 _scopes(doc, out, ("resources", name), resource, auth)
         _overlapping(doc, out, resources)
     prompts = data.get("prompts")
@@ -104,6 +105,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
             _name(doc, out, ("prompts", name), name, "prompt", frozenset(), key=True)
             if isinstance(prompt, dict):
                 _prompt(doc, out, ("prompts", name), prompt, timeout, defaults)
+                _uses(doc, out, ("prompts", name), prompt, timeout, upstreams)
                 _scopes(doc, out, ("prompts", name), prompt, auth)
     _buildable(doc, out)
     return out
@@ -140,7 +142,8 @@ def _uses(
     timeout: float,
     upstreams: dict[str, Any],
 ) -> None:
-    """Each upstream a tool uses exists, and one attempt fits inside the tool's deadline."""
+    """Each upstream a tool, resource or prompt uses exists, and one attempt fits inside its deadline."""
+    noun = {"resources": "resource", "prompts": "prompt"}.get(path[0], "tool")
     deadline = tool.get("deadline_s", default_deadline(timeout))
     for index, name in enumerate(tool.get("upstreams") or []):
         if not isinstance(name, str) or (name not in upstreams and doc.is_broken(("upstreams",))):
@@ -156,7 +159,7 @@ def _uses(
         limit = upstream.get("timeout_s") if isinstance(upstream, dict) else None
         if isinstance(limit, int | float) and isinstance(deadline, int | float) and limit >= deadline:
             message = (
-                f"upstream `{name}` allows {limit} s per attempt, not less than this tool's {deadline:g} s deadline; "
+                f"upstream `{name}` allows {limit} s per attempt, not less than this {noun}'s {deadline:g} s deadline; "
                 f"lower its timeout_s below {deadline:g} so an attempt can fail in time to answer"
             )
             out.append(doc.diagnostic((*path, "upstreams", index), "FW123", message))

@@ -50,23 +50,23 @@ prompts:
       topic: {type: string, maxLength: 100, description: The topic., example: routing}
 """
 
-RESOURCE = '''\
+RESOURCE = """\
 from ..._generated.resources.library import Context, Output, Params
 
 
 async def handle(params: Params, ctx: Context) -> Output:
     response = await ctx.upstreams.docs_api.get(f"/docs/{params.library}")
     return response.text
-'''
+"""
 
-PROMPT = '''\
+PROMPT = """\
 from ..._generated.prompts.explain import Context, Output, Params
 
 
 async def handle(params: Params, ctx: Context) -> Output:
     response = await ctx.upstreams.docs_api.get("/docs/topic", params={"topic": params.topic})
     return f"Explain this: {response.text}"
-'''
+"""
 
 SECRET_BODY = b'{"error": "pool exhausted at 10.20.30.40, password hunter2"}'
 
@@ -138,6 +138,7 @@ async def exercise(src: Path, read: Callable[[Client], Awaitable[str]]) -> None:
             else:
                 raise AssertionError("the circuit never opened: every read still reached the upstream")
             assert data["retryable"] is True
+
 
 async def test_a_resource_reads_an_upstream_with_the_classes_of_tools(docs_src: Path) -> None:
     async def read(session: Client) -> str:

@@ -15,7 +15,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +90,7 @@ prompts:
 """
 
 HANDLERS = {
-    "dependencies/db.py": '''\
+    "dependencies/db.py": """\
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -111,8 +110,8 @@ async def open() -> Database:
     with database.connect() as connection:
         connection.execute("SELECT count(*) FROM notes")
     return database
-''',
-    "dependencies/cache.py": '''\
+""",
+    "dependencies/cache.py": """\
 import os
 
 import redis.asyncio as redis
@@ -127,8 +126,8 @@ async def open() -> redis.Redis:
 
 async def close(value: redis.Redis) -> None:
     await value.aclose()
-''',
-    "notes_get.py": '''\
+""",
+    "notes_get.py": """\
 from .._generated.tools.notes_get import Context, Input, NoteMissing, Output
 from .dependencies.db import Database
 
@@ -143,16 +142,16 @@ async def handle(params: Input, ctx: Context) -> Output:
     if found is None:
         raise NoteMissing(id=params.id)
     return Output(id=found[0], text=found[1])
-''',
-    "notes_count.py": '''\
+""",
+    "notes_count.py": """\
 from .._generated.tools.notes_count import Context, Input, Output
 
 
 async def handle(params: Input, ctx: Context) -> Output:
     added = await ctx.deps.cache.call(lambda client: client.get("notes_added"))
     return Output(added=int(added or 0))
-''',
-    "resources/note.py": '''\
+""",
+    "resources/note.py": """\
 from ..._generated.resources.note import Context, Output, Params
 from ..dependencies.db import Database
 
@@ -164,8 +163,8 @@ async def handle(params: Params, ctx: Context) -> Output:
         return "" if row is None else str(row[0])
 
     return await ctx.deps.db.run(read)
-''',
-    "prompts/summarize.py": '''\
+""",
+    "prompts/summarize.py": """\
 from ..._generated.prompts.summarize import Context, Output, Params
 from ..dependencies.db import Database
 
@@ -176,7 +175,7 @@ async def handle(params: Params, ctx: Context) -> Output:
             return [str(row[0]) for row in connection.execute("SELECT text FROM notes ORDER BY id")]
 
     return "Summarize these notes:\\n" + "\\n".join(await ctx.deps.db.run(read))
-''',
+""",
 }
 
 DRIVER_WORDS = ("unable to open", "database file", "Connection refused", "Error 111", "OperationalError", "6379")
@@ -335,4 +334,3 @@ def test_healthz_reports_each_dependency(notes_src: Path, database: Path, tmp_pa
         health = httpx.get(f"http://127.0.0.1:{running.port}/healthz", timeout=10)
     assert health.status_code == 200
     assert health.json() == {"status": "ok", "dependencies": {"cache": "not_opened", "db": "ok"}}
-

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -334,3 +335,37 @@ def test_healthz_reports_each_dependency(notes_src: Path, database: Path, tmp_pa
         health = httpx.get(f"http://127.0.0.1:{running.port}/healthz", timeout=10)
     assert health.status_code == 200
     assert health.json() == {"status": "ok", "dependencies": {"cache": "not_opened", "db": "ok"}}
+
+
+PROBE = """\
+from .._generated.tools.notes_get import Context
+
+
+async def probe(ctx: Context) -> int:
+    return await ctx.deps.db.run(lambda db: db)  # a Database, not an int: mypy must say so
+"""
+
+
+def test_the_generated_project_is_strictly_typed_and_deps_carry_the_type_open_returns(
+    notes_src: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "copy"
+    shutil.copytree(notes_src.parent, project)
+    src = project / "src"
+    lint = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "src", "tests"], cwd=project, capture_output=True, text=True
+    )
+    assert lint.returncode == 0, lint.stdout
+    (src / "notes_mcp" / "handlers" / "typing_probe.py").write_text(PROBE)
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "src"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MYPYPATH": str(src)},
+        timeout=600,
+    )
+    errors = [line for line in checked.stdout.splitlines() if ": error:" in line]
+    assert errors, "mypy saw nothing wrong: ctx.deps.db is not typed as open() returns"
+    assert all("typing_probe.py:5:" in line for line in errors), checked.stdout  # the rest is clean
+    assert any('(got "Database", expected "int")' in line for line in errors), checked.stdout

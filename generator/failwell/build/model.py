@@ -265,6 +265,8 @@ class Project:
     tool_failure_envelope: bool = True
     """Whether error results also carry the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object."""
     dependencies: tuple[Dependency, ...] = ()
+    dependencies_not_opened: str = "{}"
+    """`/healthz`'s report of the dependencies before any is opened, as a Python literal."""
     sqlite_path: str = ""
     """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the user's data folder)."""
 
@@ -345,6 +347,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         tool_failure_envelope=bool(server.get("tool_failure_envelope", True)),
         sqlite_path=server.get("sqlite_path", f"{name}.sqlite3") if needs_store and store == "sqlite" else "",
         dependencies=tuple(_dependency(n, d) for n, d in sorted((data.get("dependencies") or {}).items())),
+        dependencies_not_opened=inline({n: "not_opened" for n in sorted(data.get("dependencies") or {})}),
     )
 
 

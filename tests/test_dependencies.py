@@ -293,6 +293,19 @@ async def test_redis_stopped_mid_run_opens_the_breaker_and_recovers(notes_src: P
                 back = await session.call_tool("notes_count", {})
                 assert not back.is_error and back.structured_content == {"added": 8}
 
+                # a use slower than the dependency's timeout_s (0.5 s) is a timeout, answered within it
+                sleeper = subprocess.Popen(["redis-cli", "-p", str(again.port), "CLIENT", "PAUSE", "1500", "ALL"])
+                try:
+                    time.sleep(0.2)
+                    started = time.monotonic()
+                    slow = await session.call_tool("notes_count", {})
+                    assert time.monotonic() - started < 1.2
+                    found = envelope(slow)
+                    assert (found["class"], found["changed"]) == ("timeout", "none")
+                    assert "The cache service did not answer in time" in slow.content[0].text  # type: ignore[union-attr]
+                finally:
+                    sleeper.wait(timeout=10)
+
 
 def test_a_dependency_that_cannot_open_stops_the_server_with_one_line(notes_src: Path, tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.sqlite3"

@@ -87,6 +87,14 @@ CASES = [
         12,
     ),
     ("FW124", replace("    deadline_s: 10\n", "    deadline_s: 10\n    upstreams: [shop_api]\n"), 10),
+    ("FW181", replace("    deadline_s: 10\n", "    deadline_s: 10\n    uses: [db]\n"), 10),
+    (
+        "FW182",
+        replace("tools:\n", "dependencies:\n  db: {timeout_s: 10}\ntools:\n").replace(
+            "    deadline_s: 10\n", "    deadline_s: 10\n    uses: [db]\n"
+        ),
+        12,
+    ),
     ("FW122", replace("class: not_found", "class: missing"), 15),
     ("FW130", replace("default: 10", "default: 100"), 12),
     ("FW131", replace("example: O-1", "example: X-1"), 11),
@@ -184,6 +192,19 @@ def test_scopes_on_a_resource_or_prompt_need_auth() -> None:
 def test_each_rule_fires_at_its_line(code: str, text: str, line: int) -> None:
     found = codes(text)
     assert (code, line) in found, found
+
+
+def test_a_resource_and_a_prompt_may_use_upstreams_and_dependencies_that_exist() -> None:
+    spec = replace(
+        "tools:\n",
+        "upstreams:\n  docs_api: {base_url_env: DOCS_API_URL, timeout_s: 2}\n"
+        "dependencies:\n  db: {timeout_s: 1, errors: {sqlite3.OperationalError: upstream_unavailable}}\n"
+        "resources:\n  doc:\n    uri: docs://x\n    description: One doc.\n    deadline_s: 5\n"
+        "    upstreams: [docs_api]\n    uses: [db]\n"
+        "prompts:\n  explain:\n    description: Explain.\n    deadline_s: 5\n    upstreams: [docs_api, doc_api]\n"
+        "    uses: [dbb]\ntools:\n",
+    )
+    assert codes(spec) == [("FW124", 20), ("FW181", 21)]
 
 
 def test_duplicate_yaml_keys_are_named() -> None:

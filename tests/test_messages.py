@@ -283,3 +283,42 @@ def test_messages_previews_the_upstream_failures_and_keyed_promises(tmp_path: py
     assert deadline["retryable"] is True
     read = rows[("hub_read", "upstream_timeout")]
     assert read["retryable"] is True and read["changed"] == "none"
+
+
+def test_messages_show_what_a_dependency_and_a_read_upstream_say() -> None:
+    """`failwell messages` previews a dependency's outage and timeout for each tool, resource and prompt that uses
+    one, and an upstream's for a resource or prompt that reads one, in the runtime's words."""
+    import yaml
+
+    from failwell.spec.wording import rows
+
+    spec = yaml.safe_load(
+        textwrap.dedent(
+            """\
+            failwell: 1
+            server: {name: notes}
+            upstreams:
+              docs_api: {base_url_env: DOCS_API_URL, timeout_s: 2}
+            dependencies:
+              db: {timeout_s: 1}
+            tools:
+              notes_get:
+                description: Read a note.
+                effect: read
+                uses: [db]
+            resources:
+              doc:
+                uri: docs://x
+                description: One doc.
+                upstreams: [docs_api]
+                uses: [db]
+            """
+        )
+    )
+    found = {(row.tool, row.failure): row for row in rows(spec)}
+    tool = found[("notes_get", "dependency_unavailable")]
+    assert tool.text.startswith("The db service is unavailable: it failed. Nothing was changed.")
+    assert (tool.failure_class, tool.retryable, tool.changed) == ("upstream_unavailable", True, "none")
+    assert "within 1 s" in found[("notes_get", "dependency_timeout")].text
+    assert found[("doc", "upstream_unavailable")].text.startswith("The docs_api service is unavailable")
+    assert found[("doc", "dependency_timeout")].failure_class == "timeout"

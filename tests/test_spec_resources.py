@@ -203,12 +203,12 @@ CASES = [
     (
         replace("    mime_type: application/json\n", "    mime_type: application/json\n    effect: read\n"),
         "spec.yaml:16:5: FW015 unknown key `effect` in `resources.task`; allowed keys: deadline_s, description, "
-        "failures, mime_type, params, scopes, title, uri",
+        "failures, mime_type, params, scopes, title, upstreams, uri, uses",
     ),
     (
         replace("    title: Triage a task\n", "    title: Triage a task\n    idempotency: none\n"),
         "spec.yaml:35:5: FW015 unknown key `idempotency` in `prompts.triage`; allowed keys: arguments, deadline_s, "
-        "description, failures, scopes, title",
+        "description, failures, scopes, title, upstreams, uses",
     ),
     (
         replace("{class: not_found, message", "{class: not_found, changed: possible, message"),

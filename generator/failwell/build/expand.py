@@ -38,6 +38,8 @@ PACKAGES = (
     ("handlers_package.py.jinja", "src/{package}/handlers/{kinds}/__init__.py"),
 )
 """The package of each kind's modules, when the spec has one of that kind."""
+PER_DEPENDENCY = (("dependency_handler.py.jinja", "src/{package}/handlers/dependencies/{name}.py"),)
+"""The module of each dependency, created once: its `open` and `close`."""
 PER_TOOL = (
     ("tool.py.jinja", "src/{package}/_generated/tools/{tool}.py"),
     ("handler.py.jinja", "src/{package}/handlers/{tool}.py"),
@@ -71,6 +73,15 @@ def tool_files(project: Project) -> dict[str, str]:
         for template_name, pattern in PACKAGES if readers else ():
             text = env.get_template(template_name).render(kind=kind)
             files[pattern.format(package=project.package, kinds=f"{kind}s")] = text
+    for template_name, pattern in PER_DEPENDENCY if project.dependencies else ():
+        template = env.get_template(template_name)
+        for dependency in project.dependencies:
+            files[pattern.format(package=project.package, name=dependency.name)] = template.render(
+                project=project, dependency=dependency
+            )
+    if project.dependencies:
+        text = env.get_template("handlers_package.py.jinja").render(kind="dependency")
+        files[f"src/{project.package}/handlers/dependencies/__init__.py"] = text
     return files
 
 

@@ -73,6 +73,21 @@ class Upstream:
     config: str
 
 
+@dataclass(frozen=True)
+class Dependency:
+    """A thing the person's code opens once at start (`handlers/dependencies/<name>.py`)."""
+
+    name: str
+    constant: str
+    """Its `DependencyConfig`'s name in `_generated/dependencies.py`: `DB` for `db`."""
+    config: str
+    """The `DependencyConfig(...)` call's keyword lines after `open` and `close`."""
+    description: str
+    errors: str
+    """Its `errors:` map as a Python literal."""
+    lazy: bool = False
+
+
 REDIS_URL_EXAMPLE = "redis://127.0.0.1:6379/0"
 """A Redis URL the generated server accepts: the README's example and the start-up error's."""
 
@@ -135,6 +150,8 @@ class Tool:
     outside_expected_line: str
     upstreams: tuple[str, ...]
     upstream_env: str
+    uses: tuple[str, ...]
+    """The dependencies its handler uses (`ctx.deps.<name>`)."""
     keyed: bool
     retried: bool
     not_retried_line: str
@@ -198,6 +215,10 @@ class Reader:
     arguments_literal: str = ""
     """A prompt's `ARGUMENTS = [PromptArgument(...), ...]`."""
     scopes: tuple[str, ...] = ()
+    upstreams: tuple[str, ...] = ()
+    """The upstreams its handler reads from (`ctx.upstreams.<name>`)."""
+    uses: tuple[str, ...] = ()
+    """The dependencies its handler uses (`ctx.deps.<name>`)."""
     """The scopes an HTTP caller's token must grant to read it (and to see it listed)."""
     scopes_line: str = ""
     scopes_list: str = "[]"
@@ -243,6 +264,9 @@ class Project:
     prompts: tuple[Reader, ...] = ()
     tool_failure_envelope: bool = True
     """Whether error results also carry the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object."""
+    dependencies: tuple[Dependency, ...] = ()
+    dependencies_not_opened: str = "{}"
+    """`/healthz`'s report of the dependencies before any is opened, as a Python literal."""
     sqlite_path: str = ""
     """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the user's data folder)."""
 
@@ -322,6 +346,8 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         prompts=prompts,
         tool_failure_envelope=bool(server.get("tool_failure_envelope", True)),
         sqlite_path=server.get("sqlite_path", f"{name}.sqlite3") if needs_store and store == "sqlite" else "",
+        dependencies=tuple(_dependency(n, d) for n, d in sorted((data.get("dependencies") or {}).items())),
+        dependencies_not_opened=inline({n: "not_opened" for n in sorted(data.get("dependencies") or {})}),
     )
 
 
@@ -459,6 +485,22 @@ def _upstream(name: str, spec: dict[str, Any]) -> Upstream:
     return Upstream(name, f"UpstreamConfig(\n{lines}    )")
 
 
+def _dependency(name: str, spec: dict[str, Any]) -> Dependency:
+    breaker = spec.get("breaker") or {}
+    arguments = {
+        "timeout_s": number(float(spec["timeout_s"])),
+        "retries": number(int(spec.get("retries", 0))),
+        "breaker_failures": number(int(breaker.get("failures", 5))),
+        "breaker_reset_s": number(float(breaker.get("reset_s", 30))),
+        "lazy": "True" if spec.get("lazy") else "False",
+        "errors": f"{name.upper()}_ERRORS",
+    }
+    lines = "".join(f"    {key}={value},\n" for key, value in arguments.items())
+    description = " ".join(str(spec.get("description") or f"The {name} dependency.").split())
+    errors = literal(dict(sorted((spec.get("errors") or {}).items())))
+    return Dependency(name, name.upper(), lines, docstring(description), errors, bool(spec.get("lazy")))
+
+
 def _tool(
     name: str,
     spec: dict[str, Any],
@@ -542,6 +584,7 @@ def _tool(
             "expected", string(f"`{outside_field}` received {messages.shown(outside_value)}"), 4
         ),
         upstreams=tuple(spec.get("upstreams") or ()),
+        uses=tuple(spec.get("uses") or ()),
         keyed="idempotency_key" in inputs,
         retried=(spec["effect"] == "read" or "idempotency_key" in example) and retries_of_first > 0,
         not_retried_line=assignment(
@@ -658,6 +701,8 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         missing_expected_line=assignment("expected", string(f"`{missing}` is required" if missing else ""), 4),
         uri_literal=string(uri),
         mime_type_literal=string(mime_type),
+        upstreams=tuple(spec.get("upstreams") or ()),
+        uses=tuple(spec.get("uses") or ()),
         output_annotation=_text_kind(mime_type) if kind == "resource" else "str | list[Message]",
         template="{" in uri,
         example_uri_literal=string(example_uri),

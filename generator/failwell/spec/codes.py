@@ -153,6 +153,11 @@ CODES: dict[str, tuple[Severity, str]] = {
         "with a character the first may hold, given its type, enum or anchored pattern "
         "(`dates://{year}-{month}` with a string `year`; `v://{a}.{b}` with a number `a`)",
     ),
+    "FW181": ("error", "an unknown dependency in `uses` (with the closest declared one)"),
+    "FW182": (
+        "error",
+        "a dependency's timeout not shorter than the deadline of a tool, resource or prompt that uses it",
+    ),
     "FW201": (
         "warning",
         "no next step (no tool named, no action to take) for invalid_input, not_found, permission_denied, conflict",

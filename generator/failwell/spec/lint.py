@@ -81,6 +81,10 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
     assert isinstance(upstreams, dict)
     for name in upstreams:
         _name(doc, out, ("upstreams", name), name, "upstream", frozenset(), key=True)
+    dependencies = data.get("dependencies") if isinstance(data.get("dependencies"), dict) else {}
+    assert isinstance(dependencies, dict)
+    for name in dependencies:
+        _name(doc, out, ("dependencies", name), name, "dependency", frozenset(), key=True)
     tools = data.get("tools")
     if isinstance(tools, dict):
         for name, tool in tools.items():
@@ -89,6 +93,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
                 _tool(doc, out, ("tools", name), tool, timeout, defaults)
                 _check_with(doc, out, ("tools", name), tool, tools)
                 _uses(doc, out, ("tools", name), tool, timeout, upstreams)
+                _dependencies_used(doc, out, ("tools", name), tool, timeout, dependencies)
                 _scopes(doc, out, ("tools", name), tool, auth)
     resources = data.get("resources")
     if isinstance(resources, dict):
@@ -96,6 +101,8 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
             _name(doc, out, ("resources", name), name, "resource", frozenset(), key=True)
             if isinstance(resource, dict):
                 _resource(doc, out, ("resources", name), resource, timeout, defaults)
+                _uses(doc, out, ("resources", name), resource, timeout, upstreams)
+                _dependencies_used(doc, out, ("resources", name), resource, timeout, dependencies)
                 _scopes(doc, out, ("resources", name), resource, auth)
         _overlapping(doc, out, resources)
     prompts = data.get("prompts")
@@ -104,6 +111,8 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
             _name(doc, out, ("prompts", name), name, "prompt", frozenset(), key=True)
             if isinstance(prompt, dict):
                 _prompt(doc, out, ("prompts", name), prompt, timeout, defaults)
+                _uses(doc, out, ("prompts", name), prompt, timeout, upstreams)
+                _dependencies_used(doc, out, ("prompts", name), prompt, timeout, dependencies)
                 _scopes(doc, out, ("prompts", name), prompt, auth)
     _buildable(doc, out)
     return out
@@ -140,7 +149,8 @@ def _uses(
     timeout: float,
     upstreams: dict[str, Any],
 ) -> None:
-    """Each upstream a tool uses exists, and one attempt fits inside the tool's deadline."""
+    """Each upstream a tool, resource or prompt uses exists, and one attempt fits inside its deadline."""
+    noun = {"resources": "resource", "prompts": "prompt"}.get(path[0], "tool")
     deadline = tool.get("deadline_s", default_deadline(timeout))
     for index, name in enumerate(tool.get("upstreams") or []):
         if not isinstance(name, str) or (name not in upstreams and doc.is_broken(("upstreams",))):
@@ -156,10 +166,42 @@ def _uses(
         limit = upstream.get("timeout_s") if isinstance(upstream, dict) else None
         if isinstance(limit, int | float) and isinstance(deadline, int | float) and limit >= deadline:
             message = (
-                f"upstream `{name}` allows {limit} s per attempt, not less than this tool's {deadline:g} s deadline; "
+                f"upstream `{name}` allows {limit} s per attempt, not less than this {noun}'s {deadline:g} s deadline; "
                 f"lower its timeout_s below {deadline:g} so an attempt can fail in time to answer"
             )
             out.append(doc.diagnostic((*path, "upstreams", index), "FW123", message))
+
+
+def _dependencies_used(
+    doc: _Linted,
+    out: list[Diagnostic],
+    path: tuple[str, ...],
+    part: dict[str, Any],
+    timeout: float,
+    dependencies: dict[str, Any],
+) -> None:
+    """Each dependency a tool, resource or prompt lists in `uses` is declared (FW181), and one use of it fits
+    inside its deadline (FW182)."""
+    noun = {"resources": "resource", "prompts": "prompt"}.get(path[0], "tool")
+    deadline = part.get("deadline_s", default_deadline(timeout))
+    for index, name in enumerate(part.get("uses") or []):
+        if not isinstance(name, str) or (name not in dependencies and doc.is_broken(("dependencies",))):
+            continue  # the dependencies failed the schema, reported already: which exist is not known
+        if name not in dependencies:
+            close = difflib.get_close_matches(name, list(dependencies), n=1)
+            hint = f" (did you mean `{close[0]}`?)" if close else ""
+            known = ", ".join(dependencies) or "none are declared"
+            message = f"unknown dependency `{name}`{hint}; declare it under `dependencies:` ({known})"
+            out.append(doc.diagnostic((*path, "uses", index), "FW181", message))
+            continue
+        dependency = dependencies[name]
+        limit = dependency.get("timeout_s") if isinstance(dependency, dict) else None
+        if isinstance(limit, int | float) and isinstance(deadline, int | float) and limit >= deadline:
+            message = (
+                f"dependency `{name}` allows {limit} s per use, not less than this {noun}'s {deadline:g} s deadline; "
+                f"lower its timeout_s below {deadline:g} so a use can fail in time to answer"
+            )
+            out.append(doc.diagnostic((*path, "uses", index), "FW182", message))
 
 
 def issuer_problem(url: str) -> str | None:

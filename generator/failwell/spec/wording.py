@@ -135,6 +135,8 @@ def rows(data: dict[str, Any]) -> list[Row]:
         out.extend(_runtime_rows(owner, inputs, defaults, deadline))
         if spec.get("upstreams"):
             out.extend(_upstream_rows(owner, spec["upstreams"][0], data.get("upstreams") or {}))
+        if spec.get("uses"):
+            out.extend(_dependency_rows(owner, spec["uses"][0], data.get("dependencies") or {}))
         if keyed and not spec.get("rerun_safe"):
             out.append(_outcome_unknown_row(tool, effect, spec.get("check_with"), overrides.get("outcome_unknown")))
         if spec.get("scopes"):
@@ -147,6 +149,10 @@ def rows(data: dict[str, Any]) -> list[Row]:
             for fname, failure in (spec.get("failures") or {}).items():
                 out.append(_declared_row(owner, fname, failure, fields, example, defaults, tool_names, prefixes))
             out.extend(_deadline_and_internal_rows(owner, defaults, float(spec.get("deadline_s", default))))
+            if spec.get("upstreams"):
+                out.extend(_upstream_rows(owner, spec["upstreams"][0], data.get("upstreams") or {}))
+            if spec.get("uses"):
+                out.extend(_dependency_rows(owner, spec["uses"][0], data.get("dependencies") or {}))
     return out
 
 
@@ -262,14 +268,35 @@ def _upstream_rows(owner: _Owner, upstream: str, upstreams: dict[str, Any]) -> l
     details = {"upstream_unavailable": "it could not be reached", "timeout": f"no answer within {timeout_s:g} s"}
     out = []
     for failure_class, template in messages.upstream_messages().items():
-        values = {"tool": owner.name, "reference": EXAMPLE_REFERENCE, "upstream": upstream}
+        values = {"tool": owner.label, "reference": EXAMPLE_REFERENCE, "upstream": upstream}
         values["detail"] = details.get(failure_class, "")
         changed = messages.default_changed(failure_class, owner.effect)
         text = messages.compose(template, failure_class, owner.effect, values, keyed=owner.keyed, after=owner.after)
         retryable = messages.is_retryable(failure_class, owner.effect, owner.keyed, changed=changed, after=owner.after)
         name = "upstream_timeout" if failure_class == "timeout" else "upstream_unavailable"
-        source = ("tools", owner.name, "upstreams")
-        out.append(Row(owner.name, name, failure_class, text, retryable, changed, (), (), source))
+        source = (f"{owner.kind}s", owner.name, "upstreams")
+        out.append(Row(owner.name, name, failure_class, text, retryable, changed, (), (), source, owner.kind))
+    return out
+
+
+def _dependency_rows(owner: _Owner, dependency: str, dependencies: dict[str, Any]) -> list[Row]:
+    """What the model reads when the (first) dependency a tool, resource or prompt uses is down (an exception its
+    `errors:` maps to upstream_unavailable, its open circuit) or does not answer within its timeout_s: the
+    runtime's words, as for an upstream. A dependency's failure before it ran changed nothing."""
+    timeout_s = float((dependencies.get(dependency) or {}).get("timeout_s", 10))
+    details = {"upstream_unavailable": "it failed", "timeout": f"no answer within {timeout_s:g} s"}
+    out = []
+    for failure_class, template in messages.upstream_messages().items():
+        values = {"tool": owner.label, "reference": EXAMPLE_REFERENCE, "upstream": dependency}
+        values["detail"] = details.get(failure_class, "")
+        changed = "none" if owner.effect == "read" else messages.default_changed(failure_class, owner.effect)
+        text = messages.compose(
+            template, failure_class, owner.effect, values, changed=changed, keyed=owner.keyed, after=owner.after
+        )
+        retryable = messages.is_retryable(failure_class, owner.effect, owner.keyed, changed=changed, after=owner.after)
+        name = "dependency_timeout" if failure_class == "timeout" else "dependency_unavailable"
+        source = (f"{owner.kind}s", owner.name, "uses")
+        out.append(Row(owner.name, name, failure_class, text, retryable, changed, (), (), source, owner.kind))
     return out
 
 

@@ -116,7 +116,7 @@ async def _answer(
     return await run_once(services, store, tool, params, scope, run, reconcile if tool.reconcile else None)
 
 
-async def _handled(call: Call, ctx: ToolContext[Any]) -> CallToolResult:
+async def _handled(call: Call, ctx: ToolContext[Any, Any]) -> CallToolResult:
     """The handler's outcome as a result: one item at a time for a partial batch, all at once otherwise."""
     tool = call.tool
     if tool.batch is None:
@@ -126,7 +126,7 @@ async def _handled(call: Call, ctx: ToolContext[Any]) -> CallToolResult:
     return await all_or_nothing_batch(tool, tool.batch, call.params, call.arguments, ctx)
 
 
-async def _reconciled(call: Call, ctx: ToolContext[Any]) -> CallToolResult | None:
+async def _reconciled(call: Call, ctx: ToolContext[Any, Any]) -> CallToolResult | None:
     """The handler module's `reconcile`: the earlier run's result when its change is there, else None."""
     assert call.tool.reconcile is not None
     output = await run_handler(call.tool.reconcile, call.params, ctx)
@@ -134,7 +134,7 @@ async def _reconciled(call: Call, ctx: ToolContext[Any]) -> CallToolResult | Non
 
 
 async def execute(
-    call: Call, body: Callable[[Call, ToolContext[Any]], Awaitable[R]], stop_after_s: float
+    call: Call, body: Callable[[Call, ToolContext[Any, Any]], Awaitable[R]], stop_after_s: float
 ) -> R | CallToolResult:
     """Run `body` within the deadline and turn every outcome into a result: the error boundary."""
     tool, services = call.tool, call.services
@@ -142,7 +142,15 @@ async def execute(
     deadline_at = anyio.current_time() + tool.deadline_s
     try:
         upstreams = _bound_upstreams(call, deadline_at)
-        ctx = ToolContext(tool.name, upstreams, deadline_at, call.caller.request_id, call.derived_key, call.progress)
+        ctx: ToolContext[Any, Any] = ToolContext(
+            tool.name,
+            upstreams,
+            deadline_at,
+            call.caller.request_id,
+            call.derived_key,
+            call.progress,
+            deps=_bound_deps(call, deadline_at),
+        )
         with anyio.move_on_after(stop_after_s):
             return await body(call, ctx)
         return deadline_missed(tool, services.messages["timeout"], keyed=keyed)
@@ -182,3 +190,14 @@ def _bound_upstreams(call: Call, deadline_at: float) -> Any:
             sent=sent,
         )
     )
+
+
+def _bound_deps(call: Call, deadline_at: float) -> Any:
+    """The tool's `Deps`, each dependency bound to this call's deadline and effect."""
+    tool = call.tool
+    if tool.deps is None:
+        return None
+    pool = call.services.dependencies
+    if pool is None:
+        raise RuntimeError(f"{tool.name} uses dependencies, but the server was built without them")
+    return tool.deps(lambda config: pool.bind(config, tool=tool.name, effect=tool.effect, deadline_at=deadline_at))

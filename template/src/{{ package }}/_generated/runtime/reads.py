@@ -53,7 +53,7 @@ async def run_read(
     arguments: dict[str, Any] | None,
     context: Context[Any, Any] | None,
     services: Services,
-    body: Callable[[BaseModel, ToolContext[Any]], Awaitable[Any]] | None = None,
+    body: Callable[[BaseModel, ToolContext[Any, Any]], Awaitable[Any]] | None = None,
 ) -> Any:
     """The output of `reader`'s handler (or of `body`) for `arguments`, or an MCPError for any failure.
     With `arguments` None nothing is validated and the body gets `NoParams`."""
@@ -65,7 +65,7 @@ async def run_read(
     run = body or reader.handler
     call = Call(reader, params, dict(arguments or {}), context, services, caller_of(context), None, Progress(None))
 
-    async def handled(call: Call, ctx: ToolContext[Any]) -> Read:
+    async def handled(call: Call, ctx: ToolContext[Any, Any]) -> Read:
         return Read(await run(call.params, ctx))
 
     outcome = await execute(call, handled, reader.deadline_s)
@@ -162,7 +162,7 @@ class LastGuard:
             ) from None
 
 
-async def _nothing(params: BaseModel, ctx: ToolContext[Any]) -> None:
+async def _nothing(params: BaseModel, ctx: ToolContext[Any, Any]) -> None:
     """A method reader's handler: never run."""
 
 

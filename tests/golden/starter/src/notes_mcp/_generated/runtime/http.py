@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import uvicorn
@@ -98,16 +99,21 @@ class AccessLog:
 
 
 def health(server: FailwellServer) -> Callable[[Request], Awaitable[Response]]:
-    """`GET /healthz`: 200 when the server can serve (its store answers), else 503. No auth; says nothing more."""
+    """`GET /healthz`: 200 when the server can serve (its store answers, no dependency's circuit is open), else
+    503; with dependencies, each one's state by name (ok, not_opened, unavailable). No auth; says nothing more."""
 
     async def endpoint(request: Request) -> Response:
+        dependencies = server.services.dependencies
+        report: dict[str, Any] = {} if dependencies is None else {"dependencies": dependencies.health()}
         try:
             if server.services.store is not None:
                 await server.services.store.ping()
         except Exception as exc:
             logger.warning("health check failed", extra={"error_type": type(exc).__name__})
-            return JSONResponse({"status": "unavailable"}, status_code=503, headers=_NO_STORE)
-        return JSONResponse({"status": "ok"}, headers=_NO_STORE)
+            return JSONResponse({"status": "unavailable", **report}, status_code=503, headers=_NO_STORE)
+        if dependencies is not None and not dependencies.healthy():
+            return JSONResponse({"status": "unavailable", **report}, status_code=503, headers=_NO_STORE)
+        return JSONResponse({"status": "ok", **report}, headers=_NO_STORE)
 
     return endpoint
 

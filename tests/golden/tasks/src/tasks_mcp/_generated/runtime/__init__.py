@@ -31,6 +31,8 @@ What they share:
                     plain `def` handler in a thread of its own)
     records.py, store_memory.py, store_sqlite.py, store_redis.py    the stores (with a store)
     upstream.py, breaker.py    calls to upstream services (with upstreams)
+    dependency.py   start-up dependencies (with `dependencies:`): opened at start, each use under its
+                    timeout, retries, breaker and `errors:` classes (`ctx.deps.<name>`)
 Serving:
     cli.py          the command line, a handler that cannot import named (exit 2); config.py what must be set
                     to start and each value's check (which `failwell install` runs too); logs.py JSON lines on stderr

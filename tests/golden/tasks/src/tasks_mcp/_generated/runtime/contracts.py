@@ -13,10 +13,11 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Generic, Literal, Protocol, runtime_checkable
 
 from mcp.types import Tool, ToolAnnotations
 from pydantic import BaseModel
+from typing_extensions import TypeVar
 
 from .classes import AfterUnknown, Changed, Effect, FailureClass, after_unknown
 from .progress import Progress
@@ -49,6 +50,8 @@ class ToolFailure(Exception):
 
 
 U = TypeVar("U")
+D = TypeVar("D", default=None)
+"""The dependencies a handler uses (`ctx.deps`): a generated `Deps`, or None for one that uses none."""
 
 
 @dataclass(frozen=True)
@@ -135,9 +138,29 @@ class UpstreamBinder(Protocol):
         """Close every connection."""
 
 
+class DependencyBinder(Protocol):
+    """The server's dependencies (`dependency.DependencyPool`): opened at start, bound to each call, closed."""
+
+    def bind(self, config: Any, *, tool: str, effect: Effect, deadline_at: float) -> Any:
+        """The dependency of `config` as one call sees it."""
+
+    async def start(self) -> None:
+        """Open every dependency that is not lazy; a ConfigurationError naming one that cannot be opened."""
+
+    def health(self) -> dict[str, str]:
+        """Each dependency's state, by name."""
+
+    def healthy(self) -> bool:
+        """Whether no dependency's circuit is open."""
+
+    async def aclose(self) -> None:
+        """Close every opened dependency."""
+
+
 @dataclass
-class ToolContext(Generic[U]):
-    """What a handler may use besides its arguments: its upstreams, its deadline, progress reports."""
+class ToolContext(Generic[U, D]):
+    """What a handler may use besides its arguments: its upstreams, its dependencies, its deadline, progress
+    reports."""
 
     tool: str
     upstreams: U
@@ -147,6 +170,8 @@ class ToolContext(Generic[U]):
     """For a keyed write, the key derived from the caller's (the same on every retry, never the caller's own):
     send it to whatever deduplicates the change downstream, as the upstreams' Idempotency-Key header is."""
     _progress: Progress | None = field(default=None, repr=False)
+    deps: D = None  # type: ignore[assignment]
+    """The dependencies it lists in `uses:`, each bound to this call (`await ctx.deps.<name>.call(fn)`)."""
 
     def remaining_s(self) -> float:
         """Seconds left before the tool's deadline (from a plain `def` handler's worker thread too: the server's
@@ -160,7 +185,7 @@ class ToolContext(Generic[U]):
             await self._progress.report(progress, total, message)
 
 
-Handler = Callable[[Any, ToolContext[Any]], Any]
+Handler = Callable[[Any, ToolContext[Any, Any]], Any]
 """A tool's handler: an `async def`, or a plain `def` (run in a worker thread of its own by `run_handler`)."""
 
 HANDLER_THREADS = 64
@@ -221,6 +246,8 @@ async def _in_thread(handler: Callable[..., Any], args: tuple[Any, ...]) -> Any:
 
 UpstreamsFactory = Callable[[Callable[[str], Any]], Any]
 """Builds a tool's `Upstreams` from a function that binds one upstream, by name, to the call."""
+DepsFactory = Callable[[Any], Any]
+"""Builds a tool's `Deps` from the function that binds one dependency, by its config, to the call."""
 
 
 @dataclass(frozen=True)
@@ -240,6 +267,8 @@ class ToolDefinition:
     accepts: dict[str, str]
     handler: Handler
     upstreams: UpstreamsFactory | None = None
+    deps: DepsFactory | None = None
+    """Builds its `Deps` (the dependencies it lists in `uses:`) from a function that binds one to the call."""
     keyed: bool = False
     """Whether the tool takes an `idempotency_key` argument."""
     rerun_safe: bool = False
@@ -303,6 +332,7 @@ class Services:
     scope_message: str
     store: Store | None = None
     upstreams: UpstreamBinder | None = None
+    dependencies: DependencyBinder | None = None
     rate_limit: RateLimit | None = None
     """The server-wide limit, per caller."""
     idempotency_ttl_s: float = 86_400

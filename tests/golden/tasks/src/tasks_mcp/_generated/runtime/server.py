@@ -46,7 +46,16 @@ from .call import is_cancellation, run_tool
 from .callers import caller_name, caller_of, missing_scopes, viewer
 from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
 from .config import ConfigurationError
-from .contracts import CancelRelay, RateLimit, Services, Store, ToolDefinition, UpstreamBinder, run_handler
+from .contracts import (
+    CancelRelay,
+    DependencyBinder,
+    RateLimit,
+    Services,
+    Store,
+    ToolDefinition,
+    UpstreamBinder,
+    run_handler,
+)
 from .inflight import InFlight
 from .params import NamedInvalidParams
 from .prompts import PromptDefinition
@@ -74,6 +83,7 @@ class FailwellServer(BaseServer):
         prompts: Sequence[PromptDefinition] = (),
         messages: Mapping[FailureClass, str] | None = None,
         upstreams: UpstreamBinder | None = None,
+        dependencies: DependencyBinder | None = None,
         deadlines: Mapping[str, float] | None = None,
         store: Store | None = None,
         rate_limit: RateLimit | None = None,
@@ -111,6 +121,7 @@ class FailwellServer(BaseServer):
             scope_message=scope_message,
             store=store,
             upstreams=upstreams,
+            dependencies=dependencies,
             rate_limit=rate_limit,
             idempotency_ttl_s=idempotency_ttl_s,
             outcome_unknown=outcome_unknown,
@@ -294,6 +305,8 @@ class FailwellServer(BaseServer):
                 await asyncio.wait(pending)
         if self.services.upstreams is not None:
             await self.services.upstreams.aclose()
+        if self.services.dependencies is not None:
+            await self.services.dependencies.aclose()
         if self.services.store is not None:
             await self.services.store.aclose()
 
@@ -302,9 +315,12 @@ class FailwellServer(BaseServer):
         return max((tool.deadline_s for tool in self.definitions.values()), default=0.0) + GRACE_S + 1
 
     async def preflight(self) -> None:
-        """Check, before serving, that the upstreams are configured and the store can be used."""
+        """Check, before serving, that the upstreams are configured, the dependencies open and the store can be
+        used."""
         if self.services.upstreams is not None:
             self.services.upstreams.check()
+        if self.services.dependencies is not None:
+            await self.services.dependencies.start()
         store = self.services.store
         if store is None:
             return

@@ -85,7 +85,8 @@ def test_generate_keeps_handlers_and_follows_the_spec(tmp_path: Path) -> None:
     text = text.replace("Refs look like T-1. Call tasks_search", "References look like T-1. Use tasks_search")
     text = text.replace(
         "\n  tasks_close:",
-        "\n  tasks_archive:\n    description: Archive a closed task.\n    effect: write\n    idempotency: optional\n    scopes: [tasks:write]\n"
+        "\n  tasks_archive:\n    description: Archive a closed task.\n    effect: write\n    idempotency: optional\n"
+        "    scopes: [tasks:write]\n"
         "    input:\n      ref: {type: string, example: T-1}\n\n  tasks_close:",
     )
     spec.write_text(text)

@@ -50,7 +50,7 @@ sys.path[:0] = [
 from secrets_corpus import KINDS, ordinary, planted, quotings_for  # noqa: E402
 from secrets_heldout import BENIGN, HELD_OUT  # noqa: E402
 
-from failwell import messages  # noqa: E402
+from failwell.spec import messages  # noqa: E402
 
 INSTALL = ".venv/bin/pip install detect-secrets==1.5.0"
 MASK = "[redacted]"

@@ -153,6 +153,17 @@ CODES: dict[str, tuple[Severity, str]] = {
         "with a character the first may hold, given its type, enum or anchored pattern "
         "(`dates://{year}-{month}` with a string `year`; `v://{a}.{b}` with a number `a`)",
     ),
+    "FW190": (
+        "error",
+        "a setting's flag or environment variable that another setting or the server itself already takes "
+        "(`--http`, `--port`, `--help`, `MCP_PORT`, `LOG_LEVEL`, an upstream's variable)",
+    ),
+    "FW191": ("error", "`{settings.<name>}` in a description names a setting `server.settings` does not declare"),
+    "FW192": ("error", "`{settings.<name>}` in a description names a `secret` setting, which is never shown"),
+    "FW193": (
+        "error",
+        "a setting that cannot be built: `required` with a `default`, or a name pydantic reserves (`model_...`)",
+    ),
     "FW201": (
         "warning",
         "no next step (no tool named, no action to take) for invalid_input, not_found, permission_denied, conflict",

@@ -55,6 +55,7 @@ from .resources import Listings, ResourceDefinition, listed_uris, unknown_resour
 from .results import internal_error, unknown_name
 from .scrub import redact_secrets
 from .sdk import BaseServer, cancel_mark
+from .settings import described
 from .telemetry import TelemetryMiddleware
 
 logger = logging.getLogger("failwell")
@@ -81,7 +82,12 @@ class FailwellServer(BaseServer):
         scope_message: str = SCOPE_MESSAGE,
         outcome_unknown: str = OUTCOME_UNKNOWN_MESSAGE,
         tool_failure_envelope: bool = True,
+        settings: Any = None,
     ) -> None:
+        if settings is not None:  # `{settings.<name>}` in a description is filled once, at start
+            tools = [replace(tool, description=described(tool.description, settings)) for tool in tools]
+            resources = [replace(r, description=described(r.description, settings)) for r in resources]
+            prompts = [replace(prompt, description=described(prompt.description, settings)) for prompt in prompts]
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan)
         shorter = dict(deadlines or {})
         self.resources = tuple(
@@ -114,6 +120,7 @@ class FailwellServer(BaseServer):
             rate_limit=rate_limit,
             idempotency_ttl_s=idempotency_ttl_s,
             outcome_unknown=outcome_unknown,
+            settings=settings,
         )
         self.middleware.append(NamedInvalidParams())
         self.middleware.append(LastGuard(self.services))

@@ -288,6 +288,12 @@ ENV_OPTION = typer.Option(
     help="A variable for the server (repeat; default: from this shell).",
     show_default=False,
 )
+ARG_OPTION = typer.Option(
+    "--arg",
+    metavar="ARG",
+    help="A flag for the server's command line, such as --arg --repository=PATH (repeat); secret settings go in --env.",
+    show_default=False,
+)
 UV_OPTION = typer.Option(
     "--uv/--no-uv",
     help="Start it with `uv run --directory` (default: when the project has a uv.lock).",
@@ -295,7 +301,9 @@ UV_OPTION = typer.Option(
 )
 
 
-def _launch(project: Path, env: list[str] | None, uv: bool | None, *, recorded: bool = False) -> Launch:
+def _launch(
+    project: Path, env: list[str] | None, uv: bool | None, *, recorded: bool = False, args: list[str] | None = None
+) -> Launch:
     """How to start the project's server, with `--env` pairs; `recorded`: below them and the shell's
     environment, the env `install` or `dev` recorded in `.failwell/mcp.json` (`inspector.recorded_env`)."""
     pairs = {}
@@ -308,7 +316,7 @@ def _launch(project: Path, env: list[str] | None, uv: bool | None, *, recorded: 
         saved = recorded_env(find_project(project).resolve())
         for key, value in saved.items():
             pairs.setdefault(key, os.environ.get(key) or value)
-    return launch(project, pairs, uv=uv)
+    return launch(project, pairs, uv=uv, args=args or ())
 
 
 def _platform() -> Platform:
@@ -323,6 +331,7 @@ def install_command(
     ],
     project: Annotated[Path, PROJECT_OPTION] = Path("."),
     env: Annotated[list[str] | None, ENV_OPTION] = None,
+    arg: Annotated[list[str] | None, ARG_OPTION] = None,
     name: Annotated[
         str | None, typer.Option(metavar="NAME", help="The entry's name (default: the server's).", show_default=False)
     ] = None,
@@ -339,13 +348,14 @@ def install_command(
     \b
     Example:
       failwell install claude-desktop --env LEDGER_API_URL=https://ledger.example.com
+      failwell install claude-code --arg --repository=/home/me/project   # a setting's flag
       failwell install vscode --dry-run        # .vscode/mcp.json, shown as a diff
       failwell install mcp-json > mcp.json     # for the Inspector's --config, or any client
     """
 
     def action() -> None:
         chosen = client(client_name)
-        server = _launch(project, env, uv)
+        server = _launch(project, env, uv, args=arg)
         if name:
             server = replace(server, name=name)
         if client_name == "mcp-json":

@@ -30,7 +30,8 @@ server:
   name: cfg
   description: A server configured the way real servers are.
   settings:
-    repository: {type: string, flag: --repository, required: true, minLength: 1, description: The repository., example: /srv/repo}
+    repository:
+      {type: string, flag: --repository, required: true, minLength: 1, description: The repository., example: /srv/repo}
     max_count: {type: integer, minimum: 1, maximum: 100, default: 10, description: How many commits a log shows.}
     read_only: {type: boolean, default: false, description: Refuse writes.}
     api_key: {type: string, secret: true, minLength: 16, env: CFG_TOKEN_FOR_API, description: The API key.}

@@ -84,10 +84,7 @@ class FailwellServer(BaseServer):
         tool_failure_envelope: bool = True,
         settings: Any = None,
     ) -> None:
-        if settings is not None:  # `{settings.<name>}` in a description is filled once, at start
-            tools = [replace(tool, description=described(tool.description, settings)) for tool in tools]
-            resources = [replace(r, description=described(r.description, settings)) for r in resources]
-            prompts = [replace(prompt, description=described(prompt.description, settings)) for prompt in prompts]
+        tools, resources, prompts = _filled(settings, tools), _filled(settings, resources), _filled(settings, prompts)
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan)
         shorter = dict(deadlines or {})
         self.resources = tuple(
@@ -381,6 +378,15 @@ nothing for it."""
 
 Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
 Answer = TypeVar("Answer", GetPromptResult, ListResourcesResult, ReadResourceResult)
+
+
+D = TypeVar("D", ToolDefinition, ResourceDefinition, PromptDefinition)
+
+
+def _filled(settings: Any, parts: Sequence[D]) -> Sequence[D]:
+    """Each definition with `{settings.<name>}` in its description replaced by the setting's value, once, at start
+    (none without `server.settings`)."""
+    return parts if settings is None else [replace(p, description=described(p.description, settings)) for p in parts]
 
 
 def _configured(definition: Reader, deadline_s: float | None, tool_failure_envelope: bool) -> Reader:

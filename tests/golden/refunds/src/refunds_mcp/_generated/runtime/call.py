@@ -142,7 +142,15 @@ async def execute(
     deadline_at = anyio.current_time() + tool.deadline_s
     try:
         upstreams = _bound_upstreams(call, deadline_at)
-        ctx = ToolContext(tool.name, upstreams, deadline_at, call.caller.request_id, call.derived_key, call.progress)
+        ctx: ToolContext[Any, Any] = ToolContext(
+            tool.name,
+            upstreams,
+            deadline_at,
+            call.caller.request_id,
+            call.derived_key,
+            call.progress,
+            services.settings,
+        )
         with anyio.move_on_after(stop_after_s):
             return await body(call, ctx)
         return deadline_missed(tool, services.messages["timeout"], keyed=keyed)

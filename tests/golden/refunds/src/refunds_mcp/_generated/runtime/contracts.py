@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, runtime_c
 
 from mcp.types import Tool, ToolAnnotations
 from pydantic import BaseModel
+from typing_extensions import TypeVar as DefaultedTypeVar
 
 from .classes import AfterUnknown, Changed, Effect, FailureClass, after_unknown
 from .progress import Progress
@@ -49,6 +50,8 @@ class ToolFailure(Exception):
 
 
 U = TypeVar("U")
+S = DefaultedTypeVar("S", default=Any)
+"""The server's `Settings` (a project with `server.settings`; `Any` for one without)."""
 
 
 @dataclass(frozen=True)
@@ -136,8 +139,9 @@ class UpstreamBinder(Protocol):
 
 
 @dataclass
-class ToolContext(Generic[U]):
-    """What a handler may use besides its arguments: its upstreams, its deadline, progress reports."""
+class ToolContext(Generic[U, S]):
+    """What a handler may use besides its arguments: its upstreams, its deadline, progress reports, the server's
+    settings."""
 
     tool: str
     upstreams: U
@@ -147,6 +151,8 @@ class ToolContext(Generic[U]):
     """For a keyed write, the key derived from the caller's (the same on every retry, never the caller's own):
     send it to whatever deduplicates the change downstream, as the upstreams' Idempotency-Key header is."""
     _progress: Progress | None = field(default=None, repr=False)
+    settings: S = field(default=None, repr=False)  # type: ignore[assignment]  # None only without server.settings
+    """The server's settings, read from their flags and variables at start (the spec's `server.settings`)."""
 
     def remaining_s(self) -> float:
         """Seconds left before the tool's deadline (from a plain `def` handler's worker thread too: the server's
@@ -309,4 +315,6 @@ class Services:
     outcome_unknown: str = ""
     """The words for a keyed write whose earlier run's outcome is unknown (the spec's `messages.outcome_unknown`)."""
     pending: set[asyncio.Task[Any]] = field(default_factory=set)
+    settings: Any = None
+    """The server's settings (`server.settings`), which every call's context carries."""
     """Keyed writes still finishing after their deadline, so their real result is recorded for the retry."""

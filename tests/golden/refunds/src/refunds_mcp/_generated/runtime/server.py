@@ -55,6 +55,7 @@ from .resources import Listings, ResourceDefinition, listed_uris, unknown_resour
 from .results import internal_error, unknown_name
 from .scrub import redact_secrets
 from .sdk import BaseServer, cancel_mark
+from .settings import described
 from .telemetry import TelemetryMiddleware
 
 logger = logging.getLogger("failwell")
@@ -81,7 +82,9 @@ class FailwellServer(BaseServer):
         scope_message: str = SCOPE_MESSAGE,
         outcome_unknown: str = OUTCOME_UNKNOWN_MESSAGE,
         tool_failure_envelope: bool = True,
+        settings: Any = None,
     ) -> None:
+        tools, resources, prompts = _filled(settings, tools), _filled(settings, resources), _filled(settings, prompts)
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan)
         shorter = dict(deadlines or {})
         self.resources = tuple(
@@ -114,6 +117,7 @@ class FailwellServer(BaseServer):
             rate_limit=rate_limit,
             idempotency_ttl_s=idempotency_ttl_s,
             outcome_unknown=outcome_unknown,
+            settings=settings,
         )
         self.middleware.append(NamedInvalidParams())
         self.middleware.append(LastGuard(self.services))
@@ -374,6 +378,15 @@ nothing for it."""
 
 Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
 Answer = TypeVar("Answer", GetPromptResult, ListResourcesResult, ReadResourceResult)
+
+
+D = TypeVar("D", ToolDefinition, ResourceDefinition, PromptDefinition)
+
+
+def _filled(settings: Any, parts: Sequence[D]) -> Sequence[D]:
+    """Each definition with `{settings.<name>}` in its description replaced by the setting's value, once, at start
+    (none without `server.settings`)."""
+    return parts if settings is None else [replace(p, description=described(p.description, settings)) for p in parts]
 
 
 def _configured(definition: Reader, deadline_s: float | None, tool_failure_envelope: bool) -> Reader:

@@ -287,7 +287,7 @@ async def test_a_client_entry_written_for_the_original_git_server_starts_the_por
 def test_install_carries_settings_and_refuses_a_missing_required_one(project: Path, tmp_path: Path) -> None:
     script = project / ".venv" / "bin" / "cfg-mcp"
     script.parent.mkdir(parents=True, exist_ok=True)
-    script.write_text("#!/bin/sh\n")
+    script.write_text(f'#!/bin/sh\nPYTHONPATH="{project / "src"}" exec "{sys.executable}" -m cfg_mcp "$@"\n')
     script.chmod(0o755)
     env = {**_env(project, {}), "HOME": str(tmp_path), "CFG_MAX_COUNT": "4"}
 
@@ -317,3 +317,16 @@ def test_install_carries_settings_and_refuses_a_missing_required_one(project: Pa
     assert dry.returncode == 0, dry.stderr
     assert '"CFG_TOKEN_FOR_API": "<secret, not shown>"' in dry.stdout and SECRET not in dry.stdout + dry.stderr
     assert not (tmp_path / ".config").exists(), "a dry run writes nothing"
+    written = install("claude-desktop", "--arg", "--repository=/srv/installed", "--arg", "--max-count=6")
+    assert written.returncode == 0, written.stderr
+    config = json.loads((tmp_path / ".config" / "Claude" / "claude_desktop_config.json").read_text())
+    assert config["mcpServers"]["cfg"]["args"] == ["--repository=/srv/installed", "--max-count=6"]
+    listed = subprocess.run(
+        [sys.executable, "-m", "failwell", "tools", "--json", "--project", str(project)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={k: v for k, v in env.items() if k != "CFG_MAX_COUNT"},
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "at most 6 commits" in listed.stdout, "`failwell tools` starts the server with the flags install recorded"

@@ -69,7 +69,7 @@ async def handle(params: Input, ctx: Context) -> Output:
     """The configuration."""
     settings = ctx.settings
     count: int = settings.max_count
-    logging.getLogger("cfg").debug("info called")
+    logging.getLogger("cfg").info("info called with key %s", settings.api_key)  # a careless handler
     return Output(
         repository=settings.repository,
         max_count=count,
@@ -229,7 +229,7 @@ def test_an_unknown_flag_is_one_line_not_argparse_usage(project: Path) -> None:
 async def test_a_secret_setting_is_never_logged_nor_in_a_message(project: Path) -> None:
     seen = await served(project, "--repository", "/srv/r", env={"CFG_TOKEN_FOR_API": SECRET, "LOG_LEVEL": "DEBUG"})
     assert seen["info"]["has_key"] is True
-    assert "info called" in seen["stderr"] or '"tool": "info"' in seen["stderr"], "the log was captured"
+    assert "info called with key [redacted]" in seen["stderr"], "masked even where a handler logs it"
     assert SECRET not in seen["stderr"]
     short = SECRET[:10]
     for ran in (

@@ -377,6 +377,8 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
         arguments += ["required=True"] if required else []
         arguments += ["secret=True"] if spec.get("secret") else []
         arguments += ["boolean=True"] if boolean else []
+        described = " ".join(str(spec.get("description", "")).split())
+        arguments += [f"description={string(described)}"] if described else []
         declaration = "\n".join(call_lines(("Setting", arguments), 8, ","))
         found.append(
             Setting(
@@ -384,7 +386,7 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
                 flag=flag,
                 env=env,
                 accepts=accepts,
-                description=" ".join(str(spec.get("description", "")).split()),
+                description=described,
                 required=required,
                 secret=bool(spec.get("secret")),
                 boolean=boolean,

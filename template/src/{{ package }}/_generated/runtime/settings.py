@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .config import ConfigurationError
+from .scrub import remember_secret
 
 WHERE = 'a client entry passes flags in its "args" and variables in its "env"'
 """Where a setting is set, said with every message about one."""
@@ -30,6 +31,8 @@ class Setting:
     secret: bool = False
     boolean: bool = False
     """A flag that may stand alone (`--read-only` is `--read-only=true`)."""
+    description: str = ""
+    """What it is for, as `--help` says it."""
 
     def named(self) -> str:
         """The setting as the messages name it: its flag and its variable."""
@@ -60,6 +63,9 @@ def read(declared: Declared, flags: Mapping[str, str], environ: Mapping[str, str
             raise ConfigurationError(
                 f"setting {setting.name} is missing: pass {_either(setting)}, {setting.accepts}; {WHERE}"
             )
+    for setting in declared.settings:
+        if setting.secret and setting.name in raw:
+            remember_secret(raw[setting.name])
     try:
         return declared.model.model_validate(raw)
     except ValidationError as exc:

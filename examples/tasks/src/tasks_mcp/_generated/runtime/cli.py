@@ -186,7 +186,8 @@ def parser(oauth: bool, settings: Sequence[Setting] = ()) -> argparse.ArgumentPa
                 nargs="?" if setting.boolean else None,
                 const="true" if setting.boolean else None,
                 metavar=setting.name.upper(),
-                help=(setting.accepts + (f" ({setting.env})" if setting.env else "")).replace("%", "%%")
+                help=(setting.description.rstrip(".") + ": " if setting.description else "")
+                + (setting.accepts + (f" ({setting.env})" if setting.env else "")).replace("%", "%%")
                 + (" (required)" if setting.required else ""),
             )
     return parser

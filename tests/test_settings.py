@@ -254,6 +254,9 @@ def test_ctx_settings_is_typed_for_the_project_mypy_strict(project: Path) -> Non
 
     checked = mypy()
     assert checked.returncode == 0, checked.stdout
+    for ruff in (["check", "--no-cache", "src"], ["format", "--check", "--no-cache", "src"]):
+        linted = subprocess.run([sys.executable, "-m", "ruff", *ruff], cwd=project, capture_output=True, text=True)
+        assert linted.returncode == 0, linted.stdout
     wrong = project / "src" / "cfg_mcp" / "handlers" / "wrong.py"
     wrong.write_text(
         '"""Uses a setting as the wrong type."""\n\nfrom .._generated.tools.info import Context\n\n\n'

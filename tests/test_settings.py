@@ -316,6 +316,14 @@ def test_install_carries_settings_and_refuses_a_missing_required_one(project: Pa
     secret_flag = install("mcp-json", "--arg", "--repository=/srv/r", "--arg", f"--api-key={SECRET}")
     assert secret_flag.returncode == 1 and SECRET not in secret_flag.stderr + secret_flag.stdout
     assert "pass it as --env CFG_TOKEN_FOR_API=VALUE" in secret_flag.stderr
+    invalid = install("mcp-json", "--arg", "--repository=/srv/r", "--arg", "--max-count=500")
+    assert (
+        invalid.returncode == 1
+        and "--arg --max-count=500: the server would refuse it: it takes an integer" in invalid.stderr
+    )
+    short = install("mcp-json", "--arg", "--repository=/srv/r", "--env", f"CFG_TOKEN_FOR_API={SECRET[:8]}")
+    assert short.returncode == 1 and SECRET[:8] not in short.stderr + short.stdout
+    assert "CFG_TOKEN_FOR_API=<a secret of 8 characters, not shown> is refused" in short.stderr
     dry = install("claude-desktop", "--dry-run", "--arg", "--repository=/srv/r", "--env", f"CFG_TOKEN_FOR_API={SECRET}")
     assert dry.returncode == 0, dry.stderr
     assert '"CFG_TOKEN_FOR_API": "<secret, not shown>"' in dry.stdout and SECRET not in dry.stdout + dry.stderr

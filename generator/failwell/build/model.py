@@ -110,6 +110,8 @@ class Setting:
     """A value it accepts, as a flag's text (for the README and client entries)."""
     declaration: str
     """The `Setting(...)` expression of the generated settings module, laid out as `ruff format` does."""
+    field: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """Its type and constraints as a field's, which `failwell install` checks a value against."""
 
 
 @dataclass(frozen=True)
@@ -392,6 +394,7 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
                 boolean=boolean,
                 example=_setting_value_text(value),
                 declaration=declaration,
+                field=field_spec,
             )
         )
     models = tuple(f.models("Settings", fields))

@@ -28,6 +28,7 @@ GOLDEN_SPECS: dict[str, Path | None] = {
     "starter": None,
     "tasks": REPO / "examples" / "tasks" / "failwell.yaml",
     "refunds": REPO / "examples" / "refunds" / "failwell.yaml",
+    "git_port": REPO / "tests" / "ports" / "git.yaml",  # server.settings: the original's `--repository PATH`
 }
 
 

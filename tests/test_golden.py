@@ -46,6 +46,7 @@ QUALITY_TARGETS = [
     GOLDEN / "starter",
     GOLDEN / "tasks",
     GOLDEN / "refunds",
+    GOLDEN / "git_port",
     *sorted(path.parent for path in (REPO / "examples").glob("*/failwell.yaml")),
 ]
 

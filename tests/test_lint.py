@@ -274,3 +274,30 @@ def test_a_pattern_is_checked_as_clients_read_it() -> None:
     assert codes(newline) == [("FW131", 11)]
     assert codes(digit) == [("FW131", 11)]
     assert codes(replace('"^O-[0-9]+$"', "'^O-\\d+$'")) == []
+
+
+SETTINGS = """\
+  settings:
+    repository: {type: string, flag: --repository, required: true}
+    api_key: {type: string, secret: true}
+"""
+
+
+@pytest.mark.parametrize(
+    ("settings", "description", "expected"),
+    [
+        ("", "Read one order from {settings.repository}.", []),
+        ("", "Read one order from {settings.repo}.", ["FW191"]),
+        ("", "Read one order with {settings.api_key}.", ["FW192"]),
+        ("    port: {type: integer, flag: --port}\n", "Read one order.", ["FW190"]),
+        ("    level: {type: string, env: LOG_LEVEL}\n", "Read one order.", ["FW190"]),
+        ("    other: {type: string, env: SHOP_REPOSITORY}\n", "Read one order.", ["FW190"]),
+        ("    limit: {type: integer, required: true, default: 3}\n", "Read one order.", ["FW193"]),
+        ("    model_name: {type: string}\n", "Read one order.", ["FW193"]),
+        ("    count: {type: integer, minimum: 5, default: 3}\n", "Read one order.", ["FW130"]),
+    ],
+)
+def test_settings_are_linted(settings: str, description: str, expected: list[str]) -> None:
+    text = replace("  client_timeout_s: 60\n", "  client_timeout_s: 60\n" + SETTINGS + settings)
+    text = text.replace("description: Read one order.", f'description: "{description}"')
+    assert [code for code, _ in codes(text)] == expected

@@ -23,7 +23,8 @@ from .build.locate import find_project, find_spec
 from .build.rename import parse as parse_rename
 from .client.clients import Platform, client, config_path, portability_notes, reference
 from .client.inspector import command as inspector_command
-from .client.inspector import node_problem, recorded_env, write_config
+from .client.inspector import node_problem, write_config
+from .client.inspector import recorded as recorded_entry
 from .client.install import document, install
 from .client.launch import Launch, launch
 from .client.session import call_tool, get_prompt, list_tools, parse_arguments, read_resource
@@ -288,6 +289,12 @@ ENV_OPTION = typer.Option(
     help="A variable for the server (repeat; default: from this shell).",
     show_default=False,
 )
+ARG_OPTION = typer.Option(
+    "--arg",
+    metavar="ARG",
+    help="A flag for the server's command line, such as --arg --repository=PATH (repeat); secret settings go in --env.",
+    show_default=False,
+)
 UV_OPTION = typer.Option(
     "--uv/--no-uv",
     help="Start it with `uv run --directory` (default: when the project has a uv.lock).",
@@ -295,20 +302,25 @@ UV_OPTION = typer.Option(
 )
 
 
-def _launch(project: Path, env: list[str] | None, uv: bool | None, *, recorded: bool = False) -> Launch:
-    """How to start the project's server, with `--env` pairs; `recorded`: below them and the shell's
-    environment, the env `install` or `dev` recorded in `.failwell/mcp.json` (`inspector.recorded_env`)."""
+def _launch(
+    project: Path, env: list[str] | None, uv: bool | None, *, recorded: bool = False, args: list[str] | None = None
+) -> Launch:
+    """How to start the project's server, with `--env` pairs and `args` (`--arg`, the settings' flags);
+    `recorded`: below them and the shell's environment, the env `install` or `dev` recorded in
+    `.failwell/mcp.json` (`inspector.recorded`), and its settings' flags unless `args` gives some."""
     pairs = {}
     for item in env or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise FailwellError(f"--env {item!r}: write it as KEY=VALUE")
         pairs[key] = value
+    flags = list(args or [])
     if recorded:
-        saved = recorded_env(find_project(project).resolve())
+        saved, saved_flags = recorded_entry(find_project(project).resolve())
         for key, value in saved.items():
             pairs.setdefault(key, os.environ.get(key) or value)
-    return launch(project, pairs, uv=uv)
+        flags = flags or list(saved_flags)
+    return launch(project, pairs, uv=uv, args=flags)
 
 
 def _platform() -> Platform:
@@ -323,6 +335,7 @@ def install_command(
     ],
     project: Annotated[Path, PROJECT_OPTION] = Path("."),
     env: Annotated[list[str] | None, ENV_OPTION] = None,
+    arg: Annotated[list[str] | None, ARG_OPTION] = None,
     name: Annotated[
         str | None, typer.Option(metavar="NAME", help="The entry's name (default: the server's).", show_default=False)
     ] = None,
@@ -339,13 +352,14 @@ def install_command(
     \b
     Example:
       failwell install claude-desktop --env LEDGER_API_URL=https://ledger.example.com
+      failwell install claude-code --arg --repository=/home/me/project   # a setting's flag
       failwell install vscode --dry-run        # .vscode/mcp.json, shown as a diff
       failwell install mcp-json > mcp.json     # for the Inspector's --config, or any client
     """
 
     def action() -> None:
         chosen = client(client_name)
-        server = _launch(project, env, uv)
+        server = _launch(project, env, uv, args=arg)
         if name:
             server = replace(server, name=name)
         if client_name == "mcp-json":
@@ -395,6 +409,7 @@ def install_command(
 def dev_command(
     project: Annotated[Path, PROJECT_OPTION] = Path("."),
     env: Annotated[list[str] | None, ENV_OPTION] = None,
+    arg: Annotated[list[str] | None, ARG_OPTION] = None,
     uv: Annotated[bool | None, UV_OPTION] = None,
     show: Annotated[bool, typer.Option("--print", help="Print the Inspector's command instead of running it.")] = False,
 ) -> None:
@@ -406,7 +421,7 @@ def dev_command(
     """
 
     def action() -> int:
-        server = _launch(project, env, uv)
+        server = _launch(project, env, uv, args=arg)
         problem = node_problem()
         if problem and not show:
             raise FailwellError(f"{problem}; nothing was written")

@@ -22,7 +22,7 @@ from ..spec.failures import (
     with_idempotency_key,
 )
 from ..spec.lint import default_deadline
-from ..spec.naming import DEFAULT_TOKENS_ENV, import_order, pascal
+from ..spec.naming import DEFAULT_TOKENS_ENV, import_order, pascal, setting_env, setting_flag
 
 SPEC_FILE = "failwell.yaml"
 _ANNOTATIONS = {
@@ -107,6 +107,26 @@ class Variable:
     check: str = ""
     """The runtime's check of its value (`base_url`, `redis_url`, `tokens`; empty: none), which
     `failwell install` runs on a value before writing it (`launch.preflight`)."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One of `server.settings`: where it is read from, and the runtime's declaration of it."""
+
+    name: str
+    flag: str
+    env: str
+    accepts: str
+    description: str
+    required: bool
+    secret: bool
+    boolean: bool
+    example: str
+    """A value it accepts, as a flag's text (for the README and client entries)."""
+    declaration: str
+    """The `Setting(...)` expression of the generated settings module, laid out as `ruff format` does."""
+    field: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """Its type and constraints as a field's, which `failwell install` checks a value against."""
 
 
 @dataclass(frozen=True)
@@ -268,6 +288,12 @@ class Project:
     dependencies_not_opened: str = "{}"
     """`/healthz`'s report of the dependencies before any is opened, as a Python literal."""
     sqlite_path: str = ""
+    settings: tuple[Setting, ...] = ()
+    settings_models: tuple[f.ModelClass, ...] = ()
+    settings_uses_annotated: bool = False
+    settings_uses_literal: bool = False
+    settings_example: str = ""
+    """The `EXAMPLE_SETTINGS = Settings.model_validate(...)` line: the settings of a server built without any."""
     """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the user's data folder)."""
 
     def context(self) -> dict[str, Any]:
@@ -348,7 +374,64 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         sqlite_path=server.get("sqlite_path", f"{name}.sqlite3") if needs_store and store == "sqlite" else "",
         dependencies=tuple(_dependency(n, d) for n, d in sorted((data.get("dependencies") or {}).items())),
         dependencies_not_opened=inline({n: "not_opened" for n in sorted(data.get("dependencies") or {})}),
+        **_settings(name, server.get("settings") or {}),
     )
+
+
+def _setting_value_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
+    """The Project fields of `server.settings` (none without it, so other projects render as before)."""
+    if not specs:
+        return {}
+    found = []
+    fields: dict[str, dict[str, Any]] = {}
+    example: dict[str, Any] = {}
+    for name, spec in specs.items():
+        required = bool(spec.get("required", False))
+        field_spec = {k: v for k, v in spec.items() if k not in ("flag", "env", "secret", "required")}
+        fields[name] = {**field_spec, "required": required}
+        flag, env = setting_flag(name, spec), setting_env(server, name, spec)
+        accepts = f.accepts(field_spec, with_example=not spec.get("secret"))
+        boolean = f.json_type(spec) == "boolean" and "enum" not in spec
+        value = f.make_example(field_spec)
+        if required:
+            example[name] = value
+        arguments: list[str | Call] = [string(name), string(flag), string(env), string(accepts)]
+        arguments += ["required=True"] if required else []
+        arguments += ["secret=True"] if spec.get("secret") else []
+        arguments += ["boolean=True"] if boolean else []
+        described = " ".join(str(spec.get("description", "")).split())
+        arguments += [f"description={string(described)}"] if described else []
+        declaration = "\n".join(call_lines(("Setting", arguments), 8, ","))
+        found.append(
+            Setting(
+                name=name,
+                flag=flag,
+                env=env,
+                accepts=accepts,
+                description=described,
+                required=required,
+                secret=bool(spec.get("secret")),
+                boolean=boolean,
+                example=_setting_value_text(value),
+                declaration=declaration,
+                field=field_spec,
+            )
+        )
+    models = tuple(f.models("Settings", fields))
+    annotations = [member.annotation for model in models for member in model.fields]
+    return {
+        "settings": tuple(found),
+        "settings_models": models,
+        "settings_uses_annotated": any("Annotated[" in a for a in annotations),
+        "settings_uses_literal": any("Literal[" in a for a in annotations),
+        "settings_example": assignment("EXAMPLE_SETTINGS", f"Settings.model_validate({inline(example)})", 0),
+    }
 
 
 def _all_scopes(tools: tuple[Tool, ...], readers: tuple[Reader, ...]) -> list[str]:
@@ -370,6 +453,10 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
         )
         for upstream, spec in sorted((data.get("upstreams") or {}).items())
     ]
+    for setting, spec in (server.get("settings") or {}).items():
+        flag, env = setting_flag(setting, spec), setting_env(name, setting, spec)
+        what = " ".join(str(spec.get("description", "")).split()) or f"the `{setting}` setting"
+        found.append(Variable(env, f"{what} (or `{flag}`)", secret=bool(spec.get("secret"))))
     if store == "sqlite":
         path = server.get("sqlite_path", f"{name}.sqlite3")
         where = path if path.startswith("/") else f"`failwell/{path}` in this user's data folder"

@@ -67,14 +67,20 @@ def command(server: Launch, config: Path) -> list[str]:
 
 
 def recorded_env(root: Path, name: str = "") -> dict[str, str]:
-    """The env of server `name`'s entry (or of the only entry) that `install` or `dev` recorded in `root`'s
+    """The env of server `name`'s entry (or of the only entry) recorded in `root`'s `.failwell/mcp.json`."""
+    return recorded(root, name)[0]
+
+
+def recorded(root: Path, name: str = "") -> tuple[dict[str, str], tuple[str, ...]]:
+    """The env and the settings' flags (the args after the console script) of server `name`'s entry (or of the
+    only entry) that `install` or `dev` recorded in `root`'s
     `.failwell/mcp.json`; empty when there is none. The file is read without following a link (a link there
     is refused, as every write there refuses one); FailwellError for a file that is not what failwell writes."""
     path = root / ".failwell" / "mcp.json"
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        return {}
+        return {}, ()
     except OSError as exc:
         raise FailwellError(
             f"{path}: cannot read the recorded environment ({exc.strerror or exc.__class__.__name__}; a link "
@@ -88,10 +94,12 @@ def recorded_env(root: Path, name: str = "") -> dict[str, str]:
         servers = json.loads(raw.decode("utf-8"))["mcpServers"]
         chosen = servers[name] if name in servers else next(iter(servers.values())) if len(servers) == 1 else {}
         env = chosen.get("env", {})
-        if len(raw) > 1_000_000 or not all(isinstance(v, str) for v in env.values()):
+        args = chosen.get("args", [])
+        if len(raw) > 1_000_000 or not all(isinstance(v, str) for v in [*env.values(), *args]):
             raise ValueError
     except (ValueError, KeyError, TypeError, AttributeError):
         raise FailwellError(
             f"{path} is not the mcp.json failwell records; delete it and run `failwell install` or `failwell dev` again"
         ) from None
-    return {str(key): value for key, value in env.items()}
+    flags = args[4:] if args[:2] == ["run", "--directory"] else args  # `uv run --directory ROOT SCRIPT ...`
+    return {str(key): value for key, value in env.items()}, tuple(flags)

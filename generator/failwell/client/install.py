@@ -113,7 +113,7 @@ def _change(
     )
     status: Status = "updated" if before else "created"
     if dry_run:
-        return Change(path, status, diff, secrets=held)
+        return Change(path, status, masked(diff, server), secrets=held)
     private = project is None and bool(server.secrets)
     backup = None
     if before or path.exists():
@@ -157,6 +157,15 @@ def differences(old: Any, wanted: dict[str, Any], secrets: frozenset[str] = froz
     if others:
         said.append("the entry there also has " + ", ".join(others))
     return "; ".join(said) or "its keys are written differently"
+
+
+def masked(text: str, server: Launch) -> str:
+    """`text` (a dry run's diff) with the value of each of the server's secrets replaced by a mark."""
+    for key in sorted(server.secrets):
+        value = server.env.get(key, "")
+        if value:
+            text = text.replace(_string(value)[1:-1], "<secret, not shown>")
+    return text
 
 
 def _brief(value: Any) -> str:

@@ -16,15 +16,17 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from ..build.locate import find_project
-from ..build.model import SPEC_FILE, Project
+from ..build.model import SPEC_FILE, Project, Setting
 from ..build.pipeline import load_project, read_spec
 from ..errors import FailwellError
+from ..spec import fields as f
 from ..spec.messages import runtime
 from ..templates import template_root
 
@@ -83,10 +85,13 @@ def launch(
     *,
     uv: bool | None = None,
     environ: Mapping[str, str] | None = None,
+    args: Sequence[str] = (),
 ) -> Launch:
     """How to start the project at (or above) `folder`. Values come from `given` (`--env KEY=VALUE`), then
     `environ` (default: this process's environment); FailwellError naming every needed variable with no
-    value. `uv`: None decides by the project's uv.lock."""
+    value. `uv`: None decides by the project's uv.lock. `args` (`--arg`) are flags of the spec's settings,
+    passed to the server after its command; a required setting given neither there nor in the environment
+    is refused, naming it."""
     root = find_project(folder).resolve()
     model = load_project(read_spec(root / SPEC_FILE), str(root / SPEC_FILE))
     values = dict(os.environ if environ is None else environ)
@@ -101,6 +106,22 @@ def launch(
             env[variable.name] = value
         else:
             missing.append(f"{variable.name} ({variable.meaning})")
+    flagged = _setting_flags(model, args)
+    for setting in model.settings:
+        if setting.name in flagged:
+            continue
+        value = given.get(setting.env, values.get(setting.env, ""))
+        if value.strip():
+            refusal = setting_refusal(setting, value.strip())
+            if refusal:
+                raise FailwellError(
+                    f"{setting.env}={shown(value, setting.secret)} is refused: the server would refuse it: {refusal}; "
+                    "nothing was written"
+                )
+            env[setting.env] = value
+        elif setting.required:
+            how = f"--arg {setting.flag}=VALUE or " if not setting.secret else ""
+            missing.append(f"setting {setting.name} ({how}--env {setting.env}=VALUE: {setting.accepts})")
     if missing:
         raise FailwellError(
             f"the server needs {', '.join(missing)} to start, and no value was given; pass --env NAME=VALUE "
@@ -120,9 +141,60 @@ def launch(
         found = shutil.which("uv")
         if found is None:
             raise FailwellError("uv is not on PATH; install it (https://docs.astral.sh/uv/) or pass --no-uv")
-        args = ("run", "--directory", str(root), script)
-        return Launch(model.name, str(Path(found).absolute()), args, env, root, held)
-    return Launch(model.name, str(installed_script(root, script)), (), env, root, held)
+        command = ("run", "--directory", str(root), script, *args)
+        return Launch(model.name, str(Path(found).absolute()), command, env, root, held)
+    return Launch(model.name, str(installed_script(root, script)), tuple(args), env, root, held)
+
+
+_TRUE, _FALSE = ("true", "1", "yes", "on", "t", "y"), ("false", "0", "no", "off", "f", "n")
+
+
+def setting_refusal(setting: Setting, text: str) -> str | None:
+    """Why the server would refuse `text` for `setting` (None when it accepts it): the text converted as the
+    generated `Settings` model converts a flag's, then checked against the setting's field."""
+    value: Any = text
+    kind = f.json_type(setting.field)
+    try:
+        if kind == "integer":
+            value = int(text)
+        elif kind == "number":
+            value = float(text)
+        elif kind == "boolean" and text.lower() in (*_TRUE, *_FALSE):
+            value = text.lower() in _TRUE
+    except ValueError:
+        return f"it takes {setting.accepts}"
+    if "enum" in setting.field:
+        value = next((option for option in setting.field["enum"] if str(option) == text), value)
+    return f"it takes {setting.accepts}" if f.fits(value, setting.field) else None
+
+
+def _setting_flags(model: Project, args: Sequence[str]) -> set[str]:
+    """The settings `args` give as flags (`--flag=VALUE`, `--flag VALUE`, a boolean's lone `--flag`); a
+    FailwellError for a flag no setting has, and for a secret one (a client shows its args, and logs them)."""
+    by_flag = {setting.flag: setting for setting in model.settings}
+    found = set()
+    for index, arg in enumerate(args):
+        if not arg.startswith("-"):
+            continue
+        flag = arg.partition("=")[0]
+        setting = by_flag.get(flag)
+        if setting is None:
+            known = ", ".join(by_flag) or "none"
+            raise FailwellError(
+                f"--arg {flag}: the server takes no such flag (its settings' flags: {known}); nothing was written"
+            )
+        if setting.secret:
+            raise FailwellError(
+                f"--arg {flag}: {setting.name} is a secret setting, and a client shows its args; pass it as "
+                f"--env {setting.env}=VALUE (or set {setting.env} in this shell); nothing was written"
+            )
+        given = arg.partition("=")[2] if "=" in arg else (args[index + 1] if index + 1 < len(args) else "")
+        if "=" in arg or not setting.boolean:
+            refusal = setting_refusal(setting, given)
+            if refusal:
+                raise FailwellError(f"--arg {arg}: the server would refuse it: {refusal}; nothing was written")
+        found.add(setting.name)
+    return found
 
 
 def preflight(model: Project, env: Mapping[str, str], secrets: frozenset[str] = frozenset()) -> None:

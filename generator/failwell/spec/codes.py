@@ -158,6 +158,17 @@ CODES: dict[str, tuple[Severity, str]] = {
         "error",
         "a dependency's timeout not shorter than the deadline of a tool, resource or prompt that uses it",
     ),
+    "FW190": (
+        "error",
+        "a setting's flag or environment variable that another setting or the server itself already takes "
+        "(`--http`, `--port`, `--help`, `MCP_PORT`, `LOG_LEVEL`, an upstream's variable)",
+    ),
+    "FW191": ("error", "`{settings.<name>}` in a description names a setting `server.settings` does not declare"),
+    "FW192": ("error", "`{settings.<name>}` in a description names a `secret` setting, which is never shown"),
+    "FW193": (
+        "error",
+        "a setting that cannot be built: `required` with a `default`, or a name pydantic reserves (`model_...`)",
+    ),
     "FW201": (
         "warning",
         "no next step (no tool named, no action to take) for invalid_input, not_found, permission_denied, conflict",

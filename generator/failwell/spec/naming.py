@@ -6,6 +6,7 @@ import builtins
 import keyword
 import re
 import sys
+from typing import Any
 
 IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -159,3 +160,13 @@ def reserved_package_name(name: str) -> str | None:
     if name in DEPENDENCY_IMPORTS:
         return f"`{name}` is what the generated project (or a dependency of it) imports"
     return None
+
+
+def setting_flag(name: str, spec: dict[str, Any]) -> str:
+    """A setting's flag: its `flag`, else `--<name-with-dashes>`."""
+    return str(spec.get("flag") or "--" + name.replace("_", "-"))
+
+
+def setting_env(server: str, name: str, spec: dict[str, Any]) -> str:
+    """A setting's environment variable: its `env`, else `<SERVER>_<NAME>` upper-cased."""
+    return str(spec.get("env") or f"{server}_{name}".upper().replace("-", "_"))

@@ -36,6 +36,8 @@ What they share:
 Serving:
     cli.py          the command line, a handler that cannot import named (exit 2); config.py what must be set
                     to start and each value's check (which `failwell install` runs too); logs.py JSON lines on stderr
+    settings.py     the spec's `server.settings`: read from flags and environment, checked before serving, and
+                    `{settings.<name>}` filled into descriptions
     stdio.py        stdio; http.py streamable HTTP; bearer.py, tokens.py, oauth.py its tokens
     envelope.py     the -32700/-32600 answer for a line or body that is not one JSON-RPC message
     http_envelope.py, http_limits.py, rebinding.py    HTTP: bodies checked against the era, time and

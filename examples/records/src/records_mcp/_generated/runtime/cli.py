@@ -18,6 +18,8 @@ from mcp.server.auth.provider import TokenVerifier
 from .config import ConfigurationError, count_env, port_env
 from .logs import configure_logging
 from .server import FailwellServer
+from .settings import Declared, Setting, flag_values
+from .settings import read as read_settings
 
 if TYPE_CHECKING:
     from .http import HttpOptions  # imported for real only with --http
@@ -26,19 +28,25 @@ logger = logging.getLogger("failwell")
 
 
 def serve(
-    build_server: Callable[[], FailwellServer],
+    build_server: Callable[..., FailwellServer],
     argv: Sequence[str] | None = None,
     *,
     verifier: Callable[[], TokenVerifier] | None = None,
     authorization_servers: Sequence[str] = (),
+    settings: Declared | None = None,
 ) -> None:
     """Serve over stdio, or streamable HTTP with `--http` (behind bearer tokens when there is a `verifier`,
     for which `authorization_servers`, the OAuth issuers, may issue them). Everything the server needs is
-    checked first: a missing or malformed setting stops it with one line on stderr and exit status 2."""
+    checked first: a missing or malformed setting, or an unknown flag, stops it with one line on stderr and
+    exit status 2. The spec's `settings` are read from their flags and variables and given to `build_server`."""
     try:
         configure_logging(os.environ.get("LOG_LEVEL", "INFO"))
-        args = parser(bool(authorization_servers)).parse_args(argv)
-        server = build_server()
+        declared = settings.settings if settings is not None else ()
+        args = parser(bool(authorization_servers), declared).parse_args(argv)
+        if settings is not None:
+            server = build_server(settings=read_settings(settings, flag_values(declared, vars(args)), os.environ))
+        else:
+            server = build_server()
         options = http_options(args, authorization_servers) if args.http else None
         token_verifier = verifier() if options is not None and verifier is not None else None
         anyio.run(_serve, server, options, token_verifier)
@@ -115,10 +123,26 @@ def serving(server: FailwellServer, transport: str) -> dict[str, str | int]:
     return {"server": server.name, **served, "transport": transport, "store": where}
 
 
-def parser(oauth: bool) -> argparse.ArgumentParser:
-    """The flags, each defaulting to its environment variable (`--resource-url` only with OAuth)."""
+class _Parser(argparse.ArgumentParser):
+    """argparse, whose every refusal is a ConfigurationError of one line (never its usage text and exit)."""
+
+    def error(self, message: str) -> NoReturn:
+        unknown = re.match(r"unrecognized arguments: (\S+)", message)
+        if unknown is not None:
+            flag = unknown.group(1).partition("=")[0]
+            what = f"unknown flag {flag}" if flag.startswith("-") else f"unexpected argument {flag!r}"
+            message = f"{what}: this server takes {', '.join(self._flags())} (see --help)"
+        raise ConfigurationError(f'{message}; a client entry passes flags in its "args"')
+
+    def _flags(self) -> list[str]:
+        return [flag for action in self._actions for flag in action.option_strings if flag.startswith("--")]
+
+
+def parser(oauth: bool, settings: Sequence[Setting] = ()) -> argparse.ArgumentParser:
+    """The flags, each defaulting to its environment variable (`--resource-url` only with OAuth), then the spec's
+    settings' flags (read with their variables by `settings.read`)."""
     env = os.environ.get
-    parser = argparse.ArgumentParser(description="Serve this MCP server over stdio (default) or streamable HTTP.")
+    parser = _Parser(description="Serve this MCP server over stdio (default) or streamable HTTP.", allow_abbrev=False)
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     parser.add_argument("--host", default=env("MCP_HOST", "127.0.0.1"), help="HTTP bind address (MCP_HOST)")
     parser.add_argument("--port", type=int, default=port_env("MCP_PORT", 8000), help="HTTP port (MCP_PORT)")
@@ -154,6 +178,18 @@ def parser(oauth: bool) -> argparse.ArgumentParser:
             help="this server's public URL, which its OAuth tokens are issued for (MCP_RESOURCE_URL); "
             "derived from the bind address on loopback",
         )
+    for setting in settings:
+        if setting.flag:
+            parser.add_argument(
+                setting.flag,
+                dest=f"setting_{setting.name}",
+                nargs="?" if setting.boolean else None,
+                const="true" if setting.boolean else None,
+                metavar=setting.name.upper(),
+                help=(setting.description.rstrip(".") + ": " if setting.description else "")
+                + (setting.accepts + (f" ({setting.env})" if setting.env else "")).replace("%", "%%")
+                + (" (required)" if setting.required else ""),
+            )
     return parser
 
 

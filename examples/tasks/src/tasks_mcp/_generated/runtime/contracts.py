@@ -52,6 +52,8 @@ class ToolFailure(Exception):
 U = TypeVar("U")
 D = TypeVar("D", default=None)
 """The dependencies a handler uses (`ctx.deps`): a generated `Deps`, or None for one that uses none."""
+S = TypeVar("S", default=Any)
+"""The server's `Settings` (a project with `server.settings`; `Any` for one without)."""
 
 
 @dataclass(frozen=True)
@@ -158,9 +160,9 @@ class DependencyBinder(Protocol):
 
 
 @dataclass
-class ToolContext(Generic[U, D]):
+class ToolContext(Generic[U, D, S]):
     """What a handler may use besides its arguments: its upstreams, its dependencies, its deadline, progress
-    reports."""
+    reports, the server's settings."""
 
     tool: str
     upstreams: U
@@ -172,6 +174,8 @@ class ToolContext(Generic[U, D]):
     _progress: Progress | None = field(default=None, repr=False)
     deps: D = None  # type: ignore[assignment]
     """The dependencies it lists in `uses:`, each bound to this call (`await ctx.deps.<name>.call(fn)`)."""
+    settings: S = field(default=None, repr=False)  # type: ignore[assignment]  # None only without server.settings
+    """The server's settings, read from their flags and variables at start (the spec's `server.settings`)."""
 
     def remaining_s(self) -> float:
         """Seconds left before the tool's deadline (from a plain `def` handler's worker thread too: the server's
@@ -339,4 +343,6 @@ class Services:
     outcome_unknown: str = ""
     """The words for a keyed write whose earlier run's outcome is unknown (the spec's `messages.outcome_unknown`)."""
     pending: set[asyncio.Task[Any]] = field(default_factory=set)
+    settings: Any = None
+    """The server's settings (`server.settings`), which every call's context carries."""
     """Keyed writes still finishing after their deadline, so their real result is recorded for the retry."""

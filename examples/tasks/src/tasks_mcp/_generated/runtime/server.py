@@ -64,6 +64,7 @@ from .resources import Listings, ResourceDefinition, listed_uris, unknown_resour
 from .results import internal_error, unknown_name
 from .scrub import redact_secrets
 from .sdk import BaseServer, cancel_mark
+from .settings import described
 from .telemetry import TelemetryMiddleware
 
 logger = logging.getLogger("failwell")
@@ -91,7 +92,9 @@ class FailwellServer(BaseServer):
         scope_message: str = SCOPE_MESSAGE,
         outcome_unknown: str = OUTCOME_UNKNOWN_MESSAGE,
         tool_failure_envelope: bool = True,
+        settings: Any = None,
     ) -> None:
+        tools, resources, prompts = _filled(settings, tools), _filled(settings, resources), _filled(settings, prompts)
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan)
         shorter = dict(deadlines or {})
         self.resources = tuple(
@@ -108,13 +111,7 @@ class FailwellServer(BaseServer):
         self.relay: CancelRelay | None = None
         """Where cancels this process cannot apply go (set for stateless HTTP with the Redis store)."""
         self._answer_what_is_served()
-        self.definitions = {
-            tool.name: replace(tool, deadline_s=shorter[tool.name]) if tool.name in shorter else tool for tool in tools
-        }
-        if not tool_failure_envelope:  # `server.tool_failure_envelope: false`: no SEP-3313 object on error results
-            self.definitions = {
-                name: replace(tool, tool_failure_envelope=False) for name, tool in self.definitions.items()
-            }
+        self.definitions = {tool.name: _configured_tool(tool, shorter, tool_failure_envelope) for tool in tools}
         self.replace_telemetry(TelemetryMiddleware(frozenset(self.definitions), frozenset(self.prompts)))
         self.services = Services(
             messages={**DEFAULT_MESSAGES, **(messages or {})},
@@ -125,6 +122,7 @@ class FailwellServer(BaseServer):
             rate_limit=rate_limit,
             idempotency_ttl_s=idempotency_ttl_s,
             outcome_unknown=outcome_unknown,
+            settings=settings,
         )
         self.middleware.append(NamedInvalidParams())
         self.middleware.append(LastGuard(self.services))
@@ -390,6 +388,23 @@ nothing for it."""
 
 Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
 Answer = TypeVar("Answer", GetPromptResult, ListResourcesResult, ReadResourceResult)
+
+
+D = TypeVar("D", ToolDefinition, ResourceDefinition, PromptDefinition)
+
+
+def _filled(settings: Any, parts: Sequence[D]) -> Sequence[D]:
+    """Each definition with `{settings.<name>}` in its description replaced by the setting's value, once, at start
+    (none without `server.settings`)."""
+    return parts if settings is None else [replace(p, description=described(p.description, settings)) for p in parts]
+
+
+def _configured_tool(tool: ToolDefinition, shorter: Mapping[str, float], envelope: bool) -> ToolDefinition:
+    """The tool with the shorter deadline its spec gives it, if any, and without the SEP-3313 object on its error
+    results when `server.tool_failure_envelope` is false."""
+    if tool.name in shorter:
+        tool = replace(tool, deadline_s=shorter[tool.name])
+    return tool if envelope else replace(tool, tool_failure_envelope=False)
 
 
 def _configured(definition: Reader, deadline_s: float | None, tool_failure_envelope: bool) -> Reader:

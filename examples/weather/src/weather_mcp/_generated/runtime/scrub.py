@@ -326,11 +326,24 @@ def _apply(rules: tuple[Rule, ...], text: str) -> str:
 _ESCAPED_QUOTE = re.compile(r"\\+([\"'])")
 
 
+_KNOWN_SECRETS: set[str] = set()
+"""The values of the server's secret settings (`remember_secret`): masked wherever they appear."""
+
+
+def remember_secret(value: str) -> None:
+    """Mask `value` (a secret setting's, read at start) in every log line and message from now on."""
+    if len(value) >= 4:  # shorter is too likely to be ordinary text
+        _KNOWN_SECRETS.add(value)
+
+
 def redact_secrets(text: str) -> str:
     """Text with credentials and tokens masked: for logs, which may keep paths and addresses.
 
     Quotes escaped by layers of quoting (JSON in a repr, in JSON) lose their backslashes first, so a field
     nested at any depth is seen as the field it is."""
+    for known in _KNOWN_SECRETS:
+        if known in text:
+            text = text.replace(known, "[redacted]")
     return _apply(_SECRET_RULES, _ESCAPED_QUOTE.sub(r"\1", text))
 
 

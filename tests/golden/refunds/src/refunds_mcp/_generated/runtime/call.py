@@ -150,6 +150,7 @@ async def execute(
             call.derived_key,
             call.progress,
             deps=_bound_deps(call, deadline_at),
+            settings=services.settings,
         )
         with anyio.move_on_after(stop_after_s):
             return await body(call, ctx)

@@ -1,0 +1,1 @@
+"""Read and change a git repository."""

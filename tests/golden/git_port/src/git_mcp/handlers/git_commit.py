@@ -1,0 +1,19 @@
+"""`git_commit`: Commit the staged changes.
+
+This module is yours: failwell created it once and never overwrites it. Raise a declared failure
+by name (for example `raise NothingStaged()`, imported from
+`.._generated.tools.git_commit`); anything else you raise reaches the model as an `internal`
+error with a reference id, and the traceback goes to the log.
+
+A retry whose earlier run ended with its outcome unknown (the process died, the deadline passed) is
+refused unless this module defines `async def reconcile(params: Input, ctx: Context) -> Output | None`:
+return the output when the change is there, or None when it is not (then `handle` runs).
+`ctx.idempotency_key` is the same on every retry: store it with the change to find it again.
+"""
+
+from .._generated.tools.git_commit import Context, Input
+
+
+async def handle(params: Input, ctx: Context) -> str:
+    """Commit the staged changes."""
+    raise NotImplementedError("git_commit is not implemented yet")

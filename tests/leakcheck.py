@@ -14,6 +14,16 @@ import string
 from typing import Any
 
 TOOLS_MODULE = "tasks_mcp._generated.tools"
+MODULES: dict[str, Any] = {}
+"""The tool modules the server under test was built from, by tool (set by an in-process test): a handler raises
+their failure classes, whatever another test's copy of the package has since put in `sys.modules`."""
+
+
+def tool_module(tool: str) -> Any:
+    """The module of `tool`'s generated code: the server's own when recorded, else imported."""
+    import importlib
+
+    return MODULES.get(tool) or importlib.import_module(f"{TOOLS_MODULE}.{tool}")
 TOOLS = ("tasks_close", "tasks_create", "tasks_get", "tasks_search")
 
 
@@ -74,10 +84,9 @@ EXCEPTIONS = ("RuntimeError", "ValueError", "KeyError", "OSError", "ConnectionEr
 
 def scenario(rng: random.Random) -> dict[str, Any]:
     """One call: its tool, and what its handler raises."""
-    import importlib
 
     tool = rng.choice(TOOLS)
-    module = importlib.import_module(f"{TOOLS_MODULE}.{tool}")
+    module = tool_module(tool)
     failures = [
         name
         for name, value in vars(module).items()
@@ -140,11 +149,10 @@ def build_exception(plan: dict[str, Any]) -> BaseException:
 
 def handler_for(plan: dict[str, Any]) -> Any:
     """A handler that raises what the scenario says."""
-    import importlib
 
     async def handle(params: Any, ctx: Any) -> Any:
         if "failure" in plan:
-            module = importlib.import_module(f"{TOOLS_MODULE}.{plan['tool']}")
+            module = tool_module(plan["tool"])
             raise getattr(module, plan["failure"])(**plan["kwargs"])
         raise build_exception(plan)
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(SOURCE))
 from failwell.spec.failures import with_idempotency_key  # noqa: E402
 from failwell.spec.fields import example_arguments  # noqa: E402
 from failwell.spec.load import load_text  # noqa: E402
-from leakcheck import TOOLS, handler_for, scenario  # noqa: E402
+from leakcheck import MODULES, TOOLS, handler_for, scenario, tool_module  # noqa: E402
 from tasks_mcp._generated.runtime.store_memory import MemoryStore  # noqa: E402
 from tasks_mcp._generated.server import build_server  # noqa: E402
 
@@ -48,6 +48,7 @@ async def _dispatch(params: Any, ctx: Any) -> Any:
 
 
 SERVER = build_server({tool: _dispatch for tool in TOOLS}, store=MemoryStore())
+MODULES.update({tool: sys.modules[f"tasks_mcp._generated.tools.{tool}"] for tool in TOOLS})
 SERVER.services.rate_limit = None  # 10,000 calls from one caller would hit the example's limit of 120 a minute
 
 
@@ -63,7 +64,7 @@ def expected_failure(plan: dict[str, Any]) -> str:
     """The envelope's `failure` when the planned handler ran: its declared failure, or internal."""
     if "failure" not in plan:
         return "internal"
-    module = __import__(f"tasks_mcp._generated.tools.{plan['tool']}", fromlist=["_"])
+    module = tool_module(plan["tool"])
     return str(getattr(module, plan["failure"]).name)
 
 

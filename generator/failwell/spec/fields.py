@@ -3,16 +3,20 @@ what sentence says what is accepted, and a value that fits."""
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from ..pyliteral import inline, string
+from ..templates import template_root
 from . import patterns
 from .naming import pascal, python_name
 
@@ -29,8 +33,41 @@ _CONSTRAINTS = {
 }
 _PUBLISHED_KEYS = (
     "type", "description", "enum", "default", "pattern", "minLength", "maxLength", "minimum", "maximum",
-    "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems",
+    "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems", "format",
 )  # fmt: skip
+FORMAT_EXAMPLES = {
+    "uri": "https://example.com/docs",
+    "email": "ada@example.com",
+    "date": "2026-01-31",
+    "date-time": "2026-01-31T09:30:00Z",
+    "uuid": "3f2b8c1e-7d4a-4e6b-9c2f-1a5d8e7b6c40",
+    "ipv4": "192.0.2.1",
+    "ipv6": "2001:db8::1",
+    "hostname": "example.com",
+}
+"""A value of each string `format` (the made-up example of a field that gives none)."""
+FORMAT_WORDS = {
+    "uri": "an absolute URI",
+    "email": "an email address",
+    "date": "a date (YYYY-MM-DD)",
+    "date-time": "a date and time with its zone (RFC 3339)",
+    "uuid": "a UUID",
+    "ipv4": "an IPv4 address",
+    "ipv6": "an IPv6 address",
+    "hostname": "a host name",
+}
+"""How `accepts` says each format."""
+
+
+@functools.cache
+def runtime_formats() -> ModuleType:
+    """The generated runtime's `formats` module (one source for the generator's checks and the server's)."""
+    path = template_root() / "template" / "src" / "{{ package }}" / "_generated" / "runtime" / "formats.py"
+    spec = importlib.util.spec_from_file_location("failwell_runtime_formats", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @dataclass(frozen=True)
@@ -151,9 +188,11 @@ def _annotation(nested_name: str, spec: dict[str, Any], out: list[ModelClass]) -
     constraints = [
         f"{_CONSTRAINTS[key]}={_constraint_literal(key, spec[key], kind)}" for key in _CONSTRAINTS if key in spec
     ]
-    if not constraints or "enum" in spec:
+    checks = [f"formats.check({string(spec['format'])})"] if kind == "string" and "format" in spec else []
+    if "enum" in spec or not (constraints or checks):
         return base
-    return f"Annotated[{base}, Field({', '.join(constraints)})]"
+    field = [f"Field({', '.join(constraints)})"] if constraints else []
+    return f"Annotated[{', '.join([base, *field, *checks])}]"
 
 
 _INTEGER_BOUND = {"minimum": math.ceil, "exclusiveMinimum": math.floor, "maximum": math.floor}
@@ -175,6 +214,8 @@ def accepts(spec: dict[str, Any], *, with_example: bool = True) -> str:
         return "one of " + ", ".join(json.dumps(v) for v in spec["enum"])
     if kind == "string":
         phrase = "a string" + _range(spec, "minLength", "maxLength", "characters")
+        if spec.get("format") in FORMAT_WORDS:
+            phrase = FORMAT_WORDS[spec["format"]] + phrase.removeprefix("a string")
         if "pattern" in spec:
             phrase += f" matching {spec['pattern']}"
     elif kind in ("integer", "number"):
@@ -258,6 +299,8 @@ def make_example(spec: dict[str, Any]) -> Any:
         return spec["enum"][0]
     kind = json_type(spec)
     if kind == "string":
+        if spec.get("format") in FORMAT_EXAMPLES:
+            return FORMAT_EXAMPLES[spec["format"]]
         if "pattern" in spec:
             return _pattern_value(spec)
         return "example"[: spec.get("maxLength", 7)].ljust(spec.get("minLength", 0), "x")
@@ -345,8 +388,14 @@ def _pattern(validator: Any, pattern: Any, instance: Any, schema: dict[str, Any]
         yield ValidationError(f"{json.dumps(instance, ensure_ascii=not instance.isprintable())} does not match {shown}")
 
 
+def _format(validator: Any, name: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+    """A string `format`, checked as the generated server (and the clients' ajv-formats) checks it."""
+    if isinstance(instance, str) and name in FORMAT_EXAMPLES and not runtime_formats().conforms(name, instance):
+        yield ValidationError(f"{json.dumps(instance, ensure_ascii=False)} is not {FORMAT_WORDS[name]}")
+
+
 _Validator: type[Draft202012Validator] = validators.extend(  # type: ignore[no-untyped-call]  # untyped in the stubs
-    Draft202012Validator, {"pattern": _pattern}
+    Draft202012Validator, {"pattern": _pattern, "format": _format}
 )
 
 
@@ -383,6 +432,8 @@ def violation(spec: dict[str, Any]) -> tuple[bool, Any]:
     if "enum" in spec:
         candidates = ["not-a-choice"] if kind == "string" else []
     elif kind == "string":
+        if "format" in spec:
+            candidates.append(f"not {FORMAT_WORDS.get(spec['format'], 'one')}"[: spec.get("maxLength", 80)])
         if "pattern" in spec:
             candidates.extend(["!", "zz zz", "0"])
         if spec.get("minLength", 0) > 0:

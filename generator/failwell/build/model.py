@@ -21,7 +21,7 @@ from ..spec.failures import (
     scope_text,
     with_idempotency_key,
 )
-from ..spec.lint import default_deadline
+from ..spec.lint import default_deadline, verbatim_fields
 from ..spec.naming import DEFAULT_TOKENS_ENV, import_order, pascal, python_name
 
 SPEC_FILE = "failwell.yaml"
@@ -55,6 +55,8 @@ class Failure:
     template_line: str
     template_doc: str
     changed_literal: str | None
+    verbatim_literal: str
+    """`frozenset({...})` of the fields shown unscrubbed (`verbatim: true`), or empty when none is."""
     params: tuple[Param, ...]
     super_kwargs: str
     example_kwargs: str
@@ -803,6 +805,11 @@ def _failure(
         template_line=assignment("template", string(template), 4),
         template_doc=docstring(template),
         changed_literal=string(changed) if changed else None,
+        verbatim_literal=(
+            "frozenset({" + ", ".join(string(n) for n in verbatim_fields(spec.get("fields") or [])) + "})"
+            if verbatim_fields(spec.get("fields") or [])
+            else ""
+        ),
         params=params,
         super_kwargs=super_kwargs,
         example_kwargs=", ".join(f"{k}={literal(v)}" for k, v in kwargs.items()),

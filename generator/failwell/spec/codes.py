@@ -192,4 +192,9 @@ CODES: dict[str, tuple[Severity, str]] = {
         'repeats a sentence the runtime appends itself ("Nothing was changed", "No changes were made", '
         '"Retrying ... will not help"): the class and `changed` already say it',
     ),
+    "FW209": (
+        "warning",
+        "a failure field shown `verbatim` is named like a secret (`token`, `password`, `api_key`, ...): its value "
+        "would reach the model unscrubbed",
+    ),
 }

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from ..errors import Diagnostic
 from . import fields as f
-from . import naming, patterns, uri
+from . import messages, naming, patterns, uri
 from .load import Document
 from .naming import (
     DEFAULT_TOKENS_ENV,
@@ -532,6 +532,13 @@ def _failure(
         if name in inputs:
             message = f"failure field `{name}` has the name of {noun}, whose value fills {{{name}}} already"
             out.append(doc.diagnostic((*path, "fields"), "FW104", message))
+    for name in verbatim_fields(declared) if isinstance(declared, dict) else ():
+        if messages.secret_named(name):
+            message = (
+                f"failure field `{name}` is shown verbatim but is named like a secret, so its value would reach the "
+                "model unscrubbed; remove `verbatim: true`, or rename the field if it holds no secret"
+            )
+            out.append(doc.diagnostic((*path, "fields", name), "FW209", message, warning=True, key=True))
     failure_class = failure.get("class")
     template = failure.get("message")
     template_path: tuple[str | int, ...] = (*path, "message")
@@ -579,6 +586,13 @@ def _placeholders(
             )
             out.append(doc.diagnostic(path, "FW110", message))
     return used
+
+
+def verbatim_fields(declared: list[str] | dict[str, Any]) -> list[str]:
+    """The declared fields shown as they are (`{type: string, verbatim: true}`), not scrubbed."""
+    if not isinstance(declared, dict):
+        return []
+    return [name for name, kind in declared.items() if isinstance(kind, dict) and kind.get("verbatim") is True]
 
 
 def placeholders(template: str) -> list[str]:

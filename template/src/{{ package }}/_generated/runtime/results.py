@@ -176,10 +176,18 @@ def _path(loc: tuple[int | str, ...]) -> str:
 
 
 def failure_values(failure: ToolFailure, arguments: Mapping[str, Any]) -> dict[str, str]:
-    """Placeholder values: the call's arguments as sent, then the handler's values, scrubbed first."""
+    """Placeholder values: the call's arguments as sent, then the handler's values, scrubbed first (but for the
+    fields the spec shows `verbatim`, as they are)."""
     values = {name: display(value) for name, value in arguments.items()}
     values.update(
-        {name: "[redacted]" if secret_named(name) else scrub(display(value)) for name, value in failure.values.items()}
+        {
+            name: display(value)
+            if name in failure.verbatim
+            else "[redacted]"
+            if secret_named(name)
+            else scrub(display(value))
+            for name, value in failure.values.items()
+        }
     )
     if failure.retry_after_s is not None:
         values["retry_after_s"] = seconds(failure.retry_after_s)

@@ -158,6 +158,8 @@ class Tool:
     reconcilable: bool
     """A keyed write that is not a batch: its handler module may define `reconcile`."""
     rerun_safe: bool
+    idempotent: bool
+    """A write without a key that the spec says is naturally idempotent: published so, and retried as safe."""
     check_with_literal: str
     broken_changed_literal: str
     """The envelope's `changed` when the tool breaks mid-way (a crash, a missed deadline, a failing upstream)."""
@@ -485,6 +487,7 @@ def _tool(
     scopes: list[str] = list(spec.get("scopes") or ())
     first_scope = scopes[0] if scopes else ""
     py = python_name(name)
+    idempotent = spec["effect"] != "read" and spec.get("idempotent") is True and "idempotency_key" not in inputs
     input_models = tuple(f.models("Input", inputs, published=True))
     output_models = tuple(f.models("Output", outputs)) if outputs is not None else ()
     annotations = " ".join(member.annotation for model in (*input_models, *output_models) for member in model.fields)
@@ -518,7 +521,8 @@ def _tool(
         annotations=literal(
             {
                 **_ANNOTATIONS[spec["effect"]],
-                **({"idempotentHint": True} if spec.get("idempotency") == "required" else {}),
+                **({"idempotentHint": True} if spec.get("idempotency") == "required" or idempotent else {}),
+                "openWorldHint": bool(spec.get("open_world", bool(spec.get("upstreams")))),
             },
             8,
         ),
@@ -556,7 +560,7 @@ def _tool(
         ),
         upstreams=tuple(spec.get("upstreams") or ()),
         keyed="idempotency_key" in inputs,
-        retried=(spec["effect"] == "read" or "idempotency_key" in example) and retries_of_first > 0,
+        retried=(spec["effect"] == "read" or idempotent or "idempotency_key" in example) and retries_of_first > 0,
         not_retried_line=assignment(
             "why",
             string(
@@ -581,6 +585,7 @@ def _tool(
         broken_changed_literal=string(messages.default_changed("internal", spec["effect"])),
         reconcilable="idempotency_key" in inputs and not batch,
         rerun_safe=bool(spec.get("rerun_safe")),
+        idempotent=idempotent,
         check_with_literal=string(spec["check_with"]) if spec.get("check_with") else "",
         registration=_registration(
             py, f"{py}_handler", name, "reconcile" if "idempotency_key" in inputs and not batch else None

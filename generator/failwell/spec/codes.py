@@ -93,6 +93,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "FW142": ("error", "a pattern the linear-time engine cannot run (look-around, back-references)"),
     "FW143": ("error", "outside the supported subset"),
     "FW144": ("error", "too large once compiled"),
+    "FW145": ("error", "`idempotent: true` on a read or on a write with an idempotency key"),
+    "FW146": ("error", "`idempotent: true` on a destructive tool without an `idempotency_reason`"),
     "FW150": ("error", 'a tool name the generated code already uses (see "Reserved names")'),
     "FW151": (
         "error",

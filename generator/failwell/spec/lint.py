@@ -245,19 +245,33 @@ def _tool(
 ) -> None:
     _deadline(doc, out, path, tool, timeout)
     effect, mode = tool.get("effect"), tool.get("idempotency")
-    if effect in ("write", "destructive") and mode is None:
+    idempotent = tool.get("idempotent") is True
+    if effect in ("write", "destructive") and mode is None and not idempotent:
         message = (
             f"a {effect} tool must say how a retry is kept from applying it twice: `idempotency: required` "
-            "(adds an idempotency_key argument), `optional`, or `none` with an `idempotency_reason`"
+            "(adds an idempotency_key argument), `optional`, `none` with an `idempotency_reason`, or `idempotent: "
+            "true` when repeating it changes nothing more"
         )
         out.append(doc.diagnostic((*path, "effect"), "FW126", message))
-    if mode == "none" and effect != "read" and not tool.get("idempotency_reason"):
+    if mode == "none" and effect != "read" and not tool.get("idempotency_reason") and not idempotent:
         message = "`idempotency: none` needs an `idempotency_reason`, such as why a repeat cannot change anything twice"
         out.append(doc.diagnostic((*path, "idempotency"), "FW127", message))
     if effect == "read" and mode in ("required", "optional"):
         message = "`idempotency` applies to write and destructive tools; a read changes nothing, so remove it"
         out.append(doc.diagnostic((*path, "idempotency"), "FW128", message))
     keyed = effect in ("write", "destructive") and mode in ("required", "optional")
+    if idempotent and (effect == "read" or keyed):
+        why = (
+            "a read is idempotent already" if effect == "read" else "a write with an idempotency key is retried safely"
+        )
+        message = f"`idempotent: true` is for a write without an idempotency key; {why}, so remove it"
+        out.append(doc.diagnostic((*path, "idempotent"), "FW145", message))
+    elif idempotent and effect == "destructive" and not tool.get("idempotency_reason"):
+        message = (
+            "`idempotent: true` on a destructive tool needs an `idempotency_reason`: why deleting twice changes "
+            "nothing more than deleting once"
+        )
+        out.append(doc.diagnostic((*path, "idempotent"), "FW146", message))
     for option in ("rerun_safe", "check_with"):
         if option in tool and not keyed:
             message = (

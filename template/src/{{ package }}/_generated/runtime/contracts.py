@@ -244,6 +244,8 @@ class ToolDefinition:
     upstreams: UpstreamsFactory | None = None
     keyed: bool = False
     """Whether the tool takes an `idempotency_key` argument."""
+    idempotent: bool = False
+    """A write without a key that is naturally idempotent (the spec's `idempotent: true`): retried as safe."""
     rerun_safe: bool = False
     """A keyed write whose every side effect is deduplicated downstream by the derived key, so a run whose outcome
     is unknown may simply run again (the spec's `rerun_safe`)."""

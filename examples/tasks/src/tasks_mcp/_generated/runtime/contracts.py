@@ -26,13 +26,15 @@ class ToolFailure(Exception):
     """A failure the spec declares. Handlers raise a generated subclass by name.
 
     The values passed in fill the message's placeholders after `scrub` has removed anything
-    internal from them (credentials, tokens, URLs, addresses, hosts, paths, SQL).
+    internal from them (credentials, tokens, URLs, addresses, hosts, paths, SQL), except the fields the spec
+    declares `verbatim: true`, which are shown as they are.
     """
 
     name: ClassVar[str]
     failure_class: ClassVar[FailureClass]
     template: ClassVar[str]
     changed: ClassVar[Changed | None] = None
+    verbatim: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, *, retry_after_s: float | None = None, changed: Changed | None = None, **values: object) -> None:
         super().__init__(self.name)
@@ -242,6 +244,8 @@ class ToolDefinition:
     upstreams: UpstreamsFactory | None = None
     keyed: bool = False
     """Whether the tool takes an `idempotency_key` argument."""
+    idempotent: bool = False
+    """A write without a key that is naturally idempotent (the spec's `idempotent: true`): retried as safe."""
     rerun_safe: bool = False
     """A keyed write whose every side effect is deduplicated downstream by the derived key, so a run whose outcome
     is unknown may simply run again (the spec's `rerun_safe`)."""

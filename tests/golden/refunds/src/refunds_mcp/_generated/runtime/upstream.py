@@ -151,6 +151,7 @@ class UpstreamPool:
         deadline_at: float,
         idempotency_key: str | None,
         sent: Sent,
+        idempotent: bool = False,
     ) -> Upstream:
         """The upstream `name` as one tool call sees it."""
         config = self.configs[name]
@@ -164,6 +165,7 @@ class UpstreamPool:
             deadline_at=deadline_at,
             idempotency_key=idempotency_key,
             sent=sent,
+            idempotent=idempotent,
         )
 
     def check(self) -> None:
@@ -198,6 +200,9 @@ class Upstream:
     idempotency_key: str | None = None
     sent: Sent = field(default_factory=Sent)
     """What this call has sent to any of its upstreams: a failure before any change says nothing was changed."""
+    idempotent: bool = False
+    """A naturally idempotent write (the spec's `idempotent: true`): repeating it changes nothing more, so it is
+    retried as a read is."""
     attempts: int = 0
 
     async def get(self, path: str, **kwargs: Any) -> httpx.Response:
@@ -226,7 +231,7 @@ class Upstream:
         key = idempotency_key or self.idempotency_key
         if key is not None:
             kwargs["headers"] = {**dict(kwargs.get("headers") or {}), "Idempotency-Key": key}
-        safe_to_retry = self.effect == "read" or key is not None
+        safe_to_retry = self.effect == "read" or self.idempotent or key is not None
         if method.upper() not in SAFE_METHODS:
             self.sent.changes += 1
         breaker = self.pool.breakers[self.config.name]

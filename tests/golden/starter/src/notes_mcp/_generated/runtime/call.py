@@ -180,5 +180,6 @@ def _bound_upstreams(call: Call, deadline_at: float) -> Any:
             deadline_at=deadline_at,
             idempotency_key=call.derived_key,
             sent=sent,
+            idempotent=tool.idempotent,
         )
     )

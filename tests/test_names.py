@@ -7,14 +7,17 @@ outputSchema) and by the Python `mcp` client. Two names that derive the same Pyt
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
 import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from httpserver import in_thread
 from mcp import Client, StdioServerParameters
 
 from conftest import REPO
@@ -29,6 +32,8 @@ server:
   name: docs
   version: 0.1.0
   description: Documentation of libraries, found by name.
+upstreams:
+  docs_api: {base_url_env: DOCS_API_URL, base_url: "https://docs.example.com/api", timeout_s: 5, retries: 2}
 tools:
   resolve-library-id:
     description: Find the id of a library by its name, such as next.js.
@@ -64,6 +69,16 @@ tools:
           {repo_path} is outside the repository this server may use ({resolved} on its disk). Pass {allowed}
           or a folder inside it.
         fields: {allowed: {type: string, verbatim: true}, resolved: string}
+  stage-library:
+    description: Stage a library for indexing, such as next.js; staging it again changes nothing more.
+    effect: write
+    idempotent: true
+    open_world: false
+    upstreams: [docs_api]
+    input:
+      libraryName: {type: string, minLength: 1, maxLength: 200, description: The library's name., example: next.js}
+    output:
+      staged: {type: boolean}
 prompts:
   mcp-demo:
     description: Start a tour of a library's documentation, such as next.js.
@@ -90,6 +105,15 @@ from .._generated.tools.repo_status import Context, Input, OutsideAllowed
 async def handle(params: Input, ctx: Context) -> str:
     """Refuse any folder but the allowed one, showing it (verbatim) but not where the path led (scrubbed)."""
     raise OutsideAllowed(allowed="/srv/repos/docs", resolved="/etc/ssh/keys")
+''',
+    "stage_library.py": '''\
+from .._generated.tools.stage_library import Context, Input, Output
+
+
+async def handle(params: Input, ctx: Context) -> Output:
+    """Stage a library: a PUT, which the upstream applies once however often it is sent."""
+    response = await ctx.upstreams.docs_api.put(f"/staged/{params.library_name}")
+    return Output(staged=response.status_code == 200)
 ''',
     "prompts/mcp_demo.py": '''\
 from ..._generated.prompts.mcp_demo import Context, Output, Params
@@ -123,6 +147,12 @@ def _env(project: Path) -> dict[str, str]:
 # The spec: names published as written, Python names derived, collisions refused ------------------------------
 
 
+def _at(text: str, needle: str, col: int) -> str:
+    """`spec.yaml:LINE:COL` of the line where `needle` first appears."""
+    line = next(number for number, found in enumerate(text.splitlines(), 1) if needle in found)
+    return f"spec.yaml:{line}:{col}"
+
+
 def _found(text: str) -> list[str]:
     return [str(d) for d in diagnose(text, "spec.yaml")]
 
@@ -150,8 +180,9 @@ def test_two_tools_that_derive_one_python_name_are_refused_naming_both() -> None
                         "    effect: read\nprompts:\n")  # fmt: skip
     found = [line for line in _found(twin) if " FW154 " in line]
     assert found == [
-        "spec.yaml:41:3: FW154 tool `resolve_library_id` and the name at spec.yaml:7:3 both become the name "
-        "`resolve_library_id` in _generated/server.py; rename one of them"
+        f"{_at(twin, '  resolve_library_id:', 3)}: FW154 tool `resolve_library_id` and the name at "
+        f"{_at(twin, '  resolve-library-id:', 3)} both become the name `resolve_library_id` in _generated/server.py; "
+        "rename one of them"
     ], found
 
 
@@ -159,20 +190,23 @@ def test_two_arguments_that_derive_one_python_name_are_refused_naming_both() -> 
     twin = SPEC.replace("      topicHint:", "      library_name: {type: string, description: Again.}\n      topicHint:")
     found = [line for line in _found(twin) if " FW154 " in line]
     assert found == [
-        "spec.yaml:19:7: FW154 field `library_name` and the name at spec.yaml:11:7 both become the attribute "
-        "`library_name` of the generated input model; rename one of them"
+        f"{_at(twin, '      library_name:', 7)}: FW154 field `library_name` and the name at "
+        f"{_at(twin, '      libraryName:', 7)} both become the attribute `library_name` of the generated input "
+        "model; rename one of them"
     ], found
 
 
 def test_a_name_mcp_clients_refuse_is_fw101_with_a_suggestion() -> None:
     bad = SPEC.replace("  resolve-library-id:", "  resolve library/id:").replace(
-        "      libraryName:", "      library name:"
+        "      libraryName:", "      library name:", 1
     )
     found = [line for line in _found(bad) if " FW101 " in line]
     assert found == [
-        "spec.yaml:7:3: FW101 tool name `resolve library/id` may use only ASCII letters, digits, `_`, `-` and `.`, "
+        f"{_at(bad, 'resolve library/id:', 3)}: FW101 tool name `resolve library/id` may use only ASCII letters, "
+        "digits, `_`, `-` and `.`, "
         "at most 64 characters (what MCP clients accept); try `resolve_library_id`",
-        "spec.yaml:11:7: FW101 field name `library name` may use only ASCII letters, digits, `_`, `-` and `.`, "
+        f"{_at(bad, 'library name:', 7)}: FW101 field name `library name` may use only ASCII letters, digits, "
+        "`_`, `-` and `.`, "
         "at most 64 characters (what MCP clients accept); try `library_name`",
     ], found
     digit = _found(SPEC.replace("  resolve-library-id:", "  1-resolve:"))
@@ -204,7 +238,7 @@ async def test_the_python_client_lists_and_calls_the_names_as_written(project: P
     params = StdioServerParameters(command=sys.executable, args=["-m", "docs_mcp"], env=_env(project))
     async with Client(params) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-        assert list(tools) == ["repo_status", "resolve-library-id"]
+        assert list(tools) == ["repo_status", "resolve-library-id", "stage-library"]
         schema = tools["resolve-library-id"].input_schema
         assert list(schema["properties"]) == ["libraryName", "maxResults", "topicHint", "docsUrl"]
         assert schema["properties"]["docsUrl"]["format"] == "uri"
@@ -280,7 +314,7 @@ def test_the_typescript_v2_client_lists_and_calls_them_validating_the_schemas(pr
     )
     assert run.returncode == 0 and run.stdout.strip(), run.stdout[-3000:] + run.stderr[-3000:] + log.read_text()
     seen = json.loads(run.stdout)
-    assert [tool["name"] for tool in seen["tools"]] == ["repo_status", "resolve-library-id"]
+    assert [tool["name"] for tool in seen["tools"]] == ["repo_status", "resolve-library-id", "stage-library"]
     assert list(seen["tools"][1]["inputSchema"]["properties"]) == ["libraryName", "maxResults", "topicHint", "docsUrl"]
     assert [prompt["name"] for prompt in seen["prompts"]] == ["mcp-demo"]
     first, second, failed = seen["calls"]
@@ -349,7 +383,77 @@ def test_a_verbatim_field_named_like_a_secret_is_warned_about() -> None:
     secret = secret.replace("Pass {allowed}", "Pass {api_token}")
     found = [line for line in _found(secret) if "FW209" in line]
     assert found == [
-        "spec.yaml:40:18: FW209 warning: failure field `api_token` is shown verbatim but is named like a secret, so "
+        f"{_at(secret, 'api_token:', 18)}: FW209 warning: failure field `api_token` is shown verbatim but is named "
+        "like a secret, so "
         "its value would reach the model unscrubbed; remove `verbatim: true`, or rename the field if it holds no "
         "secret"
     ], found
+
+
+def _hints(project: Path, tool: str) -> dict[str, bool]:
+    source = (project / "src" / "docs_mcp" / "_generated" / "tools" / f"{tool}.py").read_text()
+    hints = source.split("annotations=", 1)[1].split("}", 1)[0] + "}"
+    return dict(ast.literal_eval(hints))
+
+
+def test_idempotent_and_open_world_are_published_as_hints(project: Path) -> None:
+    assert _hints(project, "stage_library") == {
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
+    assert _hints(project, "resolve_library_id")["openWorldHint"] is False  # no upstream
+    with_upstream = SPEC.replace("    open_world: false\n", "")
+    from failwell.build.pipeline import load_project
+
+    tools = {tool.name: tool for tool in load_project(with_upstream, "spec.yaml").tools}
+    assert '"openWorldHint": True' in tools["stage_library"].annotations  # the default with an upstream
+
+
+def test_idempotent_is_refused_where_it_says_nothing_or_needs_a_reason() -> None:
+    on_read = SPEC.replace("    effect: read\n    input:\n      libraryName", "    effect: read\n    idempotent: true\n"
+                           "    input:\n      libraryName", 1)  # fmt: skip
+    assert any(" FW145 " in line and "a read is idempotent already" in line for line in _found(on_read))
+    destructive = SPEC.replace(
+        "    effect: write\n    idempotent: true", "    effect: destructive\n    idempotent: true"
+    )
+    found = [line for line in _found(destructive) if " FW146 " in line]
+    assert len(found) == 1 and "needs an `idempotency_reason`" in found[0], found
+    reasoned = destructive.replace("    idempotent: true\n", "    idempotent: true\n    idempotency_reason: A PUT.\n")
+    assert not [line for line in _found(reasoned) if " FW14" in line]
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_an_idempotent_write_is_retried_and_a_base_url_default_is_overridden(project: Path) -> None:
+    hits: list[str] = []
+
+    class Flaky(BaseHTTPRequestHandler):
+        def do_PUT(self) -> None:
+            hits.append(self.path)
+            self.send_response(503 if len(hits) == 1 else 200)  # the first attempt fails, the retry succeeds
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    upstream = ThreadingHTTPServer(("127.0.0.1", 0), Flaky)
+    env = {**_env(project), "DOCS_API_URL": f"http://127.0.0.1:{upstream.server_address[1]}/api"}
+    with in_thread(upstream):
+        async with Client(StdioServerParameters(command=sys.executable, args=["-m", "docs_mcp"], env=env)) as client:
+            result = await client.call_tool("stage-library", {"libraryName": "next.js"})
+    assert not result.is_error and result.structured_content == {"staged": True}, result.content
+    assert hits == ["/api/staged/next.js", "/api/staged/next.js"], "a write without a key, retried as idempotent"
+
+
+@pytest.mark.slow
+def test_the_base_url_default_needs_no_variable_at_start(project: Path) -> None:
+    check = "from docs_mcp._generated.server import UPSTREAMS; from docs_mcp._generated.runtime.upstream import "
+    check += "UpstreamPool; UpstreamPool(UPSTREAMS).check(); print('ok')"
+    ran = subprocess.run([sys.executable, "-c", check], env=_env(project), capture_output=True, text=True, timeout=60)
+    assert ran.stdout.strip() == "ok", ran.stderr[-2000:]
+    bad = {**_env(project), "DOCS_API_URL": "ftp://nope"}
+    ran = subprocess.run([sys.executable, "-c", check], env=bad, capture_output=True, text=True, timeout=60)
+    assert ran.returncode != 0 and "DOCS_API_URL" in ran.stderr, ran.stderr[-2000:]

@@ -349,10 +349,12 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
     found = [
         Variable(
             spec["base_url_env"],
-            f"the base URL of the `{upstream}` upstream",
-            needed=True,
+            f"the base URL of the `{upstream}` upstream"
+            + (f" (default {spec['base_url']})" if spec.get("base_url") else ""),
+            needed=not spec.get("base_url"),
             check="base_url",
-            example=f"https://{spec['base_url_env'].lower().removesuffix('_url').replace('_', '-')}.example.com",
+            example=spec.get("base_url")
+            or f"https://{spec['base_url_env'].lower().removesuffix('_url').replace('_', '-')}.example.com",
         )
         for upstream, spec in sorted((data.get("upstreams") or {}).items())
     ]
@@ -462,6 +464,7 @@ def _upstream(name: str, spec: dict[str, Any]) -> Upstream:
     arguments = {
         "name": string(name),
         "base_url_env": string(spec["base_url_env"]),
+        **({"base_url": string(spec["base_url"])} if spec.get("base_url") else {}),
         "timeout_s": number(float(spec["timeout_s"])),
         "retries": number(int(spec.get("retries", 2))),
         "breaker_failures": number(int(breaker.get("failures", 5))),

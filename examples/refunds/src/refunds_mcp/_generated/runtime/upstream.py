@@ -132,6 +132,8 @@ class UpstreamConfig:
     retries: int
     breaker_failures: int = 5
     breaker_reset_s: float = 30.0
+    base_url: str = ""
+    """The spec's default, used when `base_url_env` is not set (empty: the variable is required)."""
 
 
 @dataclass
@@ -172,11 +174,12 @@ class UpstreamPool:
         """Every upstream's base URL is set and is an absolute http(s) URL, or a ConfigurationError naming it."""
         for config in self.configs.values():
             meaning = f"the base URL of the `{config.name}` upstream, such as https://api.example.com"
-            check_base_url(config.base_url_env, required_env(config.base_url_env, meaning), meaning)
+            value = os.environ.get(config.base_url_env) or config.base_url
+            check_base_url(config.base_url_env, value or required_env(config.base_url_env, meaning), meaning)
 
     def client(self, config: UpstreamConfig) -> httpx.AsyncClient:
         if config.name not in self.clients:
-            base_url = os.environ.get(config.base_url_env)
+            base_url = os.environ.get(config.base_url_env) or config.base_url
             if not base_url:
                 raise RuntimeError(f"{config.base_url_env} is not set: the base URL of the {config.name} upstream")
             self.clients[config.name] = httpx.AsyncClient(base_url=base_url, follow_redirects=False)

@@ -126,7 +126,15 @@ class UpstreamBinder(Protocol):
     """Binds the server's upstreams to one tool call (`upstream.UpstreamPool`)."""
 
     def bind(
-        self, name: str, *, tool: str, effect: Effect, deadline_at: float, idempotency_key: str | None, sent: Sent
+        self,
+        name: str,
+        *,
+        tool: str,
+        effect: Effect,
+        deadline_at: float,
+        idempotency_key: str | None,
+        sent: Sent,
+        idempotent: bool = False,
     ) -> Any:
         """The upstream `name` as this call sees it; every upstream of one call shares its `sent`."""
 

@@ -53,6 +53,7 @@ tools:
       library_id: {type: string}
       topic: {type: string, nullable: true}
       max_results: {type: integer}
+    text: "{library_id}, on {topic}, up to {max_results} matches."
     failures:
       no_match:
         class: not_found
@@ -250,10 +251,13 @@ async def test_the_python_client_lists_and_calls_the_names_as_written(project: P
         result = await client.call_tool("resolve-library-id", {"libraryName": "next.js", "maxResults": None})
         assert not result.is_error, result.content
         assert result.structured_content == {"library_id": "/next.js", "topic": None, "max_results": 10}
+        # The spec's `text` beside structuredContent, not its JSON.
+        assert result.content[0].text == "/next.js, on (not given), up to 10 matches."  # type: ignore[union-attr]
         result = await client.call_tool(
             "resolve-library-id", {"libraryName": "react", "maxResults": 3, "topicHint": "hooks"}
         )
         assert result.structured_content == {"library_id": "/react", "topic": "hooks", "max_results": 3}
+        assert result.content[0].text == "/react, on hooks, up to 3 matches."  # type: ignore[union-attr]
 
         # The Python name is not an argument: the wire keeps the published one.
         result = await client.call_tool("resolve-library-id", {"library_name": "react", "maxResults": None})
@@ -323,7 +327,7 @@ def test_the_typescript_v2_client_lists_and_calls_them_validating_the_schemas(pr
     assert first == {
         "result": {
             "isError": False,
-            "text": json.dumps({"library_id": "/next.js", "topic": None, "max_results": 10}, indent=2),
+            "text": "/next.js, on (not given), up to 10 matches.",
             "structuredContent": {"library_id": "/next.js", "topic": None, "max_results": 10},
         }
     }, first
@@ -457,3 +461,15 @@ def test_the_base_url_default_needs_no_variable_at_start(project: Path) -> None:
     bad = {**_env(project), "DOCS_API_URL": "ftp://nope"}
     ran = subprocess.run([sys.executable, "-c", check], env=bad, capture_output=True, text=True, timeout=60)
     assert ran.returncode != 0 and "DOCS_API_URL" in ran.stderr, ran.stderr[-2000:]
+
+
+def test_a_text_template_names_only_output_fields() -> None:
+    unknown = SPEC.replace("up to {max_results} matches", "up to {maxResults} matches")
+    found = [line for line in _found(unknown) if " FW147 " in line]
+    assert found == [
+        f"{_at(unknown, '    text:', 11)}: FW147 text template: {{maxResults}} is not an output field; use one of: "
+        "{library_id}, {topic}, {max_results}"
+    ], found
+    no_output = SPEC.replace("    output:\n      staged: {type: boolean}\n", "    text: Staged.\n")
+    found = [line for line in _found(no_output) if " FW147 " in line]
+    assert len(found) == 1 and "declare an `output`" in found[0], found

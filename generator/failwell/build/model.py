@@ -158,6 +158,8 @@ class Tool:
     reconcilable: bool
     """A keyed write that is not a batch: its handler module may define `reconcile`."""
     rerun_safe: bool
+    text_line: str
+    """`text=...,` in the definition: the spec's `text` template over the output's fields (empty: none)."""
     idempotent: bool
     """A write without a key that the spec says is naturally idempotent: published so, and retried as safe."""
     check_with_literal: str
@@ -589,6 +591,9 @@ def _tool(
         reconcilable="idempotency_key" in inputs and not batch,
         rerun_safe=bool(spec.get("rerun_safe")),
         idempotent=idempotent,
+        text_line=f"        text={string(' '.join(spec['text'].split()))},"
+        if spec.get("text") and outputs is not None and not batch
+        else "",
         check_with_literal=string(spec["check_with"]) if spec.get("check_with") else "",
         registration=_registration(
             py, f"{py}_handler", name, "reconcile" if "idempotency_key" in inputs and not batch else None

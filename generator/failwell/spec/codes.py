@@ -95,6 +95,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "FW144": ("error", "too large once compiled"),
     "FW145": ("error", "`idempotent: true` on a read or on a write with an idempotency key"),
     "FW146": ("error", "`idempotent: true` on a destructive tool without an `idempotency_reason`"),
+    "FW147": ("error", "a tool's `text` without an `output` (or on a batch), or naming a field the output lacks"),
     "FW150": ("error", 'a tool name the generated code already uses (see "Reserved names")'),
     "FW151": (
         "error",

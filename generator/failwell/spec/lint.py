@@ -279,6 +279,7 @@ def _tool(
                 "add the key or remove it"
             )
             out.append(doc.diagnostic((*path, option), "FW138", message))
+    _text(doc, out, path, tool)
     inputs = tool.get("input") if isinstance(tool.get("input"), dict) else {}
     assert isinstance(inputs, dict)
     for section in ("input", "output"):
@@ -299,6 +300,27 @@ def _tool(
             item_fields = list(field["items"]["properties"])
     known = {**inputs, **{key: {} for key in item_fields}}
     _failures(doc, out, path, failures, known, defaults, _nested_names("Input", inputs))
+
+
+def _text(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict[str, Any]) -> None:
+    """A tool's `text` is a template over its output's fields."""
+    text, outputs = tool.get("text"), tool.get("output")
+    if not isinstance(text, str):
+        return
+    if not isinstance(outputs, dict) or tool.get("batch") is not None:
+        message = "`text` is a template over the output's fields: declare an `output` (a batch tool cannot have it)"
+        out.append(doc.diagnostic((*path, "text"), "FW147", message))
+        return
+    try:
+        names = placeholders(text)
+    except ValueError as problem:
+        out.append(doc.diagnostic((*path, "text"), "FW147", f"text template: {problem}"))
+        return
+    for name in names:
+        if name not in outputs:
+            known = ", ".join(f"{{{field}}}" for field in outputs) or "none"
+            message = f"text template: {{{name}}} is not an output field; use one of: {known}"
+            out.append(doc.diagnostic((*path, "text"), "FW147", message))
 
 
 def _deadline(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], spec: dict[str, Any], timeout: float) -> None:

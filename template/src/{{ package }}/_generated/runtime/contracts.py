@@ -252,6 +252,8 @@ class ToolDefinition:
     upstreams: UpstreamsFactory | None = None
     keyed: bool = False
     """Whether the tool takes an `idempotency_key` argument."""
+    text: str | None = None
+    """The spec's `text`: a template over the output's fields for the text block (None: the JSON of the output)."""
     idempotent: bool = False
     """A write without a key that is naturally idempotent (the spec's `idempotent: true`): retried as safe."""
     rerun_safe: bool = False

@@ -25,7 +25,7 @@ from .classes import CLASSES, GRACE_MARGIN_S, STORE_MESSAGE, Changed, FailureCla
 from .contracts import ToolDefinition, ToolFailure
 from .scrub import scrub, secret_named
 from .tool_failure import TOOL_FAILURE_KEY, tool_failure
-from .wording import argument_problem, compose, display, invalid_arguments_text, seconds
+from .wording import Values, argument_problem, compose, display, invalid_arguments_text, seconds
 
 ENVELOPE_KEY = "dev.failwell/error"
 """The `_meta` key of the machine-readable envelope on every error result."""
@@ -272,7 +272,15 @@ def success(tool: ToolDefinition, output: Any) -> CallToolResult:
     data = dumped(tool, output)
     if tool.output_model is None:
         return CallToolResult(content=[TextContent(type="text", text=data)])
-    return CallToolResult(content=[TextContent(type="text", text=pretty_json(data))], structured_content=data)
+    text = pretty_json(data) if tool.text is None else output_text(tool.text, data)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def output_text(template: str, data: Mapping[str, Any]) -> str:
+    """The spec's `text` over a result's fields (strings bare, anything else as JSON; null and a field left unset
+    read `(not given)`): the readable text beside structuredContent."""
+    values = {name: display(value) for name, value in data.items() if value is not None}
+    return template.format_map(Values(values))
 
 
 def dumped(tool: ToolDefinition, output: Any) -> Any:

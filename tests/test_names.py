@@ -473,3 +473,37 @@ def test_a_text_template_names_only_output_fields() -> None:
     no_output = SPEC.replace("    output:\n      staged: {type: boolean}\n", "    text: Staged.\n")
     found = [line for line in _found(no_output) if " FW147 " in line]
     assert len(found) == 1 and "declare an `output`" in found[0], found
+
+
+LONG = """\
+failwell: 1
+server:
+  name: longs
+  description: Long names.
+tools:
+  get-library-documentation-for-a-very-long-named-tool:
+    description: Long, such as x.
+    effect: read
+    input:
+      context7CompatibleLibraryIdentifierThatIsQuiteLongIndeedYesVer:
+        type: string
+        pattern: "^/[A-Za-z0-9._-]+/[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)?$"
+        example: /a/b
+      anotherRatherLongCamelCaseArgumentNameThatGoesOnAndOnAndOnForev: {type: string, required: false, maxLength: 10}
+      shortName: {type: integer, nullable: true, minimum: 1}
+      mediumLengthCamelCaseArgumentNameWithDefault: {type: string, maxLength: 2000, default: "some default value here"}
+"""
+
+
+@pytest.mark.slow
+def test_long_published_names_are_laid_out_as_ruff_formats_them(tmp_path: Path) -> None:
+    from failwell import new
+
+    spec = tmp_path / "longs.yaml"
+    spec.write_text(LONG)
+    new(tmp_path / "longs", spec)
+    for command in (["format", "--check", "--no-cache", "."], ["check", "--no-cache", "."]):
+        ran = subprocess.run(
+            [sys.executable, "-m", "ruff", *command], cwd=tmp_path / "longs", capture_output=True, text=True, timeout=60
+        )
+        assert ran.returncode == 0, ran.stdout[-3000:]

@@ -79,6 +79,8 @@ class ModelField:
     default: str | None
     alias: str | None = None
     """The published name when it is not the Python name (`libraryName` for `library_name`)."""
+    line: str | None = None
+    """The whole line (or lines) of an aliased field, laid out as ruff formats it."""
 
 
 @dataclass(frozen=True)
@@ -165,10 +167,30 @@ def _model(name: str, fields: dict[str, dict[str, Any]], out: list[ModelClass], 
         elif not is_required(spec):
             annotation, default = (annotation if spec.get("nullable") else f"{annotation} | None"), "None"
         alias = field_name if attribute != field_name else None
+        line = None
         if alias is not None:
-            default = f"Field({default + ', ' if default is not None else ''}alias={string(alias)})"
-        members.append(ModelField(attribute, annotation, default, alias))
+            arguments = [*([default] if default is not None else []), f"alias={string(alias)}"]
+            default = f"Field({', '.join(arguments)})"
+            line = _aliased_line(attribute, annotation, arguments)
+        members.append(ModelField(attribute, annotation, default, alias, line))
     out.append(ModelClass(name, tuple(members)))
+
+
+def _aliased_line(attribute: str, annotation: str, arguments: list[str]) -> str:
+    """`attribute: annotation = Field(..., alias=...)` in a model's body, laid out as ruff format lays it out: on
+    one line when it fits, else the call exploded (kept so by its trailing comma), and an `Annotated[...]` that
+    still overflows split inside its brackets."""
+    call = f"Field({', '.join(arguments)})"
+    if len(f"    {attribute}: {annotation} = {call}") <= 120:
+        return f"    {attribute}: {annotation} = {call}"
+    exploded = "Field(\n" + "".join(f"        {argument},\n" for argument in arguments) + "    )"
+    head = f"    {attribute}: {annotation} = Field("
+    if len(head) <= 120:
+        return f"    {attribute}: {annotation} = {exploded}"
+    if annotation.startswith("Annotated[") and annotation.endswith("]") and annotation.count("Annotated[") == 1:
+        inner = annotation[len("Annotated[") : -1]
+        return f"    {attribute}: Annotated[\n        {inner}\n    ] = {exploded}"
+    return f"    {attribute}: (\n        {annotation}\n    ) = {exploded}"
 
 
 def _annotation(nested_name: str, spec: dict[str, Any], out: list[ModelClass]) -> str:

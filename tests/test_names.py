@@ -223,6 +223,19 @@ def test_output_fields_and_prompt_arguments_stay_snake_case() -> None:
 
 
 @pytest.mark.slow
+def test_the_projects_own_generated_tests_pass(project: Path) -> None:
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/generated"],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(project / "src")},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert ran.returncode == 0 and " passed" in ran.stdout, ran.stdout[-4000:]
+
+
+@pytest.mark.slow
 def test_the_project_passes_its_own_ruff_and_mypy_strict(project: Path) -> None:
     for command in (
         ["ruff", "check", "--no-cache", "."],

@@ -168,6 +168,8 @@ def test_kebab_and_camel_case_names_are_valid_and_derive_python_names(tmp_path: 
     package = tmp_path / "docs" / "src" / "docs_mcp"
     assert (package / "handlers" / "resolve_library_id.py").is_file()
     assert (package / "handlers" / "prompts" / "mcp_demo.py").is_file()
+    readme = (tmp_path / "docs" / "README.md").read_text()
+    assert "| `resolve-library-id` |" in readme and "| `mcp-demo` |" in readme  # the published names
     tool = (package / "_generated" / "tools" / "resolve_library_id.py").read_text()
     assert 'NAME = "resolve-library-id"' in tool
     assert 'library_name: Annotated[str, Field(min_length=1, max_length=200)] = Field(alias="libraryName")' in tool

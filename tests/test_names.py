@@ -80,6 +80,10 @@ tools:
       libraryName: {type: string, minLength: 1, maxLength: 200, description: The library's name., example: next.js}
     output:
       staged: {type: boolean}
+resources:
+  library-index:
+    uri: docs://libraries
+    description: The libraries this server knows, one per line, such as next.js.
 prompts:
   mcp-demo:
     description: Start a tour of a library's documentation, such as next.js.
@@ -115,6 +119,14 @@ async def handle(params: Input, ctx: Context) -> Output:
     """Stage a library: a PUT, which the upstream applies once however often it is sent."""
     response = await ctx.upstreams.docs_api.put(f"/staged/{params.library_name}")
     return Output(staged=response.status_code == 200)
+''',
+    "resources/library_index.py": '''\
+from ..._generated.resources.library_index import Context, Output, Params
+
+
+async def handle(params: Params, ctx: Context) -> Output:
+    """The known libraries."""
+    return "next.js\\nreact"
 ''',
     "prompts/mcp_demo.py": '''\
 from ..._generated.prompts.mcp_demo import Context, Output, Params
@@ -179,8 +191,8 @@ def test_kebab_and_camel_case_names_are_valid_and_derive_python_names(tmp_path: 
 
 
 def test_two_tools_that_derive_one_python_name_are_refused_naming_both() -> None:
-    twin = SPEC.replace("prompts:\n", "  resolve_library_id:\n    description: The same, by another name.\n"
-                        "    effect: read\nprompts:\n")  # fmt: skip
+    twin = SPEC.replace("resources:\n", "  resolve_library_id:\n    description: The same, by another name.\n"
+                        "    effect: read\nresources:\n")  # fmt: skip
     found = [line for line in _found(twin) if " FW154 " in line]
     assert found == [
         f"{_at(twin, '  resolve_library_id:', 3)}: FW154 tool `resolve_library_id` and the name at "
@@ -303,6 +315,11 @@ async def test_the_python_client_lists_and_calls_the_names_as_written(project: P
         text = result.content[0].text  # type: ignore[union-attr]
         assert result.is_error and "Pass /srv/repos/docs or a folder inside it." in text, text
         assert "/etc/ssh" not in text and "([redacted path] on its disk)" in text, text
+
+        resources = (await client.list_resources()).resources
+        assert [(r.name, str(r.uri)) for r in resources] == [("library-index", "docs://libraries")]
+        read = await client.read_resource("docs://libraries")
+        assert read.contents[0].text == "next.js\nreact"  # type: ignore[union-attr]
 
         prompts = [prompt.name for prompt in (await client.list_prompts()).prompts]
         assert prompts == ["mcp-demo"]

@@ -315,7 +315,9 @@ def _pruned(value: Any, schema: Mapping[str, Any] | None) -> Any:
     """`value` without the None of a field left unset (an optional field, which the schema does not let be null),
     keeping the None of a `nullable` field, which the schema allows and the client is shown."""
     if isinstance(value, dict):
-        properties: Mapping[str, Any] = (schema or {}).get("properties") or {}
+        properties: Mapping[str, Any] | None = (schema or {}).get("properties")
+        if properties is None:  # a free-form object: its values are the handler's, as they are
+            return value
         return {
             key: _pruned(item, properties.get(key))
             for key, item in value.items()

@@ -24,6 +24,8 @@ def tool_module(tool: str) -> Any:
     import importlib
 
     return MODULES.get(tool) or importlib.import_module(f"{TOOLS_MODULE}.{tool}")
+
+
 TOOLS = ("tasks_close", "tasks_create", "tasks_get", "tasks_search")
 
 

@@ -64,10 +64,10 @@ DOMAIN_WORDS = [
     # slash-separated names of a domain: library ids, time zones
     (
         "context7",
-        "get_library_docs",
+        "get-library-docs",
         "library_missing",
-        "No library has the id {library_id}. Ids look like /vercel/next.js/v14.3.0 or /mongodb/docs; "
-        "call resolve_library_id.",
+        "No library has the id {context7CompatibleLibraryID}. Ids look like /vercel/next.js/v14.3.0 or /mongodb/docs; "
+        "call resolve-library-id.",
     ),
     (
         "time",
@@ -121,16 +121,17 @@ MISTAKES = [
     ),
     (
         "context7",
-        "get_library_docs",
+        "get-library-docs",
         "library_missing",
-        "No library {library_id} in ~/.cache/context7/index. Ids look like /vercel/next.js; call resolve_library_id.",
+        "No library {context7CompatibleLibraryID} in ~/.cache/context7/index. Ids look like /vercel/next.js; "
+        "call resolve-library-id.",
         "FW204",
     ),
     (
         "context7",
-        "get_library_docs",
+        "get-library-docs",
         "library_missing",
-        "No library {library_id} in /srv/context7/libraries.json. Ids look like /vercel/next.js; call "
+        "No library {context7CompatibleLibraryID} in /srv/context7/libraries.json. Ids look like /vercel/next.js; call "
         "resolve_library_id.",
         "FW204",
     ),

@@ -81,9 +81,11 @@ def _messages(text: str) -> list[str]:
     return [f"{d.code} {d.message}" for d in diagnose(text, "failwell.yaml")]
 
 
-def test_a_camel_case_name_is_suggested_in_snake_case() -> None:
-    found = _messages(URL_NO_RETRIES.replace("      url:\n", "      libraryId:\n").replace("{url}", "{libraryId}"))
-    assert any(m.startswith("FW101 field name `libraryId`") and m.endswith("try `library_id`") for m in found), found
+def test_a_camel_case_argument_is_accepted_and_a_name_mcp_refuses_gets_a_suggestion() -> None:
+    camel = _messages(URL_NO_RETRIES.replace("      url:\n", "      libraryId:\n").replace("{url}", "{libraryId}"))
+    assert not any(m.startswith("FW101") for m in camel), camel
+    found = _messages(URL_NO_RETRIES.replace("      url:\n", '      "library id":\n').replace("{url}", "{library_id}"))
+    assert any(m.startswith("FW101 field name `library id`") and m.endswith("try `library_id`") for m in found), found
 
 
 def test_value_and_accepted_hints_use_the_specs_own_names() -> None:

@@ -257,9 +257,9 @@ CASES = [
         "spec.yaml:40:48: FW104 failure field `ref` has the name of an argument, whose value fills {ref} already",
     ),
     (
-        replace("  board:", "  Board:"),
-        "spec.yaml:23:3: FW101 resource name `Board` must be snake_case: a lowercase letter, then a-z, 0-9, _; "
-        "try `board`",
+        replace("  board:", "  Board/1:"),
+        "spec.yaml:23:3: FW101 resource name `Board/1` may use only ASCII letters, digits, `_`, `-` and `.`, "
+        "at most 64 characters (what MCP clients accept); try `Board_1`",
     ),
     (
         replace("  triage:", "  " + "t" * 65 + ":"),

@@ -21,8 +21,8 @@ from ..spec.failures import (
     scope_text,
     with_idempotency_key,
 )
-from ..spec.lint import default_deadline
-from ..spec.naming import DEFAULT_TOKENS_ENV, import_order, pascal, setting_env, setting_flag
+from ..spec.lint import default_deadline, verbatim_fields
+from ..spec.naming import DEFAULT_TOKENS_ENV, import_order, pascal, python_name, setting_env, setting_flag
 
 SPEC_FILE = "failwell.yaml"
 _ANNOTATIONS = {
@@ -55,6 +55,8 @@ class Failure:
     template_line: str
     template_doc: str
     changed_literal: str | None
+    verbatim_literal: str
+    """`frozenset({...})` of the fields shown unscrubbed (`verbatim: true`), or empty when none is."""
     params: tuple[Param, ...]
     super_kwargs: str
     example_kwargs: str
@@ -154,6 +156,10 @@ class Tool:
     failures_with_params: bool
     """Whether a declared failure has keyword arguments (its `__init__` then takes `changed` too)."""
     uses_annotated: bool
+    uses_field: bool
+    """Whether the module imports pydantic's `Field` (a constraint, or an argument published by another name)."""
+    uses_formats: bool
+    """Whether a field has a string `format`, checked by the runtime's `formats`."""
     example_arguments: str
     example_arguments_indented: str
     missing_field: str | None
@@ -189,6 +195,10 @@ class Tool:
     reconcilable: bool
     """A keyed write that is not a batch: its handler module may define `reconcile`."""
     rerun_safe: bool
+    text_line: str
+    """`text=...,` in the definition: the spec's `text` template over the output's fields (empty: none)."""
+    idempotent: bool
+    """A write without a key that the spec says is naturally idempotent: published so, and retried as safe."""
     check_with_literal: str
     broken_changed_literal: str
     """The envelope's `changed` when the tool breaks mid-way (a crash, a missed deadline, a failing upstream)."""
@@ -213,6 +223,8 @@ class Reader:
     deadline_s: float
     models: tuple[f.ModelClass, ...]
     uses_annotated: bool
+    uses_field: bool
+    uses_formats: bool
     uses_literal: bool
     params_schema: str
     accepts: str
@@ -314,7 +326,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     name = server["name"]
     description = server.get("description", "").strip()
     version = str(server.get("version", "0.1.0"))
-    tool_specs = sorted(data.get("tools", {}).items(), key=lambda item: import_order(item[0]))
+    tool_specs = sorted(data.get("tools", {}).items(), key=lambda item: import_order(python_name(item[0])))
     store = server.get("store", "sqlite")
     needs_store = bool(server.get("rate_limit")) or any(
         s.get("rate_limit") or "idempotency_key" in with_idempotency_key(s) for _, s in tool_specs
@@ -333,11 +345,13 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     )
     resources = tuple(
         _reader("resource", n, spec, timeout, defaults)
-        for n, spec in sorted((data.get("resources") or {}).items(), key=lambda item: import_order(item[0]))
+        for n, spec in sorted(
+            (data.get("resources") or {}).items(), key=lambda item: import_order(python_name(item[0]))
+        )
     )
     prompts = tuple(
         _reader("prompt", n, spec, timeout, defaults)
-        for n, spec in sorted((data.get("prompts") or {}).items(), key=lambda item: import_order(item[0]))
+        for n, spec in sorted((data.get("prompts") or {}).items(), key=lambda item: import_order(python_name(item[0])))
     )
     return Project(
         spec_text=spec_text,
@@ -446,10 +460,12 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
     found = [
         Variable(
             spec["base_url_env"],
-            f"the base URL of the `{upstream}` upstream",
-            needed=True,
+            f"the base URL of the `{upstream}` upstream"
+            + (f" (default {spec['base_url']})" if spec.get("base_url") else ""),
+            needed=not spec.get("base_url"),
             check="base_url",
-            example=f"https://{spec['base_url_env'].lower().removesuffix('_url').replace('_', '-')}.example.com",
+            example=spec.get("base_url")
+            or f"https://{spec['base_url_env'].lower().removesuffix('_url').replace('_', '-')}.example.com",
         )
         for upstream, spec in sorted((data.get("upstreams") or {}).items())
     ]
@@ -563,6 +579,7 @@ def _upstream(name: str, spec: dict[str, Any]) -> Upstream:
     arguments = {
         "name": string(name),
         "base_url_env": string(spec["base_url_env"]),
+        **({"base_url": string(spec["base_url"])} if spec.get("base_url") else {}),
         "timeout_s": number(float(spec["timeout_s"])),
         "retries": number(int(spec.get("retries", 2))),
         "breaker_failures": number(int(breaker.get("failures", 5))),
@@ -603,7 +620,9 @@ def _tool(
     batch: dict[str, str] | None = spec.get("batch")
     scopes: list[str] = list(spec.get("scopes") or ())
     first_scope = scopes[0] if scopes else ""
-    input_models = tuple(f.models("Input", inputs))
+    py = python_name(name)
+    idempotent = spec["effect"] != "read" and spec.get("idempotent") is True and "idempotency_key" not in inputs
+    input_models = tuple(f.models("Input", inputs, published=True))
     output_models = tuple(f.models("Output", outputs)) if outputs is not None else ()
     annotations = " ".join(member.annotation for model in (*input_models, *output_models) for member in model.fields)
     example = f.example_arguments(inputs)
@@ -616,7 +635,7 @@ def _tool(
     outside = [(n, f.violation(s)) for n, s in inputs.items()]
     outside_field, (_, outside_value) = next(((n, v) for n, v in outside if v[0]), (None, (False, None)))
     return Tool(
-        name=name,
+        name=py,
         name_literal=string(name),
         title_literal=string(spec["title"]) if "title" in spec else "None",
         description=spec["description"].strip(),
@@ -636,7 +655,8 @@ def _tool(
         annotations=literal(
             {
                 **_ANNOTATIONS[spec["effect"]],
-                **({"idempotentHint": True} if spec.get("idempotency") == "required" else {}),
+                **({"idempotentHint": True} if spec.get("idempotency") == "required" or idempotent else {}),
+                "openWorldHint": bool(spec.get("open_world", bool(spec.get("upstreams")))),
             },
             8,
         ),
@@ -648,6 +668,8 @@ def _tool(
         uses_literal="Literal[" in annotations,
         failures_with_params=any(failure_spec_has_params(f) for f in (spec.get("failures") or {}).values()),
         uses_annotated="Annotated[" in annotations,
+        uses_field="Field(" in annotations or any(m.alias for model in input_models for m in model.fields),
+        uses_formats="formats.check(" in annotations,
         example_arguments=literal(example),
         example_arguments_indented=literal(example, 4),
         missing_field=missing_field,
@@ -673,7 +695,7 @@ def _tool(
         upstreams=tuple(spec.get("upstreams") or ()),
         uses=tuple(spec.get("uses") or ()),
         keyed="idempotency_key" in inputs,
-        retried=(spec["effect"] == "read" or "idempotency_key" in example) and retries_of_first > 0,
+        retried=(spec["effect"] == "read" or idempotent or "idempotency_key" in example) and retries_of_first > 0,
         not_retried_line=assignment(
             "why",
             string(
@@ -698,9 +720,13 @@ def _tool(
         broken_changed_literal=string(messages.default_changed("internal", spec["effect"])),
         reconcilable="idempotency_key" in inputs and not batch,
         rerun_safe=bool(spec.get("rerun_safe")),
+        idempotent=idempotent,
+        text_line=f"        text={string(' '.join(spec['text'].split()))},"
+        if spec.get("text") and outputs is not None and not batch
+        else "",
         check_with_literal=string(spec["check_with"]) if spec.get("check_with") else "",
         registration=_registration(
-            name, f"{name}_handler", name, "reconcile" if "idempotency_key" in inputs and not batch else None
+            py, f"{py}_handler", name, "reconcile" if "idempotency_key" in inputs and not batch else None
         ),
     )
 
@@ -757,7 +783,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
     mime_type = spec.get("mime_type", "text/plain")
     reader = Reader(
         kind=kind,
-        name=name,
+        name=python_name(name),
         name_literal=string(name),
         label_literal=string(label),
         title_literal=string(spec["title"]) if "title" in spec else "None",
@@ -766,6 +792,8 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         deadline_s=float(spec.get("deadline_s", default_deadline(timeout))),
         models=models,
         uses_annotated="Annotated[" in annotations,
+        uses_field="Field(" in annotations,
+        uses_formats="formats.check(" in annotations,
         uses_literal="Literal[" in annotations,
         params_schema=literal(f.published_schema(fields)),
         accepts=literal(f.accepts_table(fields)),
@@ -773,8 +801,8 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         failures=failures,
         failures_with_params=any(failure_spec_has_params(s) for s in (spec.get("failures") or {}).values()),
         registration=_registration(
-            f"{name}_{kind}",
-            f"{name}_{kind}_handler",
+            f"{python_name(name)}_{kind}",
+            f"{python_name(name)}_{kind}_handler",
             f"{kind}:{name}",
             "listing" if kind == "resource" and "{" in uri else None,
         ),
@@ -922,6 +950,11 @@ def _failure(
         template_line=assignment("template", string(template), 4),
         template_doc=docstring(template),
         changed_literal=string(changed) if changed else None,
+        verbatim_literal=(
+            "frozenset({" + ", ".join(string(n) for n in verbatim_fields(spec.get("fields") or [])) + "})"
+            if verbatim_fields(spec.get("fields") or [])
+            else ""
+        ),
         params=params,
         super_kwargs=super_kwargs,
         example_kwargs=", ".join(f"{k}={literal(v)}" for k, v in kwargs.items()),

@@ -47,7 +47,12 @@ CODES: dict[str, tuple[Severity, str]] = {
         " tests build such values)",
     ),
     "FW029": ("error", "a server, tool, resource, prompt, field, failure or upstream name over 64 characters"),
-    "FW101": ("error", "name not snake_case"),
+    "FW101": (
+        "error",
+        "a name that cannot be used: a tool, resource, prompt or tool argument not named as MCP clients accept "
+        "(ASCII letters, digits, `_`, `-`, `.`, at most 64 characters, starting with a letter); any other name "
+        "not snake_case",
+    ),
     "FW102": ("error", "a Python keyword"),
     "FW103": ("error", "reserved by the generated code"),
     "FW104": ("error", "duplicate"),
@@ -88,6 +93,9 @@ CODES: dict[str, tuple[Severity, str]] = {
     "FW142": ("error", "a pattern the linear-time engine cannot run (look-around, back-references)"),
     "FW143": ("error", "outside the supported subset"),
     "FW144": ("error", "too large once compiled"),
+    "FW145": ("error", "`idempotent: true` on a read or on a write with an idempotency key"),
+    "FW146": ("error", "`idempotent: true` on a destructive tool without an `idempotency_reason`"),
+    "FW147": ("error", "a tool's `text` without an `output` (or on a batch), or naming a field the output lacks"),
     "FW150": ("error", 'a tool name the generated code already uses (see "Reserved names")'),
     "FW151": (
         "error",
@@ -106,7 +114,8 @@ CODES: dict[str, tuple[Severity, str]] = {
         "error",
         "two names that become the same Python name (`x1`/`x_1` → class `X1`; `tag`'s items and "
         "`tag_item` → `InputTagItem`; tool `x` and `x_handler`; tools `x` and `x_errors` → two "
-        "`test_x_errors.py`); both places are named",
+        "`test_x_errors.py`; tools `resolve-library-id` and `resolve_library_id`; arguments `libraryName` and "
+        "`library_name`); both places are named",
     ),
     "FW155": (
         "error",
@@ -201,5 +210,10 @@ CODES: dict[str, tuple[Severity, str]] = {
         "warning",
         'repeats a sentence the runtime appends itself ("Nothing was changed", "No changes were made", '
         '"Retrying ... will not help"): the class and `changed` already say it',
+    ),
+    "FW209": (
+        "warning",
+        "a failure field shown `verbatim` is named like a secret (`token`, `password`, `api_key`, ...): its value "
+        "would reach the model unscrubbed",
     ),
 }

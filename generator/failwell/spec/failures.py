@@ -68,9 +68,12 @@ def failure_spec_has_params(spec: dict[str, Any]) -> bool:
     return bool(failure_params(spec["class"], spec.get("fields") or []))
 
 
-def failure_params(failure_class: str, declared: list[str] | dict[str, str]) -> tuple[Param, ...]:
+def failure_params(failure_class: str, declared: list[str] | dict[str, Any]) -> tuple[Param, ...]:
     """The keyword arguments a handler passes when it raises the failure."""
-    kinds = declared if isinstance(declared, dict) else {field: None for field in declared}
+    if isinstance(declared, dict):
+        kinds = {name: kind.get("type") if isinstance(kind, dict) else kind for name, kind in declared.items()}
+    else:
+        kinds = {field: None for field in declared}
     params = [Param(field, FIELD_TYPES[kind] if kind else "str | int | float") for field, kind in kinds.items()]
     if failure_class == "permission_denied":
         params += [Param(field, "str") for field in ("permission", "role") if field not in kinds]

@@ -3,18 +3,22 @@ what sentence says what is accepted, and a value that fits."""
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from ..pyliteral import inline, string
+from ..templates import template_root
 from . import patterns
-from .naming import pascal
+from .naming import pascal, python_name
 
 _CONSTRAINTS = {
     "minLength": "min_length",
@@ -29,8 +33,41 @@ _CONSTRAINTS = {
 }
 _PUBLISHED_KEYS = (
     "type", "description", "enum", "default", "pattern", "minLength", "maxLength", "minimum", "maximum",
-    "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems",
+    "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems", "format",
 )  # fmt: skip
+FORMAT_EXAMPLES = {
+    "uri": "https://example.com/docs",
+    "email": "ada@example.com",
+    "date": "2026-01-31",
+    "date-time": "2026-01-31T09:30:00Z",
+    "uuid": "3f2b8c1e-7d4a-4e6b-9c2f-1a5d8e7b6c40",
+    "ipv4": "192.0.2.1",
+    "ipv6": "2001:db8::1",
+    "hostname": "example.com",
+}
+"""A value of each string `format` (the made-up example of a field that gives none)."""
+FORMAT_WORDS = {
+    "uri": "an absolute URI",
+    "email": "an email address",
+    "date": "a date (YYYY-MM-DD)",
+    "date-time": "a date and time with its zone (RFC 3339)",
+    "uuid": "a UUID",
+    "ipv4": "an IPv4 address",
+    "ipv6": "an IPv6 address",
+    "hostname": "a host name",
+}
+"""How `accepts` says each format."""
+
+
+@functools.cache
+def runtime_formats() -> ModuleType:
+    """The generated runtime's `formats` module (one source for the generator's checks and the server's)."""
+    path = template_root() / "template" / "src" / "{{ package }}" / "_generated" / "runtime" / "formats.py"
+    spec = importlib.util.spec_from_file_location("failwell_runtime_formats", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @dataclass(frozen=True)
@@ -40,6 +77,10 @@ class ModelField:
     name: str
     annotation: str
     default: str | None
+    alias: str | None = None
+    """The published name when it is not the Python name (`libraryName` for `library_name`)."""
+    line: str | None = None
+    """The whole line (or lines) of an aliased field, laid out as ruff formats it."""
 
 
 @dataclass(frozen=True)
@@ -84,12 +125,16 @@ def published_schema(fields: dict[str, dict[str, Any]], *, closed: bool = True) 
 def _published(spec: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {key: spec[key] for key in _PUBLISHED_KEYS if key in spec}
     out.setdefault("type", json_type(spec))
+    if spec.get("nullable"):  # JSON Schema's way to allow null: a second type (and null among the choices)
+        out["type"] = [out["type"], "null"]
+        if "enum" in out:
+            out["enum"] = [*out["enum"], None]
     examples = example_values(spec)
     if examples:
         out["examples"] = examples
     if "items" in spec:
         out["items"] = _published(spec["items"])
-    if out["type"] == "object" and "properties" in spec:
+    if json_type(spec) == "object" and "properties" in spec:
         out.update(published_schema(spec["properties"]))
     return out
 
@@ -101,24 +146,51 @@ def example_values(spec: dict[str, Any]) -> list[Any]:
     return values
 
 
-def models(root: str, fields: dict[str, dict[str, Any]]) -> list[ModelClass]:
-    """The pydantic models for a map of fields: nested models first, `root` last."""
+def models(root: str, fields: dict[str, dict[str, Any]], *, published: bool = False) -> list[ModelClass]:
+    """The pydantic models for a map of fields: nested models first, `root` last. With `published`, the root's
+    fields are named as MCP allows (`libraryName`): the attribute is the derived Python name with an alias."""
     out: list[ModelClass] = []
-    _model(root, fields, out)
+    _model(root, fields, out, published=published)
     return out
 
 
-def _model(name: str, fields: dict[str, dict[str, Any]], out: list[ModelClass]) -> None:
+def _model(name: str, fields: dict[str, dict[str, Any]], out: list[ModelClass], *, published: bool = False) -> None:
     members = []
     for field_name, spec in fields.items():
-        annotation = _annotation(f"{name}{pascal(field_name)}", spec, out)
+        attribute = python_name(field_name) if published else field_name
+        annotation = _annotation(f"{name}{pascal(attribute)}", spec, out)
+        if spec.get("nullable"):
+            annotation = f"{annotation} | None"
         default = None
         if "default" in spec:
             default = inline(spec["default"])
         elif not is_required(spec):
-            annotation, default = f"{annotation} | None", "None"
-        members.append(ModelField(field_name, annotation, default))
+            annotation, default = (annotation if spec.get("nullable") else f"{annotation} | None"), "None"
+        alias = field_name if attribute != field_name else None
+        line = None
+        if alias is not None:
+            arguments = [*([default] if default is not None else []), f"alias={string(alias)}"]
+            default = f"Field({', '.join(arguments)})"
+            line = _aliased_line(attribute, annotation, arguments)
+        members.append(ModelField(attribute, annotation, default, alias, line))
     out.append(ModelClass(name, tuple(members)))
+
+
+def _aliased_line(attribute: str, annotation: str, arguments: list[str]) -> str:
+    """`attribute: annotation = Field(..., alias=...)` in a model's body, laid out as ruff format lays it out: on
+    one line when it fits, else the call exploded (kept so by its trailing comma), and an `Annotated[...]` that
+    still overflows split inside its brackets."""
+    call = f"Field({', '.join(arguments)})"
+    if len(f"    {attribute}: {annotation} = {call}") <= 120:
+        return f"    {attribute}: {annotation} = {call}"
+    exploded = "Field(\n" + "".join(f"        {argument},\n" for argument in arguments) + "    )"
+    head = f"    {attribute}: {annotation} = Field("
+    if len(head) <= 120:
+        return f"    {attribute}: {annotation} = {exploded}"
+    if annotation.startswith("Annotated[") and annotation.endswith("]") and annotation.count("Annotated[") == 1:
+        inner = annotation[len("Annotated[") : -1]
+        return f"    {attribute}: Annotated[\n        {inner}\n    ] = {exploded}"
+    return f"    {attribute}: (\n        {annotation}\n    ) = {exploded}"
 
 
 def _annotation(nested_name: str, spec: dict[str, Any], out: list[ModelClass]) -> str:
@@ -138,9 +210,11 @@ def _annotation(nested_name: str, spec: dict[str, Any], out: list[ModelClass]) -
     constraints = [
         f"{_CONSTRAINTS[key]}={_constraint_literal(key, spec[key], kind)}" for key in _CONSTRAINTS if key in spec
     ]
-    if not constraints or "enum" in spec:
+    checks = [f"formats.check({string(spec['format'])})"] if kind == "string" and "format" in spec else []
+    if "enum" in spec or not (constraints or checks):
         return base
-    return f"Annotated[{base}, Field({', '.join(constraints)})]"
+    field = [f"Field({', '.join(constraints)})"] if constraints else []
+    return f"Annotated[{', '.join([base, *field, *checks])}]"
 
 
 _INTEGER_BOUND = {"minimum": math.ceil, "exclusiveMinimum": math.floor, "maximum": math.floor}
@@ -162,6 +236,8 @@ def accepts(spec: dict[str, Any], *, with_example: bool = True) -> str:
         return "one of " + ", ".join(json.dumps(v) for v in spec["enum"])
     if kind == "string":
         phrase = "a string" + _range(spec, "minLength", "maxLength", "characters")
+        if spec.get("format") in FORMAT_WORDS:
+            phrase = FORMAT_WORDS[spec["format"]] + phrase.removeprefix("a string")
         if "pattern" in spec:
             phrase += f" matching {spec['pattern']}"
     elif kind in ("integer", "number"):
@@ -245,6 +321,8 @@ def make_example(spec: dict[str, Any]) -> Any:
         return spec["enum"][0]
     kind = json_type(spec)
     if kind == "string":
+        if spec.get("format") in FORMAT_EXAMPLES:
+            return FORMAT_EXAMPLES[spec["format"]]
         if "pattern" in spec:
             return _pattern_value(spec)
         return "example"[: spec.get("maxLength", 7)].ljust(spec.get("minLength", 0), "x")
@@ -332,8 +410,14 @@ def _pattern(validator: Any, pattern: Any, instance: Any, schema: dict[str, Any]
         yield ValidationError(f"{json.dumps(instance, ensure_ascii=not instance.isprintable())} does not match {shown}")
 
 
+def _format(validator: Any, name: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+    """A string `format`, checked as the generated server (and the clients' ajv-formats) checks it."""
+    if isinstance(instance, str) and name in FORMAT_EXAMPLES and not runtime_formats().conforms(name, instance):
+        yield ValidationError(f"{json.dumps(instance, ensure_ascii=False)} is not {FORMAT_WORDS[name]}")
+
+
 _Validator: type[Draft202012Validator] = validators.extend(  # type: ignore[no-untyped-call]  # untyped in the stubs
-    Draft202012Validator, {"pattern": _pattern}
+    Draft202012Validator, {"pattern": _pattern, "format": _format}
 )
 
 
@@ -370,6 +454,8 @@ def violation(spec: dict[str, Any]) -> tuple[bool, Any]:
     if "enum" in spec:
         candidates = ["not-a-choice"] if kind == "string" else []
     elif kind == "string":
+        if "format" in spec:
+            candidates.append(f"not {FORMAT_WORDS.get(spec['format'], 'one')}"[: spec.get("maxLength", 80)])
         if "pattern" in spec:
             candidates.extend(["!", "zz zz", "0"])
         if spec.get("minLength", 0) > 0:

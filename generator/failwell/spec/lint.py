@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from ..errors import Diagnostic
 from . import fields as f
-from . import naming, patterns, uri
+from . import messages, naming, patterns, uri
 from .load import Document
 from .naming import (
     DEFAULT_TOKENS_ENV,
@@ -90,7 +90,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
     tools = data.get("tools")
     if isinstance(tools, dict):
         for name, tool in tools.items():
-            _name(doc, out, ("tools", name), name, "tool", frozenset(), key=True)
+            _name(doc, out, ("tools", name), name, "tool", frozenset(), key=True, published=True)
             if isinstance(tool, dict):
                 _tool(doc, out, ("tools", name), tool, timeout, defaults)
                 _check_with(doc, out, ("tools", name), tool, tools)
@@ -100,7 +100,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
     resources = data.get("resources")
     if isinstance(resources, dict):
         for name, resource in resources.items():
-            _name(doc, out, ("resources", name), name, "resource", frozenset(), key=True)
+            _name(doc, out, ("resources", name), name, "resource", frozenset(), key=True, published=True)
             if isinstance(resource, dict):
                 _resource(doc, out, ("resources", name), resource, timeout, defaults)
                 _uses(doc, out, ("resources", name), resource, timeout, upstreams)
@@ -110,7 +110,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
     prompts = data.get("prompts")
     if isinstance(prompts, dict):
         for name, prompt in prompts.items():
-            _name(doc, out, ("prompts", name), name, "prompt", frozenset(), key=True)
+            _name(doc, out, ("prompts", name), name, "prompt", frozenset(), key=True, published=True)
             if isinstance(prompt, dict):
                 _prompt(doc, out, ("prompts", name), prompt, timeout, defaults)
                 _uses(doc, out, ("prompts", name), prompt, timeout, upstreams)
@@ -309,9 +309,10 @@ def builtin_placeholders(failure_class: str) -> set[str]:
 
 def _name(
     doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], name: str, kind: str,
-    reserved: frozenset[str], *, key: bool = False,
+    reserved: frozenset[str], *, key: bool = False, published: bool = False,
 ) -> None:  # fmt: skip
-    problem = problem_with_name(name, kind, reserved)
+    check = naming.problem_with_published_name if published else problem_with_name
+    problem = check(name, kind, reserved)
     if problem:
         out.append(doc.diagnostic(path, problem[0], problem[1], key=key))
 
@@ -359,19 +360,33 @@ def _tool(
 ) -> None:
     _deadline(doc, out, path, tool, timeout)
     effect, mode = tool.get("effect"), tool.get("idempotency")
-    if effect in ("write", "destructive") and mode is None:
+    idempotent = tool.get("idempotent") is True
+    if effect in ("write", "destructive") and mode is None and not idempotent:
         message = (
             f"a {effect} tool must say how a retry is kept from applying it twice: `idempotency: required` "
-            "(adds an idempotency_key argument), `optional`, or `none` with an `idempotency_reason`"
+            "(adds an idempotency_key argument), `optional`, `none` with an `idempotency_reason`, or `idempotent: "
+            "true` when repeating it changes nothing more"
         )
         out.append(doc.diagnostic((*path, "effect"), "FW126", message))
-    if mode == "none" and effect != "read" and not tool.get("idempotency_reason"):
+    if mode == "none" and effect != "read" and not tool.get("idempotency_reason") and not idempotent:
         message = "`idempotency: none` needs an `idempotency_reason`, such as why a repeat cannot change anything twice"
         out.append(doc.diagnostic((*path, "idempotency"), "FW127", message))
     if effect == "read" and mode in ("required", "optional"):
         message = "`idempotency` applies to write and destructive tools; a read changes nothing, so remove it"
         out.append(doc.diagnostic((*path, "idempotency"), "FW128", message))
     keyed = effect in ("write", "destructive") and mode in ("required", "optional")
+    if idempotent and (effect == "read" or keyed):
+        why = (
+            "a read is idempotent already" if effect == "read" else "a write with an idempotency key is retried safely"
+        )
+        message = f"`idempotent: true` is for a write without an idempotency key; {why}, so remove it"
+        out.append(doc.diagnostic((*path, "idempotent"), "FW145", message))
+    elif idempotent and effect == "destructive" and not tool.get("idempotency_reason"):
+        message = (
+            "`idempotent: true` on a destructive tool needs an `idempotency_reason`: why deleting twice changes "
+            "nothing more than deleting once"
+        )
+        out.append(doc.diagnostic((*path, "idempotent"), "FW146", message))
     for option in ("rerun_safe", "check_with"):
         if option in tool and not keyed:
             message = (
@@ -379,6 +394,7 @@ def _tool(
                 "add the key or remove it"
             )
             out.append(doc.diagnostic((*path, option), "FW138", message))
+    _text(doc, out, path, tool)
     inputs = tool.get("input") if isinstance(tool.get("input"), dict) else {}
     assert isinstance(inputs, dict)
     for section in ("input", "output"):
@@ -399,6 +415,27 @@ def _tool(
             item_fields = list(field["items"]["properties"])
     known = {**inputs, **{key: {} for key in item_fields}}
     _failures(doc, out, path, failures, known, defaults, _nested_names("Input", inputs))
+
+
+def _text(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict[str, Any]) -> None:
+    """A tool's `text` is a template over its output's fields."""
+    text, outputs = tool.get("text"), tool.get("output")
+    if not isinstance(text, str):
+        return
+    if not isinstance(outputs, dict) or tool.get("batch") is not None:
+        message = "`text` is a template over the output's fields: declare an `output` (a batch tool cannot have it)"
+        out.append(doc.diagnostic((*path, "text"), "FW147", message))
+        return
+    try:
+        names = placeholders(text)
+    except ValueError as problem:
+        out.append(doc.diagnostic((*path, "text"), "FW147", f"text template: {problem}"))
+        return
+    for name in names:
+        if name not in outputs:
+            known = ", ".join(f"{{{field}}}" for field in outputs) or "none"
+            message = f"text template: {{{name}}} is not an output field; use one of: {known}"
+            out.append(doc.diagnostic((*path, "text"), "FW147", message))
 
 
 def _deadline(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], spec: dict[str, Any], timeout: float) -> None:
@@ -646,6 +683,13 @@ def _failure(
         if name in inputs:
             message = f"failure field `{name}` has the name of {noun}, whose value fills {{{name}}} already"
             out.append(doc.diagnostic((*path, "fields"), "FW104", message))
+    for name in verbatim_fields(declared) if isinstance(declared, dict) else ():
+        if messages.secret_named(name):
+            message = (
+                f"failure field `{name}` is shown verbatim but is named like a secret, so its value would reach the "
+                "model unscrubbed; remove `verbatim: true`, or rename the field if it holds no secret"
+            )
+            out.append(doc.diagnostic((*path, "fields", name), "FW209", message, warning=True, key=True))
     failure_class = failure.get("class")
     template = failure.get("message")
     template_path: tuple[str | int, ...] = (*path, "message")
@@ -695,6 +739,13 @@ def _placeholders(
     return used
 
 
+def verbatim_fields(declared: list[str] | dict[str, Any]) -> list[str]:
+    """The declared fields shown as they are (`{type: string, verbatim: true}`), not scrubbed."""
+    if not isinstance(declared, dict):
+        return []
+    return [name for name, kind in declared.items() if isinstance(kind, dict) and kind.get("verbatim") is True]
+
+
 def placeholders(template: str) -> list[str]:
     """The `{name}` placeholders of a message, in order; ValueError when the template is malformed."""
     names: list[str] = []
@@ -707,7 +758,7 @@ def placeholders(template: str) -> list[str]:
             continue
         if not name:
             raise ValueError("`{}` needs a name inside the braces; write {{ or }} for a literal brace")
-        if not name.isidentifier():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", name):  # a field's name, which may be `libraryName`
             raise ValueError(f"{{{name}}} is not a plain name; use a field name such as {{ref}}")
         if spec or conversion:
             raise ValueError(f"{{{name}}} has a format spec or conversion; use a plain {{{name}}}")
@@ -716,10 +767,16 @@ def placeholders(template: str) -> list[str]:
     return names
 
 
+def published_names(path: tuple[str | int, ...]) -> bool:
+    """Whether the fields at `path` are a tool's arguments, which may be named as MCP allows (`libraryName`): the
+    Python attribute is derived, with an alias keeping the published name."""
+    return len(path) == 3 and path[0] == "tools" and path[2] == "input"
+
+
 def _fields(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], fields: dict[str, Any]) -> None:
     for name, spec in fields.items():
         fpath = (*path, name)
-        _name(doc, out, fpath, name, "field", RESERVED_FIELD_NAMES, key=True)
+        _name(doc, out, fpath, name, "field", RESERVED_FIELD_NAMES, key=True, published=published_names(path))
         if isinstance(spec, dict) and not doc.is_broken(fpath, below=False):
             _field(doc, out, fpath, spec)
 
@@ -860,16 +917,17 @@ def _buildable(doc: _Linted, out: list[Diagnostic]) -> None:
     tools = doc.data.get("tools")
     for name, tool in tools.items() if isinstance(tools, dict) else ():
         path: tuple[str | int, ...] = ("tools", name)
-        if not isinstance(name, str) or problem_with_name(name, "tool"):
+        if not isinstance(name, str) or naming.problem_with_published_name(name, "tool"):
             continue
-        why = naming.reserved_tool_name(name)
+        py = naming.python_name(name)
+        why = naming.reserved_tool_name(py)
         if why:
             out.append(doc.diagnostic(path, "FW150", f"tool name `{name}`: {why}; pick another name", key=True))
         becomes = {
-            f"the name `{name}` in _generated/server.py": f"server:{name}",
-            f"the name `{name}_handler` in _generated/server.py": f"server:{name}_handler",
-            f"a test file named test_{name}.py": f"test:test_{name}",
-            f"a test file named test_{name}_errors.py": f"test:test_{name}_errors",
+            f"the name `{py}` in _generated/server.py": f"server:{py}",
+            f"the name `{py}_handler` in _generated/server.py": f"server:{py}_handler",
+            f"a test file named test_{py}.py": f"test:test_{py}",
+            f"a test file named test_{py}_errors.py": f"test:test_{py}_errors",
         }
         _claim(doc, out, claimed, path, f"tool `{name}`", becomes)
         if isinstance(tool, dict):
@@ -878,15 +936,16 @@ def _buildable(doc: _Linted, out: list[Diagnostic]) -> None:
         specs = doc.data.get(f"{kind}s")
         for name, spec in specs.items() if isinstance(specs, dict) else ():
             path = (f"{kind}s", name)
-            if not isinstance(name, str) or problem_with_name(name, kind):
+            if not isinstance(name, str) or naming.problem_with_published_name(name, kind):
                 continue
-            test = f"test_{name}_{kind}_errors"
+            py = naming.python_name(name)
+            test = f"test_{py}_{kind}_errors"
             becomes = {
-                f"the name `{name}_{kind}` in _generated/server.py": f"server:{name}_{kind}",
-                f"the name `{name}_{kind}_handler` in _generated/server.py": f"server:{name}_{kind}_handler",
+                f"the name `{py}_{kind}` in _generated/server.py": f"server:{py}_{kind}",
+                f"the name `{py}_{kind}_handler` in _generated/server.py": f"server:{py}_{kind}_handler",
                 f"a test file named {test}.py": f"test:{test}",
             }
-            why = naming.reserved_tool_name(f"{name}_{kind}") or naming.reserved_tool_name(f"{name}_{kind}_handler")
+            why = naming.reserved_tool_name(f"{py}_{kind}") or naming.reserved_tool_name(f"{py}_{kind}_handler")
             if why:
                 message = (
                     f"{kind} name `{name}`: its names in _generated/server.py would be reserved ({why}); pick another"
@@ -989,12 +1048,18 @@ def _model_of(
 
 
 def _fields_buildable(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], fields: dict[str, Any]) -> None:
+    published = published_names(path)
+    check = naming.problem_with_published_name if published else problem_with_name
+    attributes: dict[str, tuple[str | int, ...]] = {}
     for name, spec in fields.items():
         fpath = (*path, name)
-        if isinstance(name, str) and not problem_with_name(name, "field", RESERVED_FIELD_NAMES):
-            why = naming.reserved_model_field_name(name)
+        if isinstance(name, str) and not check(name, "field", RESERVED_FIELD_NAMES):
+            py = naming.python_name(name) if published else name
+            why = naming.reserved_model_field_name(py)
             if why:
                 out.append(doc.diagnostic(fpath, "FW152", f"field name `{name}`: {why}; pick another name", key=True))
+            becomes = {f"the attribute `{py}` of the generated input model": py}
+            _claim(doc, out, attributes, fpath, f"field `{name}`", becomes)
         if isinstance(spec, dict) and not doc.is_broken(fpath):
             _constraints(doc, out, fpath, spec)
             if isinstance(spec.get("properties"), dict):

@@ -136,6 +136,11 @@ def scrub(text: str) -> str:
     return str(runtime("scrub").scrub(text))
 
 
+def secret_named(name: str) -> bool:
+    """Whether the runtime masks a field of this name wherever it is shown (`api_key`, `password`, ...)."""
+    return bool(runtime("scrub").secret_named(name))
+
+
 def display(value: Any) -> str:
     """How a value reads inside a message: strings bare, anything else as JSON."""
     return str(runtime("wording").display(value))

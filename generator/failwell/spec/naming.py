@@ -39,6 +39,44 @@ def pascal(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
 
 
+MCP_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+"""A name MCP clients accept for a tool, prompt, resource or argument: ASCII letters, digits, `_`, `-`, `.`, at
+most 64 characters (the conformance suite fails longer)."""
+
+
+def python_name(name: str) -> str:
+    """The Python name of a published name: `resolve-library-id` -> `resolve_library_id`, `libraryName` ->
+    `library_name`, `HTTPCode` -> `http_code`, `v1.get` -> `v1_get`."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name)
+    return re.sub(r"_+", "_", re.sub(r"[^a-z0-9]+", "_", words.lower())).strip("_")
+
+
+def problem_with_published_name(name: str, kind: str, reserved: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+    """(code, message) when `name` cannot be published as MCP allows, or its derived Python name cannot be a
+    generated identifier, else None."""
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        suggestion = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.-")
+        hint = f"; try `{suggestion}`" if suggestion and MCP_NAME.match(suggestion) else ""
+        return "FW101", (
+            f"{kind} name `{name}` may use only ASCII letters, digits, `_`, `-` and `.`, at most 64 characters "
+            f"(what MCP clients accept){hint}"
+        )
+    if len(name) > 64:
+        return None  # the schema says so (`maxLength: 64`)
+    derived = python_name(name)
+    if not IDENTIFIER.match(derived):
+        return "FW101", (
+            f"{kind} name `{name}` becomes the Python name `{derived or '_'}`, which must start with a letter; "
+            "start the name with a letter"
+        )
+    if derived == name:
+        return problem_with_name(name, kind, reserved)
+    problem = problem_with_name(derived, kind, reserved)
+    if problem:
+        return problem[0], problem[1].replace(f"`{derived}`", f"`{name}` (Python name `{derived}`)", 1)
+    return None
+
+
 def problem_with_name(name: str, kind: str, reserved: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """(code, message) when `name` cannot be a generated identifier, else None."""
     if not IDENTIFIER.match(name) or "__" in name or name.endswith("_"):

@@ -322,7 +322,7 @@ def check(
     if failure_class in _NEEDS_VALUE and not named and not state_conflict:
         missing.append("value")
         problems.append(("FW202", "the offending value is not shown; " + _value_hint(example)))
-    mentions_tool = not tools.isdisjoint(set(re.findall(r"[a-z][a-z0-9_]*", template)) - {own_tool})
+    mentions_tool = not tools.isdisjoint(set(re.findall(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*", template)) - {own_tool})
     if failure_class in _NEEDS_ACCEPTED and not (_ACCEPTED.search(template) or mentions_tool):
         missing.append("accepted")
         problems.append(("FW206", "what would be accepted is not said; " + _accepted_hint(example)))
@@ -364,7 +364,7 @@ def _internals(template: str) -> bool:
     """Whether an author's template shows what the runtime would mask in a value: a credential, a URL, an
     address or host, a path into a machine, a SQL statement, or stack words. Domain words pass: SQL keywords
     named in a message about SQL, slash-separated ids and time zones."""
-    bare = re.sub(r"\{[a-z_][a-z0-9_]*\}", "x", template)
+    bare = re.sub(r"\{[A-Za-z_][A-Za-z0-9_-]*\}", "x", template)
     if _INTERNAL_WORDS.search(bare) or _SQL_STATEMENT.search(bare) or _INTERNAL_PATH.search(bare):
         return True
     domain = _SLASH_NAME.sub("x", _SQL_WORD.sub("x", bare))

@@ -90,6 +90,29 @@ async def test_declared_failure_not_a_repository() -> None:
     }
 
 
+async def test_declared_failure_outside_allowed() -> None:
+    async def fail(params: Any, ctx: Any) -> NoReturn:
+        raise tool.OutsideAllowed(allowed="<allowed>")
+
+    arguments: dict[str, Any] = {
+        "repo_path": "my-project",
+    }
+    expected = "my-project is outside the repository this server may use. Pass <allowed> or a folder inside it. Nothing was changed. Retrying with the same arguments will fail the same way."
+    outcome = await call_tool(tool.NAME, arguments, fail)
+    assert outcome.is_error
+    reference = outcome.envelope["reference"]
+    assert reference.startswith("ERR-")
+    assert outcome.text == expected.format(reference=reference)
+    envelope = {key: value for key, value in outcome.envelope.items() if key != "reference"}
+    assert envelope == {
+        "class": "invalid_input",
+        "failure": "outside_allowed",
+        "retryable": False,
+        "retry_after_s": None,
+        "changed": "none",
+    }
+
+
 async def test_unexpected_exception_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:
     outcome = await call_tool(tool.NAME, VALID, crash)
     assert outcome.is_error

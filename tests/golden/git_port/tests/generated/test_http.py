@@ -21,7 +21,7 @@ HEADERS = {
     "mcp-protocol-version": "2025-11-25",
 }
 LIST = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
-TOOL_NAMES: list[str] = ["git_add", "git_branch", "git_checkout", "git_commit", "git_status"]
+TOOL_NAMES: list[str] = ["git_add", "git_branch", "git_checkout", "git_commit", "git_log", "git_status"]
 OPTIONS = HttpOptions()
 
 

@@ -129,7 +129,7 @@ def definition(handler: Handler) -> ToolDefinition:
             "readOnlyHint": True,
             "destructiveHint": False,
             "idempotentHint": True,
-            "openWorldHint": False,
+            "openWorldHint": True,
         },
         accepts=ACCEPTS,
         handler=handler,

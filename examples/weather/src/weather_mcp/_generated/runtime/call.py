@@ -156,7 +156,7 @@ async def execute(
             return await body(call, ctx)
         return deadline_missed(tool, services.messages["timeout"], keyed=keyed)
     except ToolFailure as failure:
-        arguments = {**call.params.model_dump(mode="json"), **call.arguments}
+        arguments = {**call.params.model_dump(mode="json", by_alias=True), **call.arguments}
         return declared_failure(tool, failure, arguments, keyed=keyed)
     except Exception as exc:
         return internal_error(tool, exc, services.messages["internal"])
@@ -189,6 +189,7 @@ def _bound_upstreams(call: Call, deadline_at: float) -> Any:
             deadline_at=deadline_at,
             idempotency_key=call.derived_key,
             sent=sent,
+            idempotent=tool.idempotent,
         )
     )
 

@@ -27,13 +27,15 @@ class ToolFailure(Exception):
     """A failure the spec declares. Handlers raise a generated subclass by name.
 
     The values passed in fill the message's placeholders after `scrub` has removed anything
-    internal from them (credentials, tokens, URLs, addresses, hosts, paths, SQL).
+    internal from them (credentials, tokens, URLs, addresses, hosts, paths, SQL), except the fields the spec
+    declares `verbatim: true`, which are shown as they are.
     """
 
     name: ClassVar[str]
     failure_class: ClassVar[FailureClass]
     template: ClassVar[str]
     changed: ClassVar[Changed | None] = None
+    verbatim: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, *, retry_after_s: float | None = None, changed: Changed | None = None, **values: object) -> None:
         super().__init__(self.name)
@@ -129,7 +131,15 @@ class UpstreamBinder(Protocol):
     """Binds the server's upstreams to one tool call (`upstream.UpstreamPool`)."""
 
     def bind(
-        self, name: str, *, tool: str, effect: Effect, deadline_at: float, idempotency_key: str | None, sent: Sent
+        self,
+        name: str,
+        *,
+        tool: str,
+        effect: Effect,
+        deadline_at: float,
+        idempotency_key: str | None,
+        sent: Sent,
+        idempotent: bool = False,
     ) -> Any:
         """The upstream `name` as this call sees it; every upstream of one call shares its `sent`."""
 
@@ -275,6 +285,10 @@ class ToolDefinition:
     """Builds its `Deps` (the dependencies it lists in `uses:`) from a function that binds one to the call."""
     keyed: bool = False
     """Whether the tool takes an `idempotency_key` argument."""
+    text: str | None = None
+    """The spec's `text`: a template over the output's fields for the text block (None: the JSON of the output)."""
+    idempotent: bool = False
+    """A write without a key that is naturally idempotent (the spec's `idempotent: true`): retried as safe."""
     rerun_safe: bool = False
     """A keyed write whose every side effect is deduplicated downstream by the derived key, so a run whose outcome
     is unknown may simply run again (the spec's `rerun_safe`)."""

@@ -25,7 +25,7 @@ from .classes import CLASSES, GRACE_MARGIN_S, STORE_MESSAGE, Changed, FailureCla
 from .contracts import ToolDefinition, ToolFailure
 from .scrub import scrub, secret_named
 from .tool_failure import TOOL_FAILURE_KEY, tool_failure
-from .wording import argument_problem, compose, display, invalid_arguments_text, seconds
+from .wording import Values, argument_problem, compose, display, invalid_arguments_text, seconds
 
 ENVELOPE_KEY = "dev.failwell/error"
 """The `_meta` key of the machine-readable envelope on every error result."""
@@ -176,10 +176,18 @@ def _path(loc: tuple[int | str, ...]) -> str:
 
 
 def failure_values(failure: ToolFailure, arguments: Mapping[str, Any]) -> dict[str, str]:
-    """Placeholder values: the call's arguments as sent, then the handler's values, scrubbed first."""
+    """Placeholder values: the call's arguments as sent, then the handler's values, scrubbed first (but for the
+    fields the spec shows `verbatim`, as they are)."""
     values = {name: display(value) for name, value in arguments.items()}
     values.update(
-        {name: "[redacted]" if secret_named(name) else scrub(display(value)) for name, value in failure.values.items()}
+        {
+            name: display(value)
+            if name in failure.verbatim
+            else "[redacted]"
+            if secret_named(name)
+            else scrub(display(value))
+            for name, value in failure.values.items()
+        }
     )
     if failure.retry_after_s is not None:
         values["retry_after_s"] = seconds(failure.retry_after_s)
@@ -264,7 +272,15 @@ def success(tool: ToolDefinition, output: Any) -> CallToolResult:
     data = dumped(tool, output)
     if tool.output_model is None:
         return CallToolResult(content=[TextContent(type="text", text=data)])
-    return CallToolResult(content=[TextContent(type="text", text=pretty_json(data))], structured_content=data)
+    text = pretty_json(data) if tool.text is None else output_text(tool.text, data)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def output_text(template: str, data: Mapping[str, Any]) -> str:
+    """The spec's `text` over a result's fields (strings bare, anything else as JSON; null and a field left unset
+    read `(not given)`): the readable text beside structuredContent."""
+    values = {name: display(value) for name, value in data.items() if value is not None}
+    return template.format_map(Values(values))
 
 
 def dumped(tool: ToolDefinition, output: Any) -> Any:
@@ -277,10 +293,45 @@ def dumped(tool: ToolDefinition, output: Any) -> Any:
             output = _validated_output(tool, tool.output_model, output)
         if not isinstance(output, tool.output_model):
             raise TypeError(f"{tool.name} returned {type(output).__name__}, not {tool.output_model.__name__}")
-        return output.model_dump(mode="json", exclude_none=True)
+        return _pruned(output.model_dump(mode="json"), _item_schema(tool))
     if not isinstance(output, str):
         raise TypeError(f"{tool.name} returned {type(output).__name__}; a tool without an output schema returns str")
     return output
+
+
+def _item_schema(tool: ToolDefinition) -> Mapping[str, Any] | None:
+    """The published schema of one handler result: the output schema, or a batch's item within it."""
+    schema: Any = tool.output_schema or {}
+    if tool.batch is None:
+        return dict(schema)
+    if tool.batch.policy == "all_or_nothing":
+        found = schema.get("properties", {}).get("results", {}).get("items")
+    else:
+        found = schema.get("properties", {}).get("succeeded", {}).get("items", {}).get("properties", {}).get("result")
+    return dict(found) if isinstance(found, Mapping) else None
+
+
+def _pruned(value: Any, schema: Mapping[str, Any] | None) -> Any:
+    """`value` without the None of a field left unset (an optional field, which the schema does not let be null),
+    keeping the None of a `nullable` field, which the schema allows and the client is shown."""
+    if isinstance(value, dict):
+        properties: Mapping[str, Any] | None = (schema or {}).get("properties")
+        if properties is None:  # a free-form object: its values are the handler's, as they are
+            return value
+        return {
+            key: _pruned(item, properties.get(key))
+            for key, item in value.items()
+            if item is not None or _allows_null(properties.get(key))
+        }
+    if isinstance(value, list):
+        items = (schema or {}).get("items")
+        return [_pruned(item, items) for item in value]
+    return value
+
+
+def _allows_null(schema: Mapping[str, Any] | None) -> bool:
+    kind = (schema or {}).get("type")
+    return kind == "null" or (isinstance(kind, list) and "null" in kind)
 
 
 class OutputMismatch(TypeError):

@@ -136,7 +136,7 @@ def definition(handler: Handler) -> ToolDefinition:
             "readOnlyHint": True,
             "destructiveHint": False,
             "idempotentHint": True,
-            "openWorldHint": False,
+            "openWorldHint": True,
         },
         accepts=ACCEPTS,
         handler=handler,

@@ -10,6 +10,7 @@ try:
     from ..handlers import git_branch as git_branch_handler
     from ..handlers import git_checkout as git_checkout_handler
     from ..handlers import git_commit as git_commit_handler
+    from ..handlers import git_log as git_log_handler
     from ..handlers import git_status as git_status_handler
 except Exception as _error:  # a handler that cannot import is named: one line, exit 2 (handler_unimportable)
     _unimportable(_error, __name__.partition(".")[0])
@@ -25,6 +26,7 @@ from .tools import (
     git_branch,
     git_checkout,
     git_commit,
+    git_log,
     git_status,
 )
 
@@ -57,9 +59,7 @@ def build_server(
         store=store or SQLiteStore(sqlite_path("git.sqlite3")),
         idempotency_ttl_s=86400.0,
         tools=[
-            git_add.definition(
-                chosen.get("git_add", git_add_handler.handle), getattr(git_add_handler, "reconcile", None)
-            ),
+            git_add.definition(chosen.get("git_add", git_add_handler.handle)),
             git_branch.definition(chosen.get("git_branch", git_branch_handler.handle)),
             git_checkout.definition(
                 chosen.get("git_checkout", git_checkout_handler.handle),
@@ -68,6 +68,7 @@ def build_server(
             git_commit.definition(
                 chosen.get("git_commit", git_commit_handler.handle), getattr(git_commit_handler, "reconcile", None)
             ),
+            git_log.definition(chosen.get("git_log", git_log_handler.handle)),
             git_status.definition(chosen.get("git_status", git_status_handler.handle)),
         ],
     )

@@ -42,6 +42,10 @@ EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {
         "repo_path": "my-project",
         "message": "Fix the parser",
     },
+    "git_log": {
+        "repo_path": "my-project",
+        "max_count": 10,
+    },
     "git_status": {
         "repo_path": "my-project",
     },

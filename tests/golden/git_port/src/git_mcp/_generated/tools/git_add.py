@@ -20,7 +20,6 @@ class Input(BaseModel):
 
     repo_path: Annotated[str, Field(min_length=1, max_length=500)]
     files: Annotated[list[Annotated[str, Field(max_length=500)]], Field(min_length=1, max_length=100)]
-    idempotency_key: Annotated[str, Field(pattern="^[A-Za-z0-9_.:\\-]{16,255}$")] | None = None
 
 
 Output = str
@@ -47,14 +46,6 @@ Handler = Callable[[Input, Context], Awaitable[Output] | Output]
 A plain `def` runs in a worker thread of its own within the deadline (a thread cannot be interrupted: the
 deadline answers on time and the thread runs on)."""
 
-Reconcile = Callable[[Input, Context], Awaitable[Output | None]]
-"""An optional `async def reconcile(params: Input, ctx: Context) -> Output | None` in `handlers/git_add.py`.
-
-After a run whose outcome is unknown (its process died, its deadline passed), a retry with the same key
-calls it instead of refusing: return the output if the change is there (it is recorded and replayed), or
-None if it is not (the handler then runs).
-"""
-
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -77,14 +68,6 @@ INPUT_SCHEMA: dict[str, Any] = {
                 "maxLength": 500,
             },
         },
-        "idempotency_key": {
-            "type": "string",
-            "description": "A key you make up once for this change (16 to 255 letters, digits or _.:-, such as a UUID) and send again, unchanged, on every retry of the same change: the change is applied at most once per key.",
-            "pattern": "^[A-Za-z0-9_.:-]{16,255}$",
-            "examples": [
-                "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
-            ],
-        },
     },
     "required": [
         "repo_path",
@@ -99,13 +82,12 @@ ACCEPTS: dict[str, str] = {
     "repo_path": 'a string of 1 to 500 characters, such as "my-project"',
     "files": "a list of 1 to 100 items, each a string of at most 500 characters",
     "files[]": "a string of at most 500 characters",
-    "idempotency_key": 'a string matching ^[A-Za-z0-9_.:-]{16,255}$, such as "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10"',
 }
 """What each argument accepts, by path, for messages about invalid arguments."""
 
 
-def definition(handler: Handler, reconcile: Reconcile | None = None) -> ToolDefinition:
-    """`git_add` bound to `handler` (and `reconcile`, when the handler module has one)."""
+def definition(handler: Handler) -> ToolDefinition:
+    """`git_add` bound to `handler`."""
     return ToolDefinition(
         name=NAME,
         title=None,
@@ -119,12 +101,10 @@ def definition(handler: Handler, reconcile: Reconcile | None = None) -> ToolDefi
         annotations={
             "readOnlyHint": False,
             "destructiveHint": False,
-            "idempotentHint": False,
+            "idempotentHint": True,
             "openWorldHint": False,
         },
         accepts=ACCEPTS,
         handler=handler,
-        keyed=True,
-        rerun_safe=True,
-        reconcile=reconcile,
+        idempotent=True,
     )

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..runtime.classes import Changed
 from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
 from ..settings import Settings
 
@@ -30,6 +31,18 @@ class NotARepository(ToolFailure):
     name = "not_a_repository"
     failure_class = "not_found"
     template = "{repo_path} is not a git repository. Pass the folder that holds the .git folder, such as the project's top folder."
+
+
+class OutsideAllowed(ToolFailure):
+    """invalid_input: {repo_path} is outside the repository this server may use. Pass {allowed} or a folder inside it."""
+
+    name = "outside_allowed"
+    failure_class = "invalid_input"
+    template = "{repo_path} is outside the repository this server may use. Pass {allowed} or a folder inside it."
+    verbatim = frozenset({"allowed"})
+
+    def __init__(self, *, allowed: str, changed: Changed | None = None) -> None:
+        super().__init__(changed=changed, allowed=allowed)
 
 
 Context = ToolContext[None, None, Settings]

@@ -132,6 +132,8 @@ class UpstreamConfig:
     retries: int
     breaker_failures: int = 5
     breaker_reset_s: float = 30.0
+    base_url: str = ""
+    """The spec's default, used when `base_url_env` is not set (empty: the variable is required)."""
 
 
 @dataclass
@@ -151,6 +153,7 @@ class UpstreamPool:
         deadline_at: float,
         idempotency_key: str | None,
         sent: Sent,
+        idempotent: bool = False,
     ) -> Upstream:
         """The upstream `name` as one tool call sees it."""
         config = self.configs[name]
@@ -164,17 +167,19 @@ class UpstreamPool:
             deadline_at=deadline_at,
             idempotency_key=idempotency_key,
             sent=sent,
+            idempotent=idempotent,
         )
 
     def check(self) -> None:
         """Every upstream's base URL is set and is an absolute http(s) URL, or a ConfigurationError naming it."""
         for config in self.configs.values():
             meaning = f"the base URL of the `{config.name}` upstream, such as https://api.example.com"
-            check_base_url(config.base_url_env, required_env(config.base_url_env, meaning), meaning)
+            value = os.environ.get(config.base_url_env) or config.base_url
+            check_base_url(config.base_url_env, value or required_env(config.base_url_env, meaning), meaning)
 
     def client(self, config: UpstreamConfig) -> httpx.AsyncClient:
         if config.name not in self.clients:
-            base_url = os.environ.get(config.base_url_env)
+            base_url = os.environ.get(config.base_url_env) or config.base_url
             if not base_url:
                 raise RuntimeError(f"{config.base_url_env} is not set: the base URL of the {config.name} upstream")
             self.clients[config.name] = httpx.AsyncClient(base_url=base_url, follow_redirects=False)
@@ -198,6 +203,9 @@ class Upstream:
     idempotency_key: str | None = None
     sent: Sent = field(default_factory=Sent)
     """What this call has sent to any of its upstreams: a failure before any change says nothing was changed."""
+    idempotent: bool = False
+    """A naturally idempotent write (the spec's `idempotent: true`): repeating it changes nothing more, so it is
+    retried as a read is."""
     attempts: int = 0
 
     async def get(self, path: str, **kwargs: Any) -> httpx.Response:
@@ -226,7 +234,7 @@ class Upstream:
         key = idempotency_key or self.idempotency_key
         if key is not None:
             kwargs["headers"] = {**dict(kwargs.get("headers") or {}), "Idempotency-Key": key}
-        safe_to_retry = self.effect == "read" or key is not None
+        safe_to_retry = self.effect == "read" or self.idempotent or key is not None
         if method.upper() not in SAFE_METHODS:
             self.sent.changes += 1
         breaker = self.pool.breakers[self.config.name]

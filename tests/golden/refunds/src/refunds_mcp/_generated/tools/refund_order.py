@@ -172,7 +172,7 @@ def definition(handler: Handler, reconcile: Reconcile | None = None) -> ToolDefi
             "readOnlyHint": False,
             "destructiveHint": False,
             "idempotentHint": True,
-            "openWorldHint": False,
+            "openWorldHint": True,
         },
         accepts=ACCEPTS,
         handler=handler,

@@ -29,6 +29,7 @@ What the model reads:
 What they share:
     contracts.py    ToolDefinition, ToolContext, ToolFailure, the Store and upstream contracts; run_handler (a
                     plain `def` handler in a thread of its own)
+    formats.py      string formats (`uri`, `email`, `date`, ...) checked as the clients' ajv-formats checks them
     records.py, store_memory.py, store_sqlite.py, store_redis.py    the stores (with a store)
     upstream.py, breaker.py    calls to upstream services (with upstreams)
     dependency.py   start-up dependencies (with `dependencies:`): opened at start, each use under its

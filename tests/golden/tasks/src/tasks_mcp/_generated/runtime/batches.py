@@ -96,7 +96,9 @@ async def all_or_nothing_batch(
         outputs = await run_handler(tool.handler, items, ctx)
     except ToolFailure as failure:
         suffix = all_or_nothing_text(batch.items, len(items), failure.index)
-        return declared_failure(tool, failure, {**params.model_dump(mode="json"), **arguments}, suffix=suffix)
+        return declared_failure(
+            tool, failure, {**params.model_dump(mode="json", by_alias=True), **arguments}, suffix=suffix
+        )
     structured = {"results": [dumped(tool, output) for output in outputs]}
     text = f"All {len(items)} {batch.items} were written.\n{pretty_json(structured)}"
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)

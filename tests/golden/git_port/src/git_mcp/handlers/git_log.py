@@ -1,0 +1,13 @@
+"""`git_log`: The latest commits of the current branch, newest first.
+
+This module is yours: failwell created it once and never overwrites it. Raise a declared failure
+by name; anything else you raise reaches the model as an `internal`
+error with a reference id, and the traceback goes to the log.
+"""
+
+from .._generated.tools.git_log import Context, Input
+
+
+async def handle(params: Input, ctx: Context) -> str:
+    """The latest commits of the current branch, newest first."""
+    raise NotImplementedError("git_log is not implemented yet")

@@ -122,3 +122,52 @@ def test_a_project_on_each_store_passes_its_own_ruff_format_and_mypy(tmp_path: P
         assert result.returncode == 0, result.stdout
     result = run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull], project)
     assert result.returncode == 0, result.stdout
+
+
+COMBO = """\
+failwell: 1
+server:
+  name: combo
+  description: Notes in a SQLite file, with the file's path a setting.
+  settings:
+    db_path: {type: string, description: The SQLite file., example: notes.db, required: true}
+dependencies:
+  db:
+    description: The notes database.
+    timeout_s: 2
+    errors: {sqlite3.OperationalError: upstream_unavailable}
+tools:
+  get-note:
+    description: Read one note from {settings.db_path}.
+    effect: read
+    deadline_s: 5
+    uses: [db]
+    input:
+      noteId: {type: string, description: The note's id., example: N-1, nullable: true}
+    output:
+      text: {type: string}
+    text: "{text}"
+    failures:
+      note_missing:
+        class: not_found
+        message: "No note {noteId}. Ids look like N-1; call get-note with another id."
+"""
+
+
+@pytest.mark.slow
+def test_a_fresh_project_with_settings_a_dependency_and_published_names_passes_its_own_checks(tmp_path: Path) -> None:
+    """Settings, a dependency whose `open` is still the stub, a kebab-case tool with a camelCase nullable argument
+    and a text template, together: the project's ruff, format check, mypy --strict and its own generated tests
+    (whose stdio server must not open the dependency its fault handlers never use) all pass."""
+    from failwell import new
+
+    (tmp_path / "spec.yaml").write_text(COMBO)
+    new(tmp_path / "combo", tmp_path / "spec.yaml")
+    project = tmp_path / "combo"
+    for args in (["ruff", "check", "--no-cache", "."], ["ruff", "format", "--check", "--no-cache", "."]):
+        result = run([sys.executable, "-m", *args], project)
+        assert result.returncode == 0, result.stdout
+    result = run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull], project)
+    assert result.returncode == 0, result.stdout
+    result = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/generated"], project)
+    assert result.returncode == 0, result.stdout[-3000:]

@@ -171,3 +171,19 @@ def test_a_fresh_project_with_settings_a_dependency_and_published_names_passes_i
     assert result.returncode == 0, result.stdout
     result = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/generated"], project)
     assert result.returncode == 0, result.stdout[-3000:]
+
+
+PORTS = sorted((Path(__file__).parent / "ports").glob("*.yaml"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("port", PORTS, ids=lambda path: path.stem)
+def test_each_port_of_a_real_server_generates_a_project_its_ruff_accepts(tmp_path: Path, port: Path) -> None:
+    """The six ports (fetch, git, time, sqlite, postgres, context7): long failure signatures and calls are laid out
+    as `ruff format` lays them out (sqlite's `constraint_failed` once printed a 121-character `def __init__`)."""
+    from failwell import new
+
+    new(tmp_path / port.stem, port)
+    for args in (["ruff", "check", "--no-cache", "."], ["ruff", "format", "--check", "--no-cache", "."]):
+        result = run([sys.executable, "-m", *args], tmp_path / port.stem)
+        assert result.returncode == 0, result.stdout

@@ -147,3 +147,17 @@ def _flat(call: str | Call) -> str:
         return call
     callee, arguments = call
     return f"{callee}({', '.join(_flat(argument) for argument in arguments)})"
+
+
+def def_lines(name: str, parameters: list[str], returns: str, indent: int) -> str:
+    """A `def` line as `ruff format` lays it out: on one line when it fits; else its parameters on a line of their
+    own when they fit there; else one per line with a trailing comma."""
+    pad = " " * indent
+    joined = ", ".join(parameters)
+    flat = f"{pad}def {name}({joined}) -> {returns}:"
+    if len(flat) <= LINE_LENGTH:
+        return flat
+    if len(pad) + 4 + len(joined) <= LINE_LENGTH:
+        return f"{pad}def {name}(\n{pad}    {joined}\n{pad}) -> {returns}:"
+    body = "".join(f"{pad}    {parameter},\n" for parameter in parameters)
+    return f"{pad}def {name}(\n{body}{pad}) -> {returns}:"

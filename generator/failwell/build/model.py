@@ -7,7 +7,19 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..pyliteral import Call, assignment, call_lines, docstring, fitted, inline, literal, number, string, toml_string
+from ..pyliteral import (
+    Call,
+    assignment,
+    call_lines,
+    def_lines,
+    docstring,
+    fitted,
+    inline,
+    literal,
+    number,
+    string,
+    toml_string,
+)
 from ..spec import fields as f
 from ..spec import messages
 from ..spec.failures import (
@@ -59,6 +71,10 @@ class Failure:
     """`frozenset({...})` of the fields shown unscrubbed (`verbatim: true`), or empty when none is."""
     params: tuple[Param, ...]
     super_kwargs: str
+    init_line: str
+    super_line: str
+    """`super().__init__(...)` with the failure's keyword arguments, laid out as `ruff format` does."""
+    """The failure's `def __init__(...)` line(s), laid out as `ruff format` does."""
     example_kwargs: str
     test_arguments: str
     expected_line: str
@@ -941,6 +957,14 @@ def _failure(
         + ["changed=changed"]
         + [f"{field}={field}" for field in forwarded]
     )
+    super_arguments: list[str | Call] = [*super_kwargs.split(", ")]
+    super_call: Call = ("super().__init__", super_arguments)
+    init_parameters = [
+        "self",
+        "*",
+        *(f"{p.name}: {p.annotation}" + (f" = {p.default}" if p.default is not None else "") for p in params),
+        "changed: Changed | None = None",
+    ]
     return Failure(
         name=name,
         name_literal=string(name),
@@ -957,6 +981,8 @@ def _failure(
         ),
         params=params,
         super_kwargs=super_kwargs,
+        init_line=def_lines("__init__", init_parameters, "None", 4),
+        super_line="\n".join(call_lines(super_call, 8)),
         example_kwargs=", ".join(f"{k}={literal(v)}" for k, v in kwargs.items()),
         test_arguments=literal(arguments, 4),
         expected_line=assignment("expected", string(with_reference(expected)), 4),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..pyliteral import (
@@ -220,6 +220,8 @@ class Tool:
     """The envelope's `changed` when the tool breaks mid-way (a crash, a missed deadline, a failing upstream)."""
     registration: str
     """The tool's entry in `build_server`'s list, laid out as ruff formats it."""
+    context_type: str = "ToolContext[None]"
+    """The handler's `Context`: `ToolContext[upstreams, deps, settings]`, each argument only as far as needed."""
 
 
 @dataclass(frozen=True)
@@ -263,11 +265,13 @@ class Reader:
     arguments_literal: str = ""
     """A prompt's `ARGUMENTS = [PromptArgument(...), ...]`."""
     scopes: tuple[str, ...] = ()
+    """The scopes an HTTP caller's token must grant to read it (and to see it listed)."""
     upstreams: tuple[str, ...] = ()
     """The upstreams its handler reads from (`ctx.upstreams.<name>`)."""
     uses: tuple[str, ...] = ()
     """The dependencies its handler uses (`ctx.deps.<name>`)."""
-    """The scopes an HTTP caller's token must grant to read it (and to see it listed)."""
+    context_type: str = "ToolContext[None]"
+    """The handler's `Context`: `ToolContext[upstreams, deps, settings]`, each argument only as far as needed."""
     scopes_line: str = ""
     scopes_list: str = "[]"
     first_scope_literal: str = '""'
@@ -368,6 +372,12 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     prompts = tuple(
         _reader("prompt", n, spec, timeout, defaults)
         for n, spec in sorted((data.get("prompts") or {}).items(), key=lambda item: import_order(python_name(item[0])))
+    )
+    settings = bool(server.get("settings"))
+    tools = tuple(replace(t, context_type=context_type(bool(t.upstreams), bool(t.uses), settings)) for t in tools)
+    resources, prompts = (
+        tuple(replace(r, context_type=context_type(bool(r.upstreams), bool(r.uses), settings)) for r in readers)
+        for readers in (resources, prompts)
     )
     return Project(
         spec_text=spec_text,
@@ -989,3 +999,14 @@ def _failure(
         expected_envelope=literal(envelope, 4),
         jsonrpc_code=int(messages.runtime("classes").JSONRPC_CODES[spec["class"]]),
     )
+
+
+def context_type(upstreams: bool, uses: bool, settings: bool) -> str:
+    """A handler's `Context`: `ToolContext[U, D, S]` with its upstreams, its dependencies and the server's settings,
+    each type argument written only as far as one is needed (the others default)."""
+    arguments = ["Upstreams" if upstreams else "None"]
+    if uses or settings:
+        arguments.append("Deps" if uses else "None")
+    if settings:
+        arguments.append("Settings")
+    return f"ToolContext[{', '.join(arguments)}]"

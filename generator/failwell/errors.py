@@ -48,3 +48,13 @@ def spec_error(diagnostics: list[Diagnostic]) -> FailwellError:
     warnings = len(ordered) - errors
     summary = f"{errors} error(s), {warnings} warning(s); nothing was written."
     return FailwellError(summary, ordered)
+
+
+class Refusal(ValueError):
+    """A piece of a spec failwell refuses (a pattern, a URI): the lint code, where in the piece (0-based), and why."""
+
+    def __init__(self, code: str, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.offset = offset
+        self.message = message

@@ -36,6 +36,8 @@ from functools import lru_cache
 
 from pydantic_core import SchemaError, SchemaValidator, core_schema
 
+from ..errors import Refusal
+
 _SYNTAX = frozenset("^$\\.*+?()[]{}|")
 """ECMA-262's SyntaxCharacter: what must be escaped to be literal (and what `\\` may escape)."""
 _RUST_META = frozenset("\\.+*?()|[]{}^$")
@@ -115,14 +117,8 @@ _EXAMPLE_CHARS = "aA1x_-. @é"
 """What a class or `.` is tried with, after the characters it names, when making up an example."""
 
 
-class PatternError(ValueError):
+class PatternError(Refusal):
     """A spec pattern failwell refuses: the lint code, where in the pattern (0-based), and why."""
-
-    def __init__(self, code: str, offset: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.offset = offset
-        self.message = message
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from ..errors import Refusal
 from .naming import IDENTIFIER
 
 MAX_LENGTH = 2048
@@ -28,14 +29,8 @@ _OPERATORS = frozenset("+#./;?&=,!@|")
 _LEVEL_1 = "failwell supports RFC 6570 level 1 only: one plain {name} per pair of braces, such as tasks://{ref}"
 
 
-class UriError(ValueError):
+class UriError(Refusal):
     """A URI failwell refuses: the lint code, where in the URI (0-based), and why."""
-
-    def __init__(self, code: str, offset: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.offset = offset
-        self.message = message
 
 
 @dataclass(frozen=True)

@@ -207,8 +207,8 @@ CASES = [
     ),
     (
         replace("    title: Triage a task\n", "    title: Triage a task\n    idempotency: none\n"),
-        "spec.yaml:35:5: FW015 unknown key `idempotency` in `prompts.triage`; allowed keys: arguments, deadline_s, "
-        "description, failures, scopes, title, upstreams, uses",
+        "spec.yaml:35:5: FW015 unknown key `idempotency` in `prompts.triage`; allowed keys: arguments, asks, "
+        "deadline_s, description, failures, scopes, title, upstreams, uses",
     ),
     (
         replace("{class: not_found, message", "{class: not_found, changed: possible, message"),

@@ -148,6 +148,35 @@ class Setting:
 
 
 @dataclass(frozen=True)
+class Ask:
+    """One question a handler may ask (the spec's `asks:`), as its generated `Asks` builds it."""
+
+    name: str
+    kind: str
+    """`form`, `sampling` or `roots`."""
+    member_lines: str
+    """`self.<name> = Form(...)` (or `Sampling`, `Roots`) in `Asks.__init__`, laid out as ruff formats it."""
+    message: str
+    """A form's message template (empty for the other kinds)."""
+
+
+@dataclass(frozen=True)
+class Asking:
+    """What a tool or prompt may ask, for its module: the questions, the forms' answer models, and the imports."""
+
+    asks: tuple[Ask, ...] = ()
+    answer_models: tuple[f.ModelClass, ...] = ()
+    kinds: tuple[str, ...] = ()
+    """The question classes its module imports (`Form`, `Roots`, `Sampling`)."""
+    asked_line: str = ""
+    """`asked=frozenset(...),` in its definition."""
+    uses_annotated: bool = False
+    uses_field: bool = False
+    uses_literal: bool = False
+    uses_formats: bool = False
+
+
+@dataclass(frozen=True)
 class Tool:
     """One tool and everything its generated modules print."""
 
@@ -221,7 +250,11 @@ class Tool:
     registration: str
     """The tool's entry in `build_server`'s list, laid out as ruff formats it."""
     context_type: str = "ToolContext[None]"
-    """The handler's `Context`: `ToolContext[upstreams, deps, settings]`, each argument only as far as needed."""
+    """The handler's `Context`: `ToolContext[upstreams, deps, settings, asks]`, each argument only as far as needed."""
+    asking: Asking = Asking()
+    confirm_lines: str = ""
+    """`confirm=Confirm(...),` in its definition (the spec's `confirm:`)."""
+    confirm_message: str = ""
 
 
 @dataclass(frozen=True)
@@ -271,7 +304,8 @@ class Reader:
     uses: tuple[str, ...] = ()
     """The dependencies its handler uses (`ctx.deps.<name>`)."""
     context_type: str = "ToolContext[None]"
-    """The handler's `Context`: `ToolContext[upstreams, deps, settings]`, each argument only as far as needed."""
+    """The handler's `Context`: `ToolContext[upstreams, deps, settings, asks]`, each argument only as far as needed."""
+    asking: Asking = Asking()
     scopes_line: str = ""
     scopes_list: str = "[]"
     first_scope_literal: str = '""'
@@ -349,7 +383,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     tool_specs = sorted(data.get("tools", {}).items(), key=lambda item: import_order(python_name(item[0])))
     store = server.get("store", "sqlite")
     needs_store = bool(server.get("rate_limit")) or any(
-        s.get("rate_limit") or "idempotency_key" in with_idempotency_key(s) for _, s in tool_specs
+        s.get("rate_limit") or s.get("confirm") or "idempotency_key" in with_idempotency_key(s) for _, s in tool_specs
     )
     worded = {key: " ".join(text.split()) for key, text in (data.get("messages") or {}).items()}
     outcome_unknown = worded.pop("outcome_unknown", "")
@@ -374,9 +408,15 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         for n, spec in sorted((data.get("prompts") or {}).items(), key=lambda item: import_order(python_name(item[0])))
     )
     settings = bool(server.get("settings"))
-    tools = tuple(replace(t, context_type=context_type(bool(t.upstreams), bool(t.uses), settings)) for t in tools)
+    tools = tuple(
+        replace(t, context_type=context_type(bool(t.upstreams), bool(t.uses), settings, bool(t.asking.asks)))
+        for t in tools
+    )
     resources, prompts = (
-        tuple(replace(r, context_type=context_type(bool(r.upstreams), bool(r.uses), settings)) for r in readers)
+        tuple(
+            replace(r, context_type=context_type(bool(r.upstreams), bool(r.uses), settings, bool(r.asking.asks)))
+            for r in readers
+        )
         for readers in (resources, prompts)
     )
     return Project(
@@ -660,6 +700,7 @@ def _tool(
     missing_field = next((n for n, s in inputs.items() if f.is_required(s)), None)
     outside = [(n, f.violation(s)) for n, s in inputs.items()]
     outside_field, (_, outside_value) = next(((n, v) for n, v in outside if v[0]), (None, (False, None)))
+    asked = asking(spec)
     return Tool(
         name=py,
         name_literal=string(name),
@@ -691,11 +732,13 @@ def _tool(
             _failure(failure, failure_spec, name, spec, inputs, example, defaults)
             for failure, failure_spec in (spec.get("failures") or {}).items()
         ),
-        uses_literal="Literal[" in annotations,
+        uses_literal="Literal[" in annotations or asked.uses_literal,
         failures_with_params=any(failure_spec_has_params(f) for f in (spec.get("failures") or {}).values()),
-        uses_annotated="Annotated[" in annotations,
-        uses_field="Field(" in annotations or any(m.alias for model in input_models for m in model.fields),
-        uses_formats="formats.check(" in annotations,
+        uses_annotated="Annotated[" in annotations or asked.uses_annotated,
+        uses_field="Field(" in annotations
+        or any(m.alias for model in input_models for m in model.fields)
+        or asked.uses_field,
+        uses_formats="formats.check(" in annotations or asked.uses_formats,
         example_arguments=literal(example),
         example_arguments_indented=literal(example, 4),
         missing_field=missing_field,
@@ -754,6 +797,9 @@ def _tool(
         registration=_registration(
             py, f"{py}_handler", name, "reconcile" if "idempotency_key" in inputs and not batch else None
         ),
+        asking=asked,
+        confirm_lines=confirm_lines(spec),
+        confirm_message=" ".join(spec["confirm"]["message"].split()) if spec.get("confirm") else "",
     )
 
 
@@ -807,6 +853,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
     for field, value in example.items():
         example_uri = example_uri.replace("{" + field + "}", _uri_part(value))
     mime_type = spec.get("mime_type", "text/plain")
+    asked = asking(spec, 12)
     reader = Reader(
         kind=kind,
         name=python_name(name),
@@ -817,10 +864,10 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         description_doc=docstring(spec["description"]),
         deadline_s=float(spec.get("deadline_s", default_deadline(timeout))),
         models=models,
-        uses_annotated="Annotated[" in annotations,
-        uses_field="Field(" in annotations,
-        uses_formats="formats.check(" in annotations,
-        uses_literal="Literal[" in annotations,
+        uses_annotated="Annotated[" in annotations or asked.uses_annotated,
+        uses_field="Field(" in annotations or asked.uses_field,
+        uses_formats="formats.check(" in annotations or asked.uses_formats,
+        uses_literal="Literal[" in annotations or asked.uses_literal,
         params_schema=literal(f.published_schema(fields)),
         accepts=literal(f.accepts_table(fields)),
         completions=literal({n: v for n, v in completions.items() if v}),
@@ -852,6 +899,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         scopes_line=fitted("scopes=", list(spec.get("scopes") or ()), ",", 12),
         scopes_list=inline(list(spec.get("scopes") or ())),
         first_scope_literal=string((spec.get("scopes") or [""])[0]),
+        asking=asked,
     )
     return reader
 
@@ -1001,12 +1049,68 @@ def _failure(
     )
 
 
-def context_type(upstreams: bool, uses: bool, settings: bool) -> str:
-    """A handler's `Context`: `ToolContext[U, D, S]` with its upstreams, its dependencies and the server's settings,
-    each type argument written only as far as one is needed (the others default)."""
+def context_type(upstreams: bool, uses: bool, settings: bool, asks: bool = False) -> str:
+    """A handler's `Context`: `ToolContext[U, D, S, A]` with its upstreams, its dependencies, the server's settings
+    and what it may ask, each type argument written only as far as one is needed (the others default)."""
     arguments = ["Upstreams" if upstreams else "None"]
-    if uses or settings:
+    if uses or settings or asks:
         arguments.append("Deps" if uses else "None")
-    if settings:
-        arguments.append("Settings")
+    if settings or asks:
+        arguments.append("Settings" if settings else "Any")
+    if asks:
+        arguments.append("Asks")
     return f"ToolContext[{', '.join(arguments)}]"
+
+
+_ASK_CLASSES = {"form": "Form", "sampling": "Sampling", "roots": "Roots"}
+"""The runtime's class for each kind of question."""
+
+
+def asking(spec: dict[str, Any], indent: int = 8) -> Asking:
+    """What a tool's or prompt's handler may ask (`asks:`): each question's member of the generated `Asks`, and the
+    pydantic model of each form's answer."""
+    asks: dict[str, dict[str, Any]] = spec.get("asks") or {}
+    if not asks:
+        return Asking()
+    questions: list[Ask] = []
+    answer_models: list[f.ModelClass] = []
+    for name, ask in asks.items():
+        kind = ask["kind"]
+        if kind == "form":
+            model = f"{pascal(name)}Answer"
+            answer_models += f.models(model, ask["fields"], published=True)
+            call: Call = ("Form", ["conversation", string(name), string(ask["message"]), model, "arguments"])
+        elif kind == "sampling":
+            call = ("Sampling", ["conversation", string(name), str(int(ask.get("max_tokens", 1000)))])
+        else:
+            call = ("Roots", ["conversation", string(name)])
+        lines = call_lines((f"self.{name} = {call[0]}", call[1]), 8)
+        questions.append(Ask(name, kind, "\n".join(lines), ask.get("message", "")))
+    annotations = " ".join(member.annotation for model in answer_models for member in model.fields)
+    kinds = sorted({_ASK_CLASSES[a["kind"]] for a in asks.values()})
+    return Asking(
+        asks=tuple(questions),
+        answer_models=tuple(answer_models),
+        kinds=tuple(kinds),
+        asked_line=fitted("asked=frozenset(", sorted(asks), "),", indent),
+        uses_annotated="Annotated[" in annotations,
+        uses_field="Field(" in annotations or any(m.alias for model in answer_models for m in model.fields),
+        uses_literal="Literal[" in annotations,
+        uses_formats="formats.check(" in annotations,
+    )
+
+
+def confirm_lines(spec: dict[str, Any]) -> str:
+    """`confirm=Confirm(...),` for a tool's definition (the spec's `confirm:`), laid out as ruff formats it."""
+    confirm = spec.get("confirm")
+    if not confirm:
+        return ""
+    arguments: list[str | Call] = [f"message={string(' '.join(confirm['message'].split()))}"]
+    if confirm.get("without_elicitation", "refuse") != "refuse":
+        arguments.append(f"without_elicitation={string(confirm['without_elicitation'])}")
+    if "expires_s" in confirm:
+        arguments.append(f"expires_s={number(float(confirm['expires_s']))}")
+    for key in ("declined", "unavailable"):
+        if key in confirm:
+            arguments.append(f"{key}={string(' '.join(confirm[key].split()))}")
+    return "\n".join(call_lines(("confirm=Confirm", arguments), 8, ","))

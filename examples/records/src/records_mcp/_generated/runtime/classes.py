@@ -138,6 +138,30 @@ SAME_KEY_SENTENCE = "The same idempotency_key gets this answer again."
 STORE_MESSAGE = "{tool} did not run: the server could not reach its own store of idempotency records and rate limits."
 """What the model reads when the server's store cannot be reached before the handler ran."""
 
+CONFIRM_DECLINED_MESSAGE = "{tool} did not run: its person declined to confirm it."
+"""What the model reads when the person declines (or cancels) a tool's confirmation; `confirm.declined` rewords it."""
+
+CONFIRM_UNAVAILABLE_MESSAGE = (
+    "{tool} did not run: it runs only after its person confirms it, and this client cannot ask them (it did not "
+    "declare elicitation)."
+)
+"""What the model reads when a tool needs confirmation and the client cannot ask for it; `confirm.unavailable`
+rewords it."""
+
+ASK_DECLINED_MESSAGE = "{tool} stopped: its person declined to answer what it asked ({ask})."
+"""What the model reads when the person declines a question a handler asked (and the handler does not catch it)."""
+
+CANNOT_ASK_MESSAGE = "{tool} did not run: it needs to ask {what}, and this client cannot be asked that."
+"""What the model reads on a 2025-era session that cannot carry a handler's question."""
+
+NOT_AGAIN_SENTENCE = "Do not call it again unless your person asks you to."
+"""The retry sentence after a person declined."""
+
+OTHER_CLIENT_SENTENCE = (
+    "Retrying from this client will not help: tell your person, who can use a client that can ask them."
+)
+"""The retry sentence when the client cannot ask what the tool needs."""
+
 WRITE_TIMEOUT_SENTENCE = "It was stopped. Do not call it again blindly: first check whether the change took effect."
 GRACE_S = 5.0
 """How long a keyed write may go on after its deadline (at most its deadline again), so that its real result is

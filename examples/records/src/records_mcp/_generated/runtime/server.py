@@ -25,6 +25,7 @@ from mcp.types import (
     EmptyResult,
     GetPromptRequestParams,
     GetPromptResult,
+    InputRequiredResult,
     ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
@@ -42,6 +43,7 @@ from mcp.types import (
     ToolsCapability,
 )
 
+from .asks import Refused
 from .call import is_cancellation, run_tool
 from .callers import caller_name, caller_of, missing_scopes, viewer
 from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
@@ -64,6 +66,7 @@ from .resources import Listings, ResourceDefinition, listed_uris, unknown_resour
 from .results import internal_error, unknown_name
 from .scrub import redact_secrets
 from .sdk import BaseServer, cancel_mark
+from .sealing import state_security
 from .settings import described
 from .telemetry import TelemetryMiddleware
 
@@ -95,7 +98,8 @@ class FailwellServer(BaseServer):
         settings: Any = None,
     ) -> None:
         tools, resources, prompts = _filled(settings, tools), _filled(settings, resources), _filled(settings, prompts)
-        super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan)
+        sealing = _sealing(name, tools, prompts, store)
+        super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan, **sealing)
         shorter = dict(deadlines or {})
         self.resources = tuple(
             _configured(resource, shorter.get(f"resource:{resource.name}"), tool_failure_envelope)
@@ -185,7 +189,7 @@ class FailwellServer(BaseServer):
         prompts = [prompt.to_prompt() for prompt in self.prompts.values() if not missing_scopes(prompt.reader.scopes)]
         return ListPromptsResult(prompts=prompts)
 
-    async def _get_prompt(self, context: Any, params: GetPromptRequestParams) -> GetPromptResult:
+    async def _get_prompt(self, context: Any, params: GetPromptRequestParams) -> GetPromptResult | InputRequiredResult:
         await admit("prompts/get", _mcp_context(self, context), self.services)
         prompt = self.prompts.get(params.name)
         if prompt is None:
@@ -195,7 +199,7 @@ class FailwellServer(BaseServer):
             return prompt.result(await run_handler(prompt.reader.handler, arguments, ctx))
 
         arguments = dict(params.arguments or {})
-        ctx = _mcp_context(self, context)
+        ctx = _mcp_context(self, context, params)
         read = run_read(prompt.reader, arguments, ctx, self.services, body)
         return await self._cancellable(ctx, read, GetPromptResult(messages=[]))
 
@@ -341,7 +345,7 @@ class FailwellServer(BaseServer):
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[None, Any] | None = None
-    ) -> CallToolResult:
+    ) -> CallToolResult | InputRequiredResult:
         tool = self.definitions.get(name)
         if tool is None:
             raise unknown_name("tool", "tool", name, list(self.definitions), "tools/list")
@@ -349,6 +353,8 @@ class FailwellServer(BaseServer):
         with self.in_flight.track(caller.name, caller.request_id, cancel_mark(context)):
             try:
                 return await run_tool(tool, arguments, context, self.services)
+            except Refused:
+                raise  # a JSON-RPC error on purpose: a requestState it cannot use, a capability not declared
             except BaseException as exc:
                 if is_cancellation(exc):
                     raise
@@ -387,7 +393,7 @@ nothing for it."""
 
 
 Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
-Answer = TypeVar("Answer", GetPromptResult, ListResourcesResult, ReadResourceResult)
+Answer = TypeVar("Answer", GetPromptResult | InputRequiredResult, ListResourcesResult, ReadResourceResult)
 
 
 D = TypeVar("D", ToolDefinition, ResourceDefinition, PromptDefinition)
@@ -397,6 +403,16 @@ def _filled(settings: Any, parts: Sequence[D]) -> Sequence[D]:
     """Each definition with `{settings.<name>}` in its description replaced by the setting's value, once, at start
     (none without `server.settings`)."""
     return parts if settings is None else [replace(p, description=described(p.description, settings)) for p in parts]
+
+
+def _sealing(
+    name: str, tools: Sequence[ToolDefinition], prompts: Sequence[PromptDefinition], store: Store | None
+) -> dict[str, Any]:
+    """How `requestState` is sealed, for a server whose tools or prompts ask (a store replicas share, such as
+    Redis, needs keys they share too; see `sealing`); none otherwise."""
+    if not any(tool.confirm or tool.asks for tool in tools) and not any(p.reader.asks for p in prompts):
+        return {}
+    return {"request_state_security": state_security(name, shared=isinstance(store, CancelRelay))}
 
 
 def _configured_tool(tool: ToolDefinition, shorter: Mapping[str, float], envelope: bool) -> ToolDefinition:
@@ -438,9 +454,10 @@ def _listed(template: ResourceDefinition, threads: anyio.CapacityLimiter) -> Any
     return body
 
 
-def _mcp_context(server: FailwellServer, context: Any) -> Context[None, Any]:
-    """The request context as a tool handler's `Context` (what the error boundary and the log read)."""
-    return Context(request_context=context, mcp_server=server)
+def _mcp_context(server: FailwellServer, context: Any, params: Any = None) -> Context[None, Any]:
+    """The request context as a tool handler's `Context` (what the error boundary and the log read), with the
+    request's params when its handler may ask (`inputResponses`, `requestState`)."""
+    return Context(request_context=context, mcp_server=server, input_params=params)
 
 
 def _one_page(method: str, params: PaginatedRequestParams) -> None:

@@ -23,9 +23,10 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, InputRequiredResult, TextContent
 from pydantic import BaseModel, ValidationError
 
+from .asks import Conversation
 from .call import Call, execute
 from .callers import caller_of, scope_refused
 from .classes import JSONRPC_CODES
@@ -53,9 +54,10 @@ async def run_read(
     arguments: dict[str, Any] | None,
     context: Context[Any, Any] | None,
     services: Services,
-    body: Callable[[BaseModel, ToolContext[Any, Any]], Awaitable[Any]] | None = None,
+    body: Callable[[BaseModel, ToolContext[Any, Any, Any, Any]], Awaitable[Any]] | None = None,
 ) -> Any:
-    """The output of `reader`'s handler (or of `body`) for `arguments`, or an MCPError for any failure.
+    """The output of `reader`'s handler (or of `body`) for `arguments`, or an MCPError for any failure; for a
+    prompt whose handler asks what has not been answered yet, the questions (an `InputRequiredResult`).
     With `arguments` None nothing is validated and the body gets `NoParams`."""
     refuse_unscoped(reader, services)
     try:
@@ -63,14 +65,18 @@ async def run_read(
     except ValidationError as exc:
         raise jsonrpc_error(invalid_parameters(reader, exc)) from None
     run = body or reader.handler
-    call = Call(reader, params, dict(arguments or {}), context, services, caller_of(context), None, Progress(None))
+    conversation = Conversation(reader.name, context, reader.asked) if reader.asks is not None else None
+    caller = caller_of(context)
+    call = Call(reader, params, dict(arguments or {}), context, services, caller, None, Progress(None), conversation)
 
-    async def handled(call: Call, ctx: ToolContext[Any, Any]) -> Read:
+    async def handled(call: Call, ctx: ToolContext[Any, Any, Any, Any]) -> Read:
         return Read(await run(call.params, ctx))
 
     outcome = await execute(call, handled, reader.deadline_s)
     if isinstance(outcome, CallToolResult):
         raise jsonrpc_error(outcome)
+    if isinstance(outcome, InputRequiredResult):
+        return outcome
     return outcome.output
 
 
@@ -162,7 +168,7 @@ class LastGuard:
             ) from None
 
 
-async def _nothing(params: BaseModel, ctx: ToolContext[Any, Any]) -> None:
+async def _nothing(params: BaseModel, ctx: ToolContext[Any, Any, Any, Any]) -> None:
     """A method reader's handler: never run."""
 
 

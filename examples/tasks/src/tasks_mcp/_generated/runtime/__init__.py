@@ -6,7 +6,12 @@ Calling a tool, in the order a call meets them:
     params.py       request params the SDK's models refuse: -32602 naming the field and what it must be
     inflight.py     the calls in flight, so a client's cancel finds its call (on another replica too), and
                     only its sender's
-    call.py         one call: scopes, validation, limits, the key, the handler inside the error boundary
+    call.py         one call: scopes, validation, limits, confirmation, the key, the handler inside the error
+                    boundary
+    confirm.py      a write its person confirms first (`confirm:`), by elicitation, once per confirmation
+    asks.py         what a handler asks while it runs (`asks:`): forms, sampling, roots, by MRTR or the
+                    2025-era back-channel, answers checked; `requestState`'s plaintext
+    sealing.py      the keys that seal `requestState`: from the environment or a file re-read on change
     callers.py      who is calling, and whether its token grants a tool's scopes
     limits.py       rate limits in the store
     idempotency.py  a keyed write once per key: replay, refuse a duplicate, record the outcome

@@ -21,19 +21,24 @@ from typing import Any, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import BaseModel, ValidationError
 
 from . import telemetry
+from .asks import WHAT, CannotAsk, Conversation, Declined, InputNeeded, missing_capability
 from .batches import all_or_nothing_batch, partial_batch
 from .callers import Caller, caller_of, scope_refused
+from .classes import ASK_DECLINED_MESSAGE, CANNOT_ASK_MESSAGE, NOT_AGAIN_SENTENCE, OTHER_CLIENT_SENTENCE
+from .confirm import QUESTION, confirmed
 from .contracts import Sent, Services, ToolContext, ToolDefinition, ToolFailure, run_handler
 from .idempotency import derived_key, run_once
 from .limits import rate_limited
 from .progress import Progress
 from .results import (
+    ErrorReply,
     deadline_missed,
     declared_failure,
+    error_result,
     internal_error,
     invalid_arguments,
     store_unavailable,
@@ -56,11 +61,13 @@ class Call:
     derived_key: str | None
     """The key sent downstream, for a keyed call."""
     progress: Progress
+    conversation: Conversation | None = None
+    """What it has asked its client so far, for a tool that confirms or asks."""
 
 
 async def run_tool(
     tool: ToolDefinition, arguments: dict[str, Any], context: Context[Any, Any] | None, services: Services
-) -> CallToolResult:
+) -> CallToolResult | InputRequiredResult:
     """Answer one call; its progress notifications end with the answer (the last waiting one just before it)."""
     progress = Progress(context)
     with telemetry.ToolCall() as traced:
@@ -79,8 +86,9 @@ async def _answer(
     context: Context[Any, Any] | None,
     services: Services,
     progress: Progress,
-) -> CallToolResult:
-    """Check scopes, validate, check limits, deduplicate by idempotency key, run within the deadline, and answer."""
+) -> CallToolResult | InputRequiredResult:
+    """Check scopes, validate, check limits, confirm, deduplicate by idempotency key, run within the deadline, and
+    answer."""
     refused = scope_refused(tool, services.scope_message)
     if refused is not None:
         return refused
@@ -99,24 +107,30 @@ async def _answer(
             return store_unavailable(tool, exc)
         if limited is not None:
             return limited
+    asked = tool.asked | {QUESTION} if tool.confirm else tool.asked
+    conversation = Conversation(tool.name, context, asked) if tool.confirm or tool.asks else None
+    if tool.confirm is not None and conversation is not None:
+        decided = await confirmed(tool, params, arguments, context, services, caller, conversation)
+        if decided is not None:
+            return decided
     key = getattr(params, "idempotency_key", None) if tool.keyed else None
     downstream = derived_key(caller.name, tool.name, key) if isinstance(key, str) else None
-    call = Call(tool, params, arguments, context, services, caller, downstream, progress)
+    call = Call(tool, params, arguments, context, services, caller, downstream, progress, conversation)
 
-    async def run(stop_after_s: float) -> CallToolResult:
+    async def run(stop_after_s: float) -> CallToolResult | InputRequiredResult:
         return await execute(call, _handled, stop_after_s)
 
     if store is None or not isinstance(key, str):
         return await run(tool.deadline_s)
     scope = f"{caller.name}\x1f{tool.name}\x1f{key}"
 
-    async def reconcile() -> CallToolResult | None:
+    async def reconcile() -> CallToolResult | InputRequiredResult | None:
         return await execute(call, _reconciled, tool.deadline_s)
 
     return await run_once(services, store, tool, params, scope, run, reconcile if tool.reconcile else None)
 
 
-async def _handled(call: Call, ctx: ToolContext[Any, Any]) -> CallToolResult:
+async def _handled(call: Call, ctx: ToolContext[Any, Any, Any, Any]) -> CallToolResult:
     """The handler's outcome as a result: one item at a time for a partial batch, all at once otherwise."""
     tool = call.tool
     if tool.batch is None:
@@ -126,7 +140,7 @@ async def _handled(call: Call, ctx: ToolContext[Any, Any]) -> CallToolResult:
     return await all_or_nothing_batch(tool, tool.batch, call.params, call.arguments, ctx)
 
 
-async def _reconciled(call: Call, ctx: ToolContext[Any, Any]) -> CallToolResult | None:
+async def _reconciled(call: Call, ctx: ToolContext[Any, Any, Any, Any]) -> CallToolResult | None:
     """The handler module's `reconcile`: the earlier run's result when its change is there, else None."""
     assert call.tool.reconcile is not None
     output = await run_handler(call.tool.reconcile, call.params, ctx)
@@ -134,15 +148,16 @@ async def _reconciled(call: Call, ctx: ToolContext[Any, Any]) -> CallToolResult 
 
 
 async def execute(
-    call: Call, body: Callable[[Call, ToolContext[Any, Any]], Awaitable[R]], stop_after_s: float
-) -> R | CallToolResult:
-    """Run `body` within the deadline and turn every outcome into a result: the error boundary."""
+    call: Call, body: Callable[[Call, ToolContext[Any, Any, Any, Any]], Awaitable[R]], stop_after_s: float
+) -> R | CallToolResult | InputRequiredResult:
+    """Run `body` within the deadline and turn every outcome into a result: the error boundary. A handler that
+    asks what has not been answered yet ends its round with the questions (`input_required`)."""
     tool, services = call.tool, call.services
     keyed = tool.keyed and call.derived_key is not None  # a tool whose key is optional may be called without one
     deadline_at = anyio.current_time() + tool.deadline_s
     try:
         upstreams = _bound_upstreams(call, deadline_at)
-        ctx: ToolContext[Any, Any] = ToolContext(
+        ctx: ToolContext[Any, Any, Any, Any] = ToolContext(
             tool.name,
             upstreams,
             deadline_at,
@@ -151,10 +166,24 @@ async def execute(
             call.progress,
             deps=_bound_deps(call, deadline_at),
             settings=services.settings,
+            ask=_asks(call),
         )
         with anyio.move_on_after(stop_after_s):
             return await body(call, ctx)
         return deadline_missed(tool, services.messages["timeout"], keyed=keyed)
+    except InputNeeded:
+        assert call.conversation is not None
+        return call.conversation.asked()
+    except CannotAsk as cannot:
+        if call.conversation is not None and call.conversation.modern:
+            raise missing_capability(tool.name, cannot.kind) from None
+        values = {"what": WHAT[cannot.kind]}
+        reply = ErrorReply("permission_denied", "cannot_ask", CANNOT_ASK_MESSAGE, values, retry=OTHER_CLIENT_SENTENCE)
+        return error_result(tool, reply)
+    except Declined as declined:
+        values = {"ask": declined.ask}
+        reply = ErrorReply("permission_denied", "declined", ASK_DECLINED_MESSAGE, values, retry=NOT_AGAIN_SENTENCE)
+        return error_result(tool, reply)
     except ToolFailure as failure:
         arguments = {**call.params.model_dump(mode="json", by_alias=True), **call.arguments}
         return declared_failure(tool, failure, arguments, keyed=keyed)
@@ -192,6 +221,13 @@ def _bound_upstreams(call: Call, deadline_at: float) -> Any:
             idempotent=tool.idempotent,
         )
     )
+
+
+def _asks(call: Call) -> Any:
+    """The tool's `Asks`, over this call's conversation with its client."""
+    if call.tool.asks is None or call.conversation is None:
+        return None
+    return call.tool.asks(call.conversation, call.arguments)
 
 
 def _bound_deps(call: Call, deadline_at: float) -> Any:

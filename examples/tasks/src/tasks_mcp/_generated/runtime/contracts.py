@@ -19,7 +19,16 @@ from mcp.types import Tool, ToolAnnotations
 from pydantic import BaseModel
 from typing_extensions import TypeVar
 
-from .classes import AfterUnknown, Changed, Effect, FailureClass, after_unknown
+from .asks import Conversation
+from .classes import (
+    CONFIRM_DECLINED_MESSAGE,
+    CONFIRM_UNAVAILABLE_MESSAGE,
+    AfterUnknown,
+    Changed,
+    Effect,
+    FailureClass,
+    after_unknown,
+)
 from .progress import Progress
 
 
@@ -56,6 +65,8 @@ D = TypeVar("D", default=None)
 """The dependencies a handler uses (`ctx.deps`): a generated `Deps`, or None for one that uses none."""
 S = TypeVar("S", default=Any)
 """The server's `Settings` (a project with `server.settings`; `Any` for one without)."""
+A = TypeVar("A", default=None)
+"""What a handler may ask (`ctx.ask`): a generated `Asks`, or None for one that asks nothing."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +113,10 @@ class Store(Protocol):
     async def risks(self) -> list[str]:
         """How this store, as it is configured, could forget a record, so a key's write could run twice: one
         sentence each, logged as a warning at start. Empty when records survive the crash of any process."""
+
+    async def consume(self, key: str, ttl_s: float) -> bool:
+        """Mark `key` used, for `ttl_s` seconds, in one atomic step: True the first time, False ever after (a
+        confirmation's nonce, so that one confirmation runs a handler at most once on every replica)."""
 
     async def aclose(self) -> None:
         """Close connections."""
@@ -170,9 +185,9 @@ class DependencyBinder(Protocol):
 
 
 @dataclass
-class ToolContext(Generic[U, D, S]):
+class ToolContext(Generic[U, D, S, A]):
     """What a handler may use besides its arguments: its upstreams, its dependencies, its deadline, progress
-    reports, the server's settings."""
+    reports, the server's settings, what it may ask."""
 
     tool: str
     upstreams: U
@@ -186,6 +201,8 @@ class ToolContext(Generic[U, D, S]):
     """The dependencies it lists in `uses:`, each bound to this call (`await ctx.deps.<name>.call(fn)`)."""
     settings: S = field(default=None, repr=False)  # type: ignore[assignment]  # None only without server.settings
     """The server's settings, read from their flags and variables at start (the spec's `server.settings`)."""
+    ask: A = field(default=None, repr=False)  # type: ignore[assignment]  # None only without `asks:`
+    """What it may ask its person, the client's model or the client (the spec's `asks:`): `await ctx.ask.<name>()`."""
 
     def remaining_s(self) -> float:
         """Seconds left before the tool's deadline (from a plain `def` handler's worker thread too: the server's
@@ -199,7 +216,7 @@ class ToolContext(Generic[U, D, S]):
             await self._progress.report(progress, total, message)
 
 
-Handler = Callable[[Any, ToolContext[Any, Any]], Any]
+Handler = Callable[[Any, ToolContext[Any, Any, Any, Any]], Any]
 """A tool's handler: an `async def`, or a plain `def` (run in a worker thread of its own by `run_handler`)."""
 
 HANDLER_THREADS = 64
@@ -262,6 +279,22 @@ UpstreamsFactory = Callable[[Callable[[str], Any]], Any]
 """Builds a tool's `Upstreams` from a function that binds one upstream, by name, to the call."""
 DepsFactory = Callable[[Any], Any]
 """Builds a tool's `Deps` from the function that binds one dependency, by its config, to the call."""
+AsksFactory = Callable[[Conversation, Mapping[str, Any]], Any]
+"""Builds a tool's `Asks` from the call's conversation with its client and its arguments (for messages)."""
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """A write that runs only after its person confirms it (the spec's `confirm:`)."""
+
+    message: str
+    """What the person is asked: a template over the call's arguments."""
+    without_elicitation: Literal["refuse", "run"] = "refuse"
+    """What a call from a client that cannot ask gets: refused, or run unconfirmed."""
+    expires_s: float = 300.0
+    """How long the person has to answer; then the question is asked again."""
+    declined: str = CONFIRM_DECLINED_MESSAGE
+    unavailable: str = CONFIRM_UNAVAILABLE_MESSAGE
 
 
 @dataclass(frozen=True)
@@ -306,6 +339,12 @@ class ToolDefinition:
     """The resource's or prompt's own name, which its log lines carry (a tool's is `name`)."""
     tool_failure_envelope: bool = True
     """Whether its error results also carry the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object."""
+    confirm: Confirm | None = None
+    """Runs only after its person confirms it (the spec's `confirm:`)."""
+    asks: AsksFactory | None = None
+    """Builds its `Asks` (what the spec's `asks:` lets its handler ask)."""
+    asked: frozenset[str] = frozenset()
+    """The names of its questions: the only `inputResponses` it reads."""
 
     @property
     def after_unknown(self) -> AfterUnknown:

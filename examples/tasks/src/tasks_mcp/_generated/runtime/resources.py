@@ -51,7 +51,7 @@ _RESERVED = re.compile(r"[/?#]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 """Control characters, and the lone surrogates that stand for percent-encoded bytes that are not UTF-8."""
 
-Listing = Callable[[ToolContext[Any, Any]], Awaitable[Sequence[BaseModel]]]
+Listing = Callable[[ToolContext[Any, Any, Any, Any]], Awaitable[Sequence[BaseModel]]]
 """A template handler module's optional `listing(ctx)`: the parameters of each resource to list."""
 
 

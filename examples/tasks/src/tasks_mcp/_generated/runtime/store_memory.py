@@ -18,6 +18,8 @@ class MemoryStore:
         self.records: dict[str, Record] = {}
         self.buckets: dict[str, tuple[float, float]] = {}
         self.pruning = BucketPruning()
+        self.used: dict[str, float] = {}
+        """Consumed keys, until when."""
 
     async def begin(
         self, scope: str, fingerprint: str, lease_s: float, ttl_s: float, after_unknown: AfterUnknown = "refuse"
@@ -59,6 +61,15 @@ class MemoryStore:
         for (name, _), left in zip(buckets, tokens, strict=True):
             self.buckets[name] = (left, now)
         return waits
+
+    async def consume(self, key: str, ttl_s: float) -> bool:
+        now = time.time()
+        if len(self.used) > 1000:
+            self.used = {used: until for used, until in self.used.items() if until > now}
+        if self.used.get(key, 0.0) > now:
+            return False
+        self.used[key] = now + ttl_s
+        return True
 
     async def ping(self) -> None:
         pass

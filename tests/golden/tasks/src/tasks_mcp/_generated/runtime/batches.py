@@ -28,7 +28,11 @@ logger = logging.getLogger("failwell")
 
 
 async def partial_batch(
-    tool: ToolDefinition, batch: Batch, params: BaseModel, arguments: dict[str, Any], ctx: ToolContext[Any, Any]
+    tool: ToolDefinition,
+    batch: Batch,
+    params: BaseModel,
+    arguments: dict[str, Any],
+    ctx: ToolContext[Any, Any, Any, Any],
 ) -> CallToolResult:
     """Each item on its own: the ones that succeed are written, the ones that fail are named with why."""
     items = list(getattr(params, batch.items))
@@ -88,7 +92,11 @@ def _log_crash(tool: ToolDefinition, exc: BaseException, reference: str) -> None
 
 
 async def all_or_nothing_batch(
-    tool: ToolDefinition, batch: Batch, params: BaseModel, arguments: dict[str, Any], ctx: ToolContext[Any, Any]
+    tool: ToolDefinition,
+    batch: Batch,
+    params: BaseModel,
+    arguments: dict[str, Any],
+    ctx: ToolContext[Any, Any, Any, Any],
 ) -> CallToolResult:
     """Every item to the handler at once; it applies all of them, or raises and applies none."""
     items = list(getattr(params, batch.items))

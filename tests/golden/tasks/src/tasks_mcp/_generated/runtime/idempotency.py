@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 import anyio
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import BaseModel
 
 from . import telemetry
+from .asks import Refused
 from .classes import UNKNOWN_OUTCOME, AfterUnknown, FailureClass, grace_for
 from .contracts import Services, Store, ToolDefinition
 from .results import (
@@ -52,9 +53,11 @@ LEASE_MARGIN_S = 2.0
 RECORD_ATTEMPTS = 3
 """How often recording an outcome is tried before the key is left to become unknown when its lease ends."""
 
-Run = Callable[[float], Awaitable[CallToolResult]]
+Answer = CallToolResult | InputRequiredResult
+"""What a run answers: its result, or (a handler that asks) the questions of its next round."""
+Run = Callable[[float], Awaitable[Answer]]
 """Runs the handler inside the error boundary, stopping it after the given number of seconds."""
-Reconcile = Callable[[], Awaitable[CallToolResult | None]]
+Reconcile = Callable[[], Awaitable[Answer | None]]
 """Runs the handler module's `reconcile`: a result when the change is there, None when it is not."""
 
 
@@ -68,9 +71,10 @@ class Claim:
     ttl_s: float
     rerun_safe: bool
 
-    async def record(self, result: CallToolResult | None) -> None:
-        """Keep the result for replay, free the key, or mark its outcome unknown (None: it is unknown)."""
-        what = "unknown" if result is None else disposition(result)
+    async def record(self, result: Answer | None, *, unchanged: bool = False) -> None:
+        """Keep the result for replay, free the key, or mark its outcome unknown (None: it is unknown; `unchanged`:
+        the run was refused before its handler could change anything, so the key is free)."""
+        what = "forget" if unchanged else "unknown" if result is None else disposition(result)
         if what == "unknown" and self.rerun_safe:
             what = "forget"
         for attempt in range(RECORD_ATTEMPTS):
@@ -90,8 +94,10 @@ class Claim:
         logger.error("the outcome could not be recorded: the key's outcome becomes unknown when its lease ends")
 
 
-def disposition(result: CallToolResult) -> Literal["keep", "forget", "unknown"]:
-    """What a finished run's result means for its key."""
+def disposition(result: Answer) -> Literal["keep", "forget", "unknown"]:
+    """What a finished run's result means for its key (a handler that asked changed nothing yet: it asks first)."""
+    if isinstance(result, InputRequiredResult):
+        return "forget"
     envelope = (result.meta or {}).get(ENVELOPE_KEY) or {}
     if not result.is_error:
         return "keep"
@@ -108,7 +114,7 @@ async def run_once(
     scope: str,
     run: Run,
     reconcile: Reconcile | None,
-) -> CallToolResult:
+) -> Answer:
     """The handler at most once per key: replay, refuse, reconcile, or run and record the outcome."""
     after: AfterUnknown = tool.after_unknown
     lease = tool.deadline_s + grace_s(tool) + LEASE_MARGIN_S
@@ -132,7 +138,7 @@ async def run_once(
     return await _run_recorded(services, tool, claim, run)
 
 
-async def _reconciled(claim: Claim, reconcile: Reconcile) -> CallToolResult | None:
+async def _reconciled(claim: Claim, reconcile: Reconcile) -> Answer | None:
     """The earlier run's result when `reconcile` finds its change (recorded for replay); None when it is not there."""
     try:
         found = await reconcile()
@@ -140,16 +146,16 @@ async def _reconciled(claim: Claim, reconcile: Reconcile) -> CallToolResult | No
         with anyio.CancelScope(shield=True):
             await claim.record(None)
         raise
-    if found is not None:
+    if isinstance(found, CallToolResult):
         await claim.record(found if not found.is_error else None)
     return found
 
 
-async def _run_recorded(services: Services, tool: ToolDefinition, claim: Claim, run: Run) -> CallToolResult:
+async def _run_recorded(services: Services, tool: ToolDefinition, claim: Claim, run: Run) -> Answer:
     """Run the handler in a task of its own and answer by the deadline: with the result once it is recorded, with
     the result unrecorded if recording is still being retried at the deadline, else with the timeout result."""
     loop = asyncio.get_running_loop()
-    outcome: asyncio.Future[CallToolResult] = loop.create_future()
+    outcome: asyncio.Future[Answer] = loop.create_future()
     recorded: asyncio.Future[None] = loop.create_future()
     task = asyncio.ensure_future(_finish(claim, run(tool.deadline_s + grace_s(tool)), outcome, recorded))
     services.pending.add(task)
@@ -170,13 +176,23 @@ async def _run_recorded(services: Services, tool: ToolDefinition, claim: Claim, 
 
 async def _finish(
     claim: Claim,
-    running: Awaitable[CallToolResult],
-    outcome: asyncio.Future[CallToolResult],
+    running: Awaitable[Answer],
+    outcome: asyncio.Future[Answer],
     recorded: asyncio.Future[None],
 ) -> None:
-    """Await the run, hand its result over, then record it; a cancelled run's outcome is unknown."""
+    """Await the run, hand its result over, then record it; a cancelled run's outcome is unknown. A run refused
+    before its handler could change anything (it asked what the client cannot answer) frees the key."""
     try:
         result = await running
+    except Refused as refused:
+        if not outcome.done():
+            outcome.set_exception(refused)
+        try:
+            with anyio.CancelScope(shield=True):
+                await claim.record(None, unchanged=True)
+        finally:
+            recorded.set_result(None)
+        return
     except BaseException:
         if not outcome.done():
             outcome.cancel()
@@ -185,7 +201,7 @@ async def _finish(
         raise
     if not outcome.done():
         outcome.set_result(result)
-    envelope = (result.meta or {}).get(ENVELOPE_KEY) or {}
+    envelope = (result.meta or {}).get(ENVELOPE_KEY) or {} if isinstance(result, CallToolResult) else {}
     try:
         with anyio.CancelScope(shield=True):
             await claim.record(None if envelope.get("failure") == "deadline" else result)

@@ -147,6 +147,17 @@ class SQLiteStore:
             (scope, owner),
         )
 
+    def _consume(self, db: sqlite3.Connection, key: str, ttl_s: float) -> bool:
+        now = time.time()
+        scope = "used\x1f" + key  # beside the idempotency records, whose scopes never start so
+        db.execute("DELETE FROM idempotency WHERE scope = ? AND expires_at <= ?", (scope, now))
+        cursor = db.execute(
+            "INSERT OR IGNORE INTO idempotency (scope, fingerprint, state, owner, lease_until, expires_at) "
+            "VALUES (?, '', 'done', '', 0, ?)",
+            (scope, now + ttl_s),
+        )
+        return cursor.rowcount == 1
+
     def _take_all(self, db: sqlite3.Connection, buckets: Sequence[tuple[str, RateLimit]]) -> list[float]:
         now = time.time()
         if self._pruning.due(buckets, now):  # each row says its own limit: another process's are kept as long
@@ -177,6 +188,9 @@ class SQLiteStore:
 
     async def abandon(self, scope: str, owner: str) -> None:
         await self._run("abandon", scope, owner)
+
+    async def consume(self, key: str, ttl_s: float) -> bool:
+        return bool(await self._run("consume", key, ttl_s))
 
     async def take_all(self, buckets: Sequence[tuple[str, RateLimit]]) -> list[float]:
         waits = await self._run("take_all", list(buckets))

@@ -1,0 +1,475 @@
+"""A tool's `confirm:` attacked with real clients: the `mcp` Python client over a real stdio subprocess (its
+`elicitation_callback`, in both eras: `mode="auto"`, which negotiates 2026-07-28, and `mode="legacy"`), raw
+JSON-RPC over streamable HTTP on 127.0.0.1 (httpx, where the test must control every byte: tampered, replayed,
+another caller's, expired and pre-restart state), and two replicas sharing one real redis-server and a key file
+rotated without a restart.
+
+Every run of a changing handler appends one line to a file (ASKING_EFFECTS), so what ran is counted outside the
+server process; every refusal is checked to have run nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from asking_project import ADA, BOB, PACKAGE, Raw, effects, generate, server_env
+from httpserver import Running, free_port, http_server
+from ledger import running_redis
+from mcp import Client, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+
+pytestmark = pytest.mark.slow
+
+DELETE = {"note_id": "N-7", "folder": "inbox"}
+MESSAGE = "Delete note N-7 from inbox? This cannot be undone."
+ACCEPT = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+ENVELOPE = "dev.failwell/error"
+KEY_A = "0" * 60 + "key-a"  # a key of 64 characters, well within its pattern
+
+
+@pytest.fixture(scope="module")
+def src(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The asking project with the SQLite store, generated once for the module."""
+    return generate(tmp_path_factory.mktemp("confirm") / "asking")
+
+
+def key(label: str) -> str:
+    """An idempotency key the tool accepts (16 characters or more), unique to `label`."""
+    return f"key-{label}-{time.monotonic_ns()}"
+
+
+# --- stdio, the Python client's elicitation callback ---------------------------------------------------------------
+
+Answer = Callable[[types.ElicitRequestParams], types.ElicitResult]
+
+
+@asynccontextmanager
+async def stdio(
+    src: Path, folder: Path, mode: str, elicit: Answer | None, log: str = "stdio.log", **env: str
+) -> AsyncIterator[Client]:
+    """The real `mcp` client over a real stdio subprocess of the server, answering elicitations with `elicit` (no
+    elicitation capability at all without it)."""
+
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        assert elicit is not None
+        return elicit(params)
+
+    environment = {**os.environ, **server_env(folder, folder / "effects.txt"), "PYTHONPATH": str(src), **env}
+    server = StdioServerParameters(command=sys.executable, args=["-m", PACKAGE], env=environment)
+    with (folder / log).open("a") as errlog:
+        client = Client(stdio_client(server, errlog=errlog), mode=mode, elicitation_callback=elicit and callback)
+        async with client:
+            yield client
+
+
+def text(result: types.CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def envelope(result: types.CallToolResult) -> dict[str, Any]:
+    return dict((result.meta or {})[ENVELOPE])
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_stdio_accepted_runs_once_and_every_other_answer_runs_nothing(src: Path, tmp_path: Path, mode: str) -> None:
+    """accept -> the handler runs once; decline, cancel, accept with the box unticked -> isError, "Nothing was
+    changed", nothing runs; the person reads the spec's message filled with the call's arguments."""
+    script = [
+        types.ElicitResult(action="accept", content={"confirm": True}),
+        types.ElicitResult(action="decline"),
+        types.ElicitResult(action="cancel"),
+        types.ElicitResult(action="accept", content={"confirm": False}),
+    ]
+    asked: list[types.ElicitRequestParams] = []
+
+    def elicit(params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        return script.pop(0)
+
+    results: list[types.CallToolResult] = []
+
+    async def calls() -> str:
+        async with stdio(src, tmp_path, mode, elicit) as client:
+            for number in range(4):
+                results.append(await client.call_tool("notes_delete", {**DELETE, "idempotency_key": key(f"s{number}")}))
+            return str(client.session.protocol_version)
+
+    version = anyio.run(calls)
+    assert version == ("2026-07-28" if mode == "auto" else "2025-11-25")
+    accepted, declined, cancelled, unticked = results
+    assert not accepted.is_error and accepted.structured_content == {"deleted": "N-7"}
+    ran = effects(tmp_path / "effects.txt")
+    assert len(ran) == 1 and ran[0].startswith("notes_delete N-7 inbox key-s0-"), ran
+    for refused in (declined, cancelled, unticked):
+        assert refused.is_error
+        assert text(refused) == (
+            "notes_delete did not run: its person chose not to delete note N-7. Nothing was changed. "
+            "Do not call it again unless your person asks you to."
+        )
+        assert envelope(refused)["class"] == "permission_denied" and envelope(refused)["failure"] == "declined"
+        assert envelope(refused)["changed"] == "none" and envelope(refused)["retryable"] is False
+    assert [params.message for params in asked] == [MESSAGE] * 4
+    schema = asked[0].requested_schema  # type: ignore[union-attr]
+    assert schema["properties"]["confirm"]["type"] == "boolean" and schema["required"] == ["confirm"]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_stdio_an_answer_that_does_not_fit_is_never_a_yes(src: Path, tmp_path: Path, mode: str) -> None:
+    """accept with `confirm: "yes"` (a string) or no content: on 2026-07-28 asked again (and the second, real
+    answer decides); on a 2025-era session, the back-channel's answer is final and not a yes. Never a run."""
+    script = [
+        types.ElicitResult(action="accept", content={"confirm": "yes"}),
+        types.ElicitResult(action="accept"),
+        types.ElicitResult(action="decline"),
+    ]
+    asked: list[str] = []
+
+    def elicit(params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return script.pop(0) if script else types.ElicitResult(action="decline")
+
+    async def call() -> list[types.CallToolResult]:
+        async with stdio(src, tmp_path, mode, elicit) as client:
+            first = await client.call_tool("notes_delete", {**DELETE, "idempotency_key": key("fit")})
+            if mode == "legacy":
+                second = await client.call_tool("notes_delete", {**DELETE, "idempotency_key": key("fit2")})
+                return [first, second]
+            return [first]
+
+    results = anyio.run(call)
+    assert all(result.is_error and envelope(result)["failure"] == "declined" for result in results)
+    assert len(asked) == 3 if mode == "auto" else len(asked) == 2, asked  # modern: asked again until it fits
+    assert effects(tmp_path / "effects.txt") == []
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_stdio_a_client_without_elicitation_is_refused_or_runs_as_the_spec_says(
+    src: Path, tmp_path: Path, mode: str
+) -> None:
+    """No elicitation capability: `notes_delete` (refuse) answers isError naming why and runs nothing; `notes_purge`
+    (`without_elicitation: run`) runs unconfirmed. Neither sends the client a question."""
+
+    async def calls() -> tuple[types.CallToolResult, types.CallToolResult]:
+        async with stdio(src, tmp_path, mode, None) as client:
+            refused = await client.call_tool("notes_delete", {**DELETE, "idempotency_key": key("none")})
+            ran = await client.call_tool("notes_purge", {"folder": "inbox"})
+            return refused, ran
+
+    refused, ran = anyio.run(calls)
+    assert refused.is_error
+    assert text(refused) == (
+        "notes_delete did not run: deleting note N-7 needs its person's confirmation, which this client cannot ask "
+        "for. Nothing was changed. Retrying from this client will not help: tell your person, who can use a client "
+        "that can ask them."
+    )
+    assert envelope(refused)["failure"] == "confirmation_unavailable" and envelope(refused)["changed"] == "none"
+    assert not ran.is_error and ran.structured_content == {"purged": "inbox"}
+    assert effects(tmp_path / "effects.txt") == ["notes_purge inbox"]
+
+
+# --- streamable HTTP on 127.0.0.1, raw JSON-RPC ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def served(src: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, Path]]:
+    """One stateless HTTP server for the raw tests (its own key: MCP_STATE_KEYS unset), and its effects file."""
+    folder = tmp_path_factory.mktemp("confirm-http")
+    with http_server(PACKAGE, src, folder / "server.log", server_env(folder, folder / "effects.txt")) as running:
+        yield running, folder / "effects.txt"
+        assert ADA not in running.logged() and BOB not in running.logged(), "a token reached the log"
+
+
+@pytest.fixture
+def raw(served: tuple[Running, Path]) -> Iterator[Raw]:
+    with httpx.Client(timeout=30) as http:
+        yield Raw(http, served[0].url)
+
+
+def ran(served: tuple[Running, Path], marker: str) -> list[str]:
+    """The effects lines of runs whose arguments carried `marker` (the test's own key)."""
+    return [line for line in effects(served[1]) if marker in line]
+
+
+def asked(raw: Raw, name: str, arguments: dict[str, Any], **extra: Any) -> str:
+    """Call, check the answer is the confirmation's question, and return its requestState."""
+    answer = raw.call(name, arguments, **extra)
+    result = answer["result"]
+    assert result["resultType"] == "input_required", answer
+    assert list(result["inputRequests"]) == ["confirm"]
+    assert result["inputRequests"]["confirm"]["method"] == "elicitation/create"
+    return str(result["requestState"])
+
+
+def refused_state(answer: dict[str, Any]) -> str:
+    """The message of a -32602 answer for a requestState that cannot be used (and nothing else)."""
+    assert "result" not in answer, answer
+    assert answer["error"]["code"] == -32602 and answer["error"]["data"]["reason"] == "invalid_request_state"
+    return str(answer["error"]["message"])
+
+
+def test_http_accepted_state_runs_once_and_its_replay_is_refused(raw: Raw, served: tuple[Running, Path]) -> None:
+    """The same accepted retry sent twice: the first runs, the second is -32602 and runs nothing; so is a third
+    sent with a decline instead, and one sent without answers."""
+    arguments = {**DELETE, "idempotency_key": key("replay")}
+    state = asked(raw, "notes_delete", arguments)
+    assert ran(served, arguments["idempotency_key"]) == [], "asking ran nothing"
+    first = raw.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)
+    assert first["result"]["structuredContent"] == {"deleted": "N-7"}, first
+    assert "already used" in refused_state(raw.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state))
+    declined = {"confirm": {"action": "decline"}}
+    assert "already used" in refused_state(raw.call("notes_delete", arguments, inputResponses=declined, requestState=state))
+    assert len(ran(served, arguments["idempotency_key"])) == 1
+
+
+def test_http_concurrent_replays_of_one_accepted_state_run_once(raw: Raw, served: tuple[Running, Path]) -> None:
+    """Eight posts of the same accepted retry at once: the store lets exactly one run; seven get -32602."""
+    arguments = {"folder": f"trash-{time.monotonic_ns()}"}
+    state = asked(raw, "notes_purge", arguments)
+    with ThreadPoolExecutor(8) as pool, httpx.Client(timeout=30) as http:
+        racing = Raw(http, raw.url)
+        answers = list(
+            pool.map(
+                lambda _: racing.call("notes_purge", arguments, inputResponses=ACCEPT, requestState=state), range(8)
+            )
+        )
+    done = [answer for answer in answers if "result" in answer]
+    assert len(done) == 1 and done[0]["result"]["structuredContent"] == {"purged": arguments["folder"]}, answers
+    assert all("already used" in refused_state(answer) for answer in answers if answer not in done)
+    assert len(ran(served, arguments["folder"])) == 1
+
+
+def test_http_tampered_state_is_refused_and_runs_nothing(raw: Raw, served: tuple[Running, Path]) -> None:
+    arguments = {**DELETE, "idempotency_key": key("tamper")}
+    state = asked(raw, "notes_delete", arguments)
+    flipped = state[:-6] + ("A" if state[-6] != "A" else "B") + state[-5:]
+    for bad in (state + "-TAMPERED", flipped, state[:-4], "v1.AAAA", "", "not-a-state", state.replace("v1.", "v2.")):
+        answer = raw.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=bad)
+        assert refused_state(answer) == "Invalid or expired requestState", (bad[-12:], answer)
+    assert ran(served, arguments["idempotency_key"]) == []
+    # The genuine state still works afterwards: a refusal consumed nothing.
+    done = raw.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)
+    assert done["result"]["isError"] is False and len(ran(served, arguments["idempotency_key"])) == 1
+
+
+def test_http_state_is_bound_to_its_caller_key_arguments_and_tool(raw: Raw, served: tuple[Running, Path]) -> None:
+    """Ada's accepted state sent by Bob (another token), with another idempotency_key, other arguments, or to
+    another tool: each -32602, and nothing runs; then Ada's own retry runs once."""
+    arguments = {**DELETE, "idempotency_key": key("bound")}
+    state = asked(raw, "notes_delete", arguments)
+    other_key = {**arguments, "idempotency_key": key("bound-other")}
+    other_note = {**arguments, "note_id": "N-8"}
+    attempts = [
+        raw.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state, token=BOB),
+        raw.call("notes_delete", other_key, inputResponses=ACCEPT, requestState=state),
+        raw.call("notes_delete", other_note, inputResponses=ACCEPT, requestState=state),
+        raw.call("notes_purge", {"folder": "inbox"}, inputResponses=ACCEPT, requestState=state),
+    ]
+    for answer in attempts:
+        refused_state(answer)
+    assert ran(served, arguments["idempotency_key"]) == [] and ran(served, other_key["idempotency_key"]) == []
+    assert not any(line.startswith("notes_purge inbox") for line in effects(served[1]))
+    done = raw.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)
+    assert done["result"]["isError"] is False and len(ran(served, arguments["idempotency_key"])) == 1
+
+
+def test_http_a_confirmation_cannot_be_answered_before_it_is_asked(raw: Raw, served: tuple[Running, Path]) -> None:
+    """An `accept` sent with the first call (no requestState), or with a state minted for a question of another
+    tool's handler: the question is asked, nothing runs."""
+    arguments = {**DELETE, "idempotency_key": key("early")}
+    asked(raw, "notes_delete", arguments, inputResponses=ACCEPT)
+    label = raw.call("notes_label", {"note_id": "N-7"})["result"]
+    refused_state(raw.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=label["requestState"]))
+    assert ran(served, arguments["idempotency_key"]) == []
+
+
+def test_http_declined_runs_nothing_and_the_key_stays_free(raw: Raw, served: tuple[Running, Path]) -> None:
+    """A decline over raw MRTR answers isError (nothing changed); the same key confirmed later runs once, and a
+    later call with that key, confirmed again, replays the record instead of running twice."""
+    arguments = {**DELETE, "idempotency_key": key("free")}
+    state = asked(raw, "notes_delete", arguments)
+    declined = raw.call("notes_delete", arguments, inputResponses={"confirm": {"action": "cancel"}}, requestState=state)
+    assert declined["result"]["isError"] is True
+    assert "Nothing was changed." in declined["result"]["content"][0]["text"]
+    assert declined["result"]["_meta"][ENVELOPE]["failure"] == "declined"
+    for _ in range(2):
+        state = asked(raw, "notes_delete", arguments)
+        done = raw.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)
+        assert done["result"]["structuredContent"] == {"deleted": "N-7"}, done
+    assert len(ran(served, arguments["idempotency_key"])) == 1, "the second confirmed call replayed the first"
+
+
+def test_http_expired_confirmation_is_refused_and_asked_again(raw: Raw, served: tuple[Running, Path]) -> None:
+    """notes_purge's confirmation expires after 2 s (`expires_s: 2`): an accept after it is -32602 and runs
+    nothing; asked again, it runs."""
+    arguments = {"folder": f"expired-{time.monotonic_ns()}"}
+    state = asked(raw, "notes_purge", arguments)
+    time.sleep(2.2)
+    assert "expired" in refused_state(raw.call("notes_purge", arguments, inputResponses=ACCEPT, requestState=state))
+    assert ran(served, arguments["folder"]) == []
+    state = asked(raw, "notes_purge", arguments)
+    assert raw.call("notes_purge", arguments, inputResponses=ACCEPT, requestState=state)["result"]["isError"] is False
+    assert len(ran(served, arguments["folder"])) == 1
+
+
+def test_http_a_client_that_cannot_ask_is_refused_or_runs(raw: Raw, served: tuple[Running, Path]) -> None:
+    """2026-07-28 without the elicitation capability (only sampling declared), and a 2025-era stateless request
+    (no back-channel): notes_delete is refused, notes_purge runs; never an `input_required`."""
+    arguments = {**DELETE, "idempotency_key": key("nocap")}
+    folder = f"nocap-{time.monotonic_ns()}"
+    refused = raw.call("notes_delete", arguments, capabilities={"sampling": {}})["result"]
+    assert refused["isError"] is True and refused["_meta"][ENVELOPE]["failure"] == "confirmation_unavailable"
+    ran_ = raw.call("notes_purge", {"folder": folder}, capabilities={})["result"]
+    assert ran_["isError"] is False and "inputRequests" not in ran_
+    legacy = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": "2025-11-25",
+        "authorization": f"Bearer {ADA}",
+    }
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "notes_delete", "arguments": arguments}}
+    old = raw.http.post(raw.url, json=message, headers=legacy)
+    from asking_project import body
+
+    result = body(old)["result"]
+    assert result["isError"] is True and result["_meta"][ENVELOPE]["failure"] == "confirmation_unavailable", result
+    assert ran(served, arguments["idempotency_key"]) == [] and len(ran(served, folder)) == 1
+
+
+def test_http_state_from_before_a_restart_is_refused(src: Path, tmp_path: Path) -> None:
+    """Without MCP_STATE_KEYS the key is the process's own: an accepted state minted before a restart is refused
+    after it (and nothing runs), even with the same SQLite store; asked again, the call runs once."""
+    env = server_env(tmp_path, tmp_path / "effects.txt")
+    arguments = {**DELETE, "idempotency_key": key("restart")}
+    port = free_port()
+    with httpx.Client(timeout=30) as http:
+        with http_server(PACKAGE, src, tmp_path / "first.log", env, port=port) as first:
+            state = asked(Raw(http, first.url), "notes_delete", arguments)
+        with http_server(PACKAGE, src, tmp_path / "second.log", env, port=port) as second:
+            again = Raw(http, second.url)
+            answer = again.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)
+            assert refused_state(answer) == "Invalid or expired requestState"
+            assert effects(tmp_path / "effects.txt") == []
+            state = asked(again, "notes_delete", arguments)
+            assert again.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)["result"]["isError"] is False
+    assert len(effects(tmp_path / "effects.txt")) == 1
+
+
+# --- two replicas on one redis-server ---------------------------------------------------------------------------------
+
+OLD_KEY = "old-state-key-" + "o" * 40
+NEW_KEY = "new-state-key-" + "n" * 40
+
+
+@pytest.fixture(scope="module")
+def redis_src(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return generate(tmp_path_factory.mktemp("confirm-redis") / "asking", store="redis")
+
+
+@contextmanager
+def replicas(redis_src: Path, folder: Path, keys_file: Path) -> Iterator[tuple[list[Running], Path]]:
+    """A redis-server and two replicas of the server sharing it and the key file."""
+    with ExitStack() as stack:
+        redis = stack.enter_context(running_redis())
+        env = server_env(folder, folder / "effects.txt", REDIS_URL=redis.url, MCP_STATE_KEYS_FILE=str(keys_file))
+        running = [stack.enter_context(http_server(PACKAGE, redis_src, folder / f"r{n}.log", env)) for n in (0, 1)]
+        yield running, folder / "effects.txt"
+
+
+def rewrite(path: Path, *keys: str) -> None:
+    """The key file with `keys`, in order, seen by the servers (which look at it at most once a second)."""
+    path.write_text("# state keys, the first seals\n" + "\n".join(keys) + "\n")
+    time.sleep(1.3)
+
+
+def test_two_replicas_on_redis_answer_each_others_questions_once_and_rotate_keys(
+    redis_src: Path, tmp_path: Path
+) -> None:
+    keys_file = tmp_path / "state-keys"
+    keys_file.write_text(OLD_KEY + "\n")
+    with replicas(redis_src, tmp_path, keys_file) as (running, effects_file), httpx.Client(timeout=30) as http:
+        a, b = Raw(http, running[0].url), Raw(http, running[1].url)
+
+        def runs(arguments: dict[str, Any]) -> int:
+            return sum(arguments["idempotency_key"] in line for line in effects(effects_file))
+
+        # Asked on A, answered on B: runs once. The same answer replayed on A, or on B: refused, nothing runs.
+        arguments = {**DELETE, "idempotency_key": key("replicas")}
+        state = asked(a, "notes_delete", arguments)
+        assert b.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)["result"]["isError"] is False
+        assert "already used" in refused_state(a.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state))
+        assert "already used" in refused_state(b.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state))
+        assert runs(arguments) == 1
+
+        # Rotation without a restart: three states sealed under the old key.
+        sealed_old = {}
+        for phase in (1, 2, 3):
+            args = {**DELETE, "idempotency_key": key(f"rotate-{phase}")}
+            sealed_old[phase] = (args, asked(a, "notes_delete", args))
+        rewrite(keys_file, OLD_KEY, NEW_KEY)  # phase 1: the new key added second; the old one still seals
+        args, state = sealed_old[1]
+        assert b.call("notes_delete", args, inputResponses=ACCEPT, requestState=state)["result"]["isError"] is False
+        rewrite(keys_file, NEW_KEY, OLD_KEY)  # phase 2: the new key seals, the old one still opens
+        args, state = sealed_old[2]
+        assert a.call("notes_delete", args, inputResponses=ACCEPT, requestState=state)["result"]["isError"] is False
+        sealed_new_args = {**DELETE, "idempotency_key": key("rotate-new")}
+        sealed_new = asked(b, "notes_delete", sealed_new_args)
+        rewrite(keys_file, NEW_KEY)  # phase 3: the old key dropped
+        args, state = sealed_old[3]
+        assert refused_state(b.call("notes_delete", args, inputResponses=ACCEPT, requestState=state)) == (
+            "Invalid or expired requestState"
+        )
+        assert runs(args) == 0, "state under the dropped key ran nothing"
+        done = a.call("notes_delete", sealed_new_args, inputResponses=ACCEPT, requestState=sealed_new)
+        assert done["result"]["isError"] is False, "state sealed under the new key in phase 2 opens after it"
+        assert [runs(sealed_old[phase][0]) for phase in (1, 2, 3)] == [1, 1, 0] and runs(sealed_new_args) == 1
+
+        # A rewrite that cannot be used (a short key) is logged, and the keys before it stay.
+        rewrite(keys_file, "too-short")
+        args = {**DELETE, "idempotency_key": key("kept")}
+        state = asked(a, "notes_delete", args)
+        assert b.call("notes_delete", args, inputResponses=ACCEPT, requestState=state)["result"]["isError"] is False
+        assert "state keys not reloaded" in running[0].logged()
+        for replica in running:
+            assert OLD_KEY not in replica.logged() and NEW_KEY not in replica.logged(), "a key reached the log"
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [{}, {"MCP_STATE_KEYS": "short"}, {"MCP_STATE_KEYS_FILE": "/nonexistent/state-keys"}],
+    ids=["no-keys", "short-key", "missing-file"],
+)
+def test_a_redis_server_without_usable_state_keys_exits_2_with_one_line(
+    redis_src: Path, tmp_path: Path, keys: dict[str, str]
+) -> None:
+    with running_redis() as redis:
+        env = {
+            **os.environ,
+            **server_env(tmp_path, tmp_path / "effects.txt", REDIS_URL=redis.url, **keys),
+            "PYTHONPATH": str(redis_src),
+        }
+        env.pop("MCP_STATE_KEYS", None) if "MCP_STATE_KEYS" not in keys else None
+        env.pop("MCP_STATE_KEYS_FILE", None) if "MCP_STATE_KEYS_FILE" not in keys else None
+        started = subprocess.run(
+            [sys.executable, "-m", PACKAGE, "--http", "--port", str(free_port())],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert started.returncode == 2, started
+    lines = started.stderr.strip().splitlines()
+    assert len(lines) == 1, started.stderr
+    assert "MCP_STATE_KEYS" in lines[0] and "Traceback" not in started.stderr
+    assert "short" not in lines[0].split("MCP_STATE_KEYS", 1)[0], "the key's value is never printed"
+    assert effects(tmp_path / "effects.txt") == []

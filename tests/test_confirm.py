@@ -178,6 +178,40 @@ def test_stdio_a_client_without_elicitation_is_refused_or_runs_as_the_spec_says(
     assert effects(tmp_path / "effects.txt") == ["notes_purge inbox"]
 
 
+def test_stdio_legacy_a_confirmation_unanswered_by_the_deadline_runs_nothing(src: Path, tmp_path: Path) -> None:
+    """On a 2025-era session the question waits on the back-channel, but only within the tool's deadline
+    (notes_purge: 3 s): a person who does not answer gets a timeout saying nothing ran, and an answer that comes
+    after it runs nothing either. (It waited for the person as long as the client would, before the fix.)"""
+    release = anyio.Event()
+    elapsed: list[float] = []
+
+    async def calls() -> types.CallToolResult:
+        async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+            await release.wait()
+            return types.ElicitResult(action="accept", content={"confirm": True})
+
+        environment = {**os.environ, **server_env(tmp_path, tmp_path / "effects.txt"), "PYTHONPATH": str(src)}
+        server = StdioServerParameters(command=sys.executable, args=["-m", PACKAGE], env=environment)
+        with (tmp_path / "stdio.log").open("a") as errlog:
+            async with Client(stdio_client(server, errlog=errlog), mode="legacy", elicitation_callback=elicit) as client:
+                started = time.monotonic()
+                with anyio.fail_after(20):
+                    result = await client.call_tool("notes_purge", {"folder": "late"})
+                elapsed.append(time.monotonic() - started)
+                release.set()
+                await anyio.sleep(0.5)
+                await client.list_tools()  # the session still serves after the late answer
+                return result
+
+    result = anyio.run(calls)
+    assert 2.9 <= elapsed[0] < 6, elapsed
+    assert result.is_error and envelope(result)["class"] == "timeout" and envelope(result)["changed"] == "none"
+    assert text(result).startswith(
+        "notes_purge did not run: its person did not answer the confirmation within 3 s. Nothing was changed."
+    ), text(result)
+    assert effects(tmp_path / "effects.txt") == []
+
+
 # --- streamable HTTP on 127.0.0.1, raw JSON-RPC ----------------------------------------------------------------------
 
 
@@ -446,7 +480,7 @@ def test_two_replicas_on_redis_answer_each_others_questions_once_and_rotate_keys
 
 @pytest.mark.parametrize(
     "keys",
-    [{}, {"MCP_STATE_KEYS": "short"}, {"MCP_STATE_KEYS_FILE": "/nonexistent/state-keys"}],
+    [{}, {"MCP_STATE_KEYS": "tiny-secret-value"}, {"MCP_STATE_KEYS_FILE": "/nonexistent/state-keys"}],
     ids=["no-keys", "short-key", "missing-file"],
 )
 def test_a_redis_server_without_usable_state_keys_exits_2_with_one_line(
@@ -471,5 +505,5 @@ def test_a_redis_server_without_usable_state_keys_exits_2_with_one_line(
     lines = started.stderr.strip().splitlines()
     assert len(lines) == 1, started.stderr
     assert "MCP_STATE_KEYS" in lines[0] and "Traceback" not in started.stderr
-    assert "short" not in lines[0].split("MCP_STATE_KEYS", 1)[0], "the key's value is never printed"
+    assert "tiny-secret-value" not in started.stderr, "the key's value is never printed"
     assert effects(tmp_path / "effects.txt") == []

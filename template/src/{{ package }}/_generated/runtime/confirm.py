@@ -29,7 +29,7 @@ from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.types import CallToolResult, ElicitResult, InputRequiredResult
 from pydantic import BaseModel, ValidationError
 
-from .asks import Conversation, invalid_state
+from .asks import Conversation, invalid_state, shown
 from .callers import Caller
 from .classes import NOT_AGAIN_SENTENCE, OTHER_CLIENT_SENTENCE
 from .contracts import Services, ToolDefinition
@@ -68,7 +68,7 @@ async def confirmed(
     key = getattr(params, "idempotency_key", None)
     if not conversation.can("elicitation"):
         return None if confirm.without_elicitation == "run" else _refused(tool, confirm.unavailable, arguments)
-    message = confirm.message.format_map(Values({name: display(value) for name, value in arguments.items()}))
+    message = confirm.message.format_map(Values({name: shown(value) for name, value in arguments.items()}))
     if not conversation.modern:
         return await _legacy(tool, message, context, arguments)
     state = conversation.state

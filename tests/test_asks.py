@@ -199,6 +199,59 @@ def test_stdio_a_client_that_cannot_be_asked(src: Path, tmp_path: Path, mode: st
         assert label.is_error and "needs to ask its person (a form)" in text(label)
 
 
+def test_stdio_legacy_a_question_unanswered_or_refused_by_the_client_leaves_a_keyed_write_undone(
+    src: Path, tmp_path: Path
+) -> None:
+    """On a 2025-era session a keyed write (notes_tag: 2 s deadline, 2 s grace) waits on the back-channel for its
+    person. Nobody answers: the run ends having changed nothing, so its key stays free, and the retry with the
+    same key asks again and runs once. (It was recorded as an unknown outcome: every retry told the model the tag
+    "may have been applied" and never ran it.) A client that answers the question with a JSON-RPC error gets
+    `cannot_ask`, not an `internal` fault kept for the key. Each run counted in ASKING_EFFECTS."""
+    answers: list[Any] = []
+    release = anyio.Event()
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData:
+        answer = answers.pop(0)
+        if answer == "never":
+            await release.wait()
+            return types.ElicitResult(action="accept", content={"tag": "later"})
+        return answer  # type: ignore[no-any-return]
+
+    person = Person({})
+    person.elicit = elicit  # type: ignore[method-assign]
+    seen: dict[str, Any] = {}
+    keyed = {"note_id": "N-5", "idempotency_key": "key-unanswered-0001"}
+    errored = {"note_id": "N-6", "idempotency_key": "key-errored-0001"}
+
+    async def calls() -> None:
+        async with stdio_client_for(src, tmp_path, "legacy", person) as client:
+            answers.append("never")
+            started = time.monotonic()
+            seen["unanswered"] = await client.call_tool("notes_tag", keyed)
+            seen["answered_after_s"] = time.monotonic() - started
+            await anyio.sleep(4.5 - seen["answered_after_s"])  # past the deadline and the grace period
+            release.set()
+            answers.append(types.ElicitResult(action="accept", content={"tag": "home"}))
+            seen["retried"] = await client.call_tool("notes_tag", keyed)
+            answers.append(types.ErrorData(code=-32603, message="the client's form broke"))
+            seen["errored"] = await client.call_tool("notes_tag", errored)
+            answers.append(types.ElicitResult(action="accept", content={"tag": "work"}))
+            seen["errored_retry"] = await client.call_tool("notes_tag", errored)
+
+    anyio.run(calls)
+    assert 1.9 <= seen["answered_after_s"] < 3.5, seen
+    assert seen["unanswered"].is_error and seen["unanswered"].meta[ENVELOPE]["class"] == "timeout"
+    assert seen["retried"].structured_content == {"tagged": "N-5:home"}, text(seen["retried"])
+    errored_result = seen["errored"]
+    assert errored_result.is_error and errored_result.meta[ENVELOPE]["failure"] == "cannot_ask", text(errored_result)
+    assert errored_result.meta[ENVELOPE]["changed"] == "none"
+    assert seen["errored_retry"].structured_content == {"tagged": "N-6:work"}, text(seen["errored_retry"])
+    assert effects(tmp_path / "effects.txt") == [
+        "notes_tag N-5 home key-unanswered-0001",
+        "notes_tag N-6 work key-errored-0001",
+    ]
+
+
 # --- streamable HTTP on 127.0.0.1, raw JSON-RPC at 2026-07-28 -------------------------------------------------------
 
 

@@ -206,6 +206,7 @@ def test_stdio_legacy_a_confirmation_unanswered_by_the_deadline_runs_nothing(src
     result = anyio.run(calls)
     assert 2.9 <= elapsed[0] < 6, elapsed
     assert result.is_error and envelope(result)["class"] == "timeout" and envelope(result)["changed"] == "none"
+    assert envelope(result)["failure"] == "unanswered"
     assert text(result).startswith(
         "notes_purge did not run: its person did not answer the confirmation within 3 s. Nothing was changed."
     ), text(result)

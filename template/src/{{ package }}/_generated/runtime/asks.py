@@ -161,6 +161,9 @@ class Conversation:
         capabilities = context.client_capabilities if context is not None else None
         self.capabilities = capabilities or ClientCapabilities()
         self.modern = context is not None and context.protocol_version in MODERN_PROTOCOL_VERSIONS
+        self.waiting: str | None = None
+        """The question the handler is waiting on over a 2025-era back-channel, if any: a deadline that ends the
+        run then finds nothing changed by it (a handler asks before it changes anything)."""
 
     def can(self, kind: Kind) -> bool:
         """Whether the client declared what a question of `kind` needs (a form: elicitation's form mode)."""
@@ -183,7 +186,9 @@ class Conversation:
             self.pending[key] = request
             raise InputNeeded
         for _ in range(BACK_CHANNEL_ATTEMPTS):
+            self.waiting = key  # left set when the deadline cancels the wait, for the boundary to see
             raw = await self._back_channel(request)
+            self.waiting = None
             try:
                 answer = parse(raw)
             except (ValidationError, ValueError, TypeError):
@@ -210,7 +215,7 @@ class Conversation:
                     )
                 else:
                     sent = await session.list_roots()
-        except NoBackChannelError:
+        except (NoBackChannelError, MCPError):  # no back-channel, or the client answered with an error or went away
             raise CannotAsk(_KINDS[request["method"]]) from None
         return sent.model_dump(mode="json", by_alias=True, exclude_none=True)
 

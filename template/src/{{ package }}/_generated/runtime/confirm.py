@@ -31,7 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from .asks import Conversation, invalid_state, shown
 from .callers import Caller
-from .classes import NOT_AGAIN_SENTENCE, OTHER_CLIENT_SENTENCE
+from .classes import CONFIRM_UNANSWERED_MESSAGE, NOT_AGAIN_SENTENCE, OTHER_CLIENT_SENTENCE, UNANSWERED_RETRY
 from .contracts import Services, ToolDefinition
 from .results import ErrorReply, error_result, store_unavailable
 from .wording import Values, display, seconds
@@ -47,9 +47,6 @@ SCHEMA: dict[str, Any] = {
     "required": ["confirm"],
 }
 """The form the person answers: one box to tick. Accepting with it unticked is declining."""
-
-UNANSWERED_MESSAGE = "{tool} did not run: its person did not answer the confirmation within {deadline_s} s."
-UNANSWERED_RETRY = "Call it again when your person can answer."
 
 
 async def confirmed(
@@ -153,7 +150,9 @@ async def _legacy(
             return None
         return _declined(tool, tool.confirm.declined, arguments)
     values = {"deadline_s": seconds(tool.deadline_s)}
-    reply = ErrorReply("timeout", "deadline", UNANSWERED_MESSAGE, values, changed="none", retry=UNANSWERED_RETRY)
+    reply = ErrorReply(
+        "timeout", "unanswered", CONFIRM_UNANSWERED_MESSAGE, values, changed="none", retry=UNANSWERED_RETRY
+    )
     return error_result(tool, reply)
 
 

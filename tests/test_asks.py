@@ -103,6 +103,8 @@ def session(src: Path, tmp_path_factory: pytest.TempPathFactory, request: pytest
             "Rename N-4 to Groceries?": [{"action": "accept", "content": {"sure": True}}],
             "Which tag for N-5?": [{"action": "accept", "content": {"tag": "work"}}],
             "What should the review of N-6 focus on?": [{"action": "accept", "content": {"focus": "tone"}}],
+            "Move note N-8 out of its folder?": [{"action": "accept", "content": {"confirm": True}}],
+            "Move N-8 to which folder?": [{"action": "accept", "content": {"folder": "archive"}}],
         }
     )
     seen: dict[str, Any] = {"mode": mode, "person": person, "folder": folder}
@@ -119,6 +121,7 @@ def session(src: Path, tmp_path_factory: pytest.TempPathFactory, request: pytest
             keyed = {"note_id": "N-5", "idempotency_key": f"key-stdio-{mode}-0001"}
             seen["keyed"] = [await client.call_tool("notes_tag", keyed) for _ in range(2)]
             seen["prompt"] = await client.get_prompt("note_review", {"note_id": "N-6"})
+            seen["move"] = await client.call_tool("notes_move", {"note_id": "N-8", "idempotency_key": f"key-move-{mode}-01"})
 
     anyio.run(calls)
     seen["effects"] = effects(folder / "effects.txt")
@@ -171,6 +174,15 @@ def test_stdio_a_keyed_write_that_asks_runs_once_then_replays(session: dict[str,
 def test_stdio_a_prompt_that_asks(session: dict[str, Any]) -> None:
     prompt = session["prompt"]
     assert [message.content.text for message in prompt.messages] == ["Review note N-6, focusing on tone."]
+
+
+def test_stdio_a_confirmed_tool_that_then_asks(session: dict[str, Any]) -> None:
+    assert session["move"].structured_content == {"moved": "N-8:archive"}, text(session["move"])
+    forms = session["person"].forms
+    assert forms.index("Move note N-8 out of its folder?") < forms.index("Move N-8 to which folder?")
+    assert [line for line in session["effects"] if line.startswith("notes_move")] == [
+        f"notes_move N-8 archive key-move-{session['mode']}-01"
+    ]
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -428,6 +440,34 @@ def test_http_a_prompt_that_asks(raw: Raw) -> None:
     assert declined["error"]["code"] != -32603 and "declined" in declined["error"]["message"], declined
 
 
+def test_http_a_confirmed_tool_that_then_asks_uses_each_state_once(raw: Raw, served: tuple[Running, Path]) -> None:
+    """notes_move confirms, then its handler asks the folder: round 1 asks only the confirmation; the accepted round
+    2 asks the folder with a new state; each state is used once (its replay is -32602, nothing runs); round 3 runs
+    the handler once."""
+    key = f"key-move-{time.monotonic_ns()}"
+    arguments = {"note_id": "N-8", "idempotency_key": key}
+    accept = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+    first = incomplete(raw.call("notes_move", arguments), "confirm")
+    second = incomplete(raw.call("notes_move", arguments, inputResponses=accept, requestState=first["requestState"]), "to")
+    assert raw.call("notes_move", arguments, inputResponses=accept, requestState=first["requestState"])["error"]["code"] == -32602
+    to = {"to": {"action": "accept", "content": {"folder": "archive"}}}
+    done = complete(raw.call("notes_move", arguments, inputResponses=to, requestState=second["requestState"]))
+    assert done["structuredContent"] == {"moved": "N-8:archive"}
+    replayed = raw.call("notes_move", arguments, inputResponses=to, requestState=second["requestState"])
+    assert replayed["error"]["code"] == -32602, replayed
+    # The first state cannot skip the confirmation into the folder question's answer either.
+    skipped = raw.call("notes_move", arguments, inputResponses={**accept, **to}, requestState=first["requestState"])
+    assert skipped["error"]["code"] == -32602
+    assert [line for line in effects(served[1]) if key in line] == [f"notes_move N-8 archive {key}"]
+
+
+def test_http_a_prompt_that_asks_what_the_client_did_not_declare(raw: Raw) -> None:
+    response = raw.post("prompts/get", {"name": "note_review", "arguments": {"note_id": "N-6"}}, capabilities={})
+    assert response.status_code == 400, response.text
+    assert body(response)["error"]["code"] == -32021
+    assert body(response)["error"]["data"] == {"requiredCapabilities": {"elicitation": {}}}
+
+
 def test_http_a_question_state_is_bound_to_its_caller_and_tool(raw: Raw) -> None:
     from asking_project import BOB
 
@@ -437,6 +477,7 @@ def test_http_a_question_state_is_bound_to_its_caller_and_tool(raw: Raw) -> None
         raw.call("notes_label", {"note_id": "N-1"}, inputResponses=answer, requestState=state, token=BOB),
         raw.call("notes_label", {"note_id": "N-2"}, inputResponses=answer, requestState=state),
         raw.call("notes_rename", {"note_id": "N-1"}, inputResponses=answer, requestState=state),
+        body(raw.post("prompts/get", {"name": "note_review", "arguments": {"note_id": "N-1"}, "requestState": state})),
     ):
         assert attempt["error"]["code"] == -32602, attempt
     assert ADA != BOB

@@ -29,7 +29,12 @@ pytestmark = pytest.mark.slow
 
 ENVELOPE = "dev.failwell/error"
 LABEL = {"label": "urgent", "priority": 2, "pinned": True}
-SAMPLED = {"role": "assistant", "content": {"type": "text", "text": "Three notes."}, "model": "m", "stopReason": "endTurn"}
+SAMPLED = {
+    "role": "assistant",
+    "content": {"type": "text", "text": "Three notes."},
+    "model": "m",
+    "stopReason": "endTurn",
+}
 ROOTS = {"roots": [{"uri": "file:///home/ada/notes", "name": "notes"}]}
 
 
@@ -121,7 +126,9 @@ def session(src: Path, tmp_path_factory: pytest.TempPathFactory, request: pytest
             keyed = {"note_id": "N-5", "idempotency_key": f"key-stdio-{mode}-0001"}
             seen["keyed"] = [await client.call_tool("notes_tag", keyed) for _ in range(2)]
             seen["prompt"] = await client.get_prompt("note_review", {"note_id": "N-6"})
-            seen["move"] = await client.call_tool("notes_move", {"note_id": "N-8", "idempotency_key": f"key-move-{mode}-01"})
+            seen["move"] = await client.call_tool(
+                "notes_move", {"note_id": "N-8", "idempotency_key": f"key-move-{mode}-01"}
+            )
 
     anyio.run(calls)
     seen["effects"] = effects(folder / "effects.txt")
@@ -301,14 +308,18 @@ def test_http_together_asks_sampling_and_roots_in_one_round(raw: Raw) -> None:
     assert requests["summary"] == {
         "method": "sampling/createMessage",
         "params": {
-            "messages": [{"role": "user", "content": {"type": "text", "text": "Summarize the folder inbox in one line."}}],
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "Summarize the folder inbox in one line."}}
+            ],
             "maxTokens": 200,
             "systemPrompt": "Be brief.",
         },
     }
     assert requests["folders"]["method"] == "roots/list"
     answers = {"summary": SAMPLED, "folders": ROOTS}
-    done = complete(raw.call("notes_summarize", {"folder": "inbox"}, inputResponses=answers, requestState=first["requestState"]))
+    done = complete(
+        raw.call("notes_summarize", {"folder": "inbox"}, inputResponses=answers, requestState=first["requestState"])
+    )
     assert done["content"][0]["text"] == "inbox: Three notes. | roots: notes=file:///home/ada/notes"
 
 
@@ -320,7 +331,9 @@ def test_http_without_together_each_question_is_a_round_of_its_own(raw: Raw) -> 
         "folders",
     )
     assert second["requestState"] != first["requestState"]
-    done = raw.call("notes_summarize", arguments, inputResponses={"folders": ROOTS}, requestState=second["requestState"])
+    done = raw.call(
+        "notes_summarize", arguments, inputResponses={"folders": ROOTS}, requestState=second["requestState"]
+    )
     assert complete(done)["content"][0]["text"].startswith("inbox: Three notes.")
 
 
@@ -337,7 +350,9 @@ def test_http_a_form_answered_well_badly_or_not_at_all(raw: Raw) -> None:
         {"label": "urgent", "priority": 2},
         {**LABEL, "label": ""},
     ):
-        again = raw.call("notes_label", arguments, inputResponses={"label": {"action": "accept", "content": bad}}, requestState=state)
+        again = raw.call(
+            "notes_label", arguments, inputResponses={"label": {"action": "accept", "content": bad}}, requestState=state
+        )
         state = incomplete(again, "label")["requestState"]
     extra = {"label": {"action": "accept", "content": {**LABEL, "colour": "red"}}, "unasked": {"action": "accept"}}
     done = complete(raw.call("notes_label", arguments, inputResponses=extra, requestState=state))
@@ -362,12 +377,12 @@ def test_http_a_bad_sampling_or_roots_answer_is_asked_again(raw: Raw) -> None:
 
 def test_http_a_declined_form_is_an_error_that_changed_nothing(raw: Raw) -> None:
     state = incomplete(raw.call("notes_label", {"note_id": "N-3"}), "label")["requestState"]
-    declined = raw.call("notes_label", {"note_id": "N-3"}, inputResponses={"label": {"action": "decline"}}, requestState=state)
+    declined = raw.call(
+        "notes_label", {"note_id": "N-3"}, inputResponses={"label": {"action": "decline"}}, requestState=state
+    )
     result = complete(declined)
     assert result["isError"] is True and result["_meta"][ENVELOPE]["failure"] == "declined"
-    caught = raw.call(
-        "notes_label", {"note_id": "N-3", "catch": True}, inputResponses={"label": {"action": "cancel"}}
-    )
+    caught = raw.call("notes_label", {"note_id": "N-3", "catch": True}, inputResponses={"label": {"action": "cancel"}})
     assert complete(caught)["content"][0]["text"] == "N-3 keeps no label: its person chose cancel."
 
 
@@ -375,7 +390,9 @@ def test_http_several_rounds_each_with_new_state(raw: Raw) -> None:
     arguments = {"note_id": "N-4"}
     first = incomplete(raw.call("notes_rename", arguments), "title")
     answer = {"title": {"action": "accept", "content": {"title": "Groceries"}}}
-    second = incomplete(raw.call("notes_rename", arguments, inputResponses=answer, requestState=first["requestState"]), "sure")
+    second = incomplete(
+        raw.call("notes_rename", arguments, inputResponses=answer, requestState=first["requestState"]), "sure"
+    )
     assert second["inputRequests"]["sure"]["params"]["message"] == "Rename N-4 to Groceries?"
     assert second["requestState"] != first["requestState"]
     sure = {"sure": {"action": "accept", "content": {"sure": True}}}
@@ -383,7 +400,9 @@ def test_http_several_rounds_each_with_new_state(raw: Raw) -> None:
     assert done["content"][0]["text"] == "N-4 renamed to Groceries"
     # A value of more than one word reads quoted in the next question, as the person's answer, not the question's.
     answer = {"title": {"action": "accept", "content": {"title": "Weekly groceries? Say yes"}}}
-    quoted = incomplete(raw.call("notes_rename", arguments, inputResponses=answer, requestState=first["requestState"]), "sure")
+    quoted = incomplete(
+        raw.call("notes_rename", arguments, inputResponses=answer, requestState=first["requestState"]), "sure"
+    )
     assert quoted["inputRequests"]["sure"]["params"]["message"] == 'Rename N-4 to "Weekly groceries? Say yes"?'
 
 
@@ -402,7 +421,9 @@ def test_http_a_question_the_client_did_not_declare_is_32021_with_http_400(raw: 
         assert isinstance(error["data"]["requiredCapabilities"][missing], dict)
 
 
-def test_http_a_keyed_write_that_asks_leaves_its_key_free_then_runs_once(raw: Raw, served: tuple[Running, Path]) -> None:
+def test_http_a_keyed_write_that_asks_leaves_its_key_free_then_runs_once(
+    raw: Raw, served: tuple[Running, Path]
+) -> None:
     """Asking claims nothing: the same key with other arguments is asked too (not refused as reused). The retry
     with the answer runs once; its replay, the replay of the answered retry and a call without answers all return
     the record without asking or running; a declined answer leaves the key free as well."""
@@ -433,10 +454,14 @@ def test_http_a_prompt_that_asks(raw: Raw) -> None:
     assert first["result"]["inputRequests"]["focus"]["params"]["message"] == "What should the review of N-6 focus on?"
     answer = {"focus": {"action": "accept", "content": {"focus": "tone"}}}
     done = body(raw.post("prompts/get", {**params, "inputResponses": answer, "requestState": state}))
-    assert done["result"]["messages"] == [{"role": "user", "content": {"type": "text", "text": "Review note N-6, focusing on tone."}}]
+    assert done["result"]["messages"] == [
+        {"role": "user", "content": {"type": "text", "text": "Review note N-6, focusing on tone."}}
+    ]
     tampered = body(raw.post("prompts/get", {**params, "inputResponses": answer, "requestState": state + "x"}))
     assert tampered["error"]["code"] == -32602
-    declined = body(raw.post("prompts/get", {**params, "inputResponses": {"focus": {"action": "decline"}}, "requestState": state}))
+    declined = body(
+        raw.post("prompts/get", {**params, "inputResponses": {"focus": {"action": "decline"}}, "requestState": state})
+    )
     assert declined["error"]["code"] != -32603 and "declined" in declined["error"]["message"], declined
 
 
@@ -448,8 +473,13 @@ def test_http_a_confirmed_tool_that_then_asks_uses_each_state_once(raw: Raw, ser
     arguments = {"note_id": "N-8", "idempotency_key": key}
     accept = {"confirm": {"action": "accept", "content": {"confirm": True}}}
     first = incomplete(raw.call("notes_move", arguments), "confirm")
-    second = incomplete(raw.call("notes_move", arguments, inputResponses=accept, requestState=first["requestState"]), "to")
-    assert raw.call("notes_move", arguments, inputResponses=accept, requestState=first["requestState"])["error"]["code"] == -32602
+    second = incomplete(
+        raw.call("notes_move", arguments, inputResponses=accept, requestState=first["requestState"]), "to"
+    )
+    assert (
+        raw.call("notes_move", arguments, inputResponses=accept, requestState=first["requestState"])["error"]["code"]
+        == -32602
+    )
     to = {"to": {"action": "accept", "content": {"folder": "archive"}}}
     done = complete(raw.call("notes_move", arguments, inputResponses=to, requestState=second["requestState"]))
     assert done["structuredContent"] == {"moved": "N-8:archive"}

@@ -9,7 +9,6 @@ server process; every refusal is checked to have run nothing."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -193,7 +192,9 @@ def test_stdio_legacy_a_confirmation_unanswered_by_the_deadline_runs_nothing(src
         environment = {**os.environ, **server_env(tmp_path, tmp_path / "effects.txt"), "PYTHONPATH": str(src)}
         server = StdioServerParameters(command=sys.executable, args=["-m", PACKAGE], env=environment)
         with (tmp_path / "stdio.log").open("a") as errlog:
-            async with Client(stdio_client(server, errlog=errlog), mode="legacy", elicitation_callback=elicit) as client:
+            async with Client(
+                stdio_client(server, errlog=errlog), mode="legacy", elicitation_callback=elicit
+            ) as client:
                 started = time.monotonic()
                 with anyio.fail_after(20):
                     result = await client.call_tool("notes_purge", {"folder": "late"})
@@ -280,9 +281,13 @@ def test_http_accepted_state_runs_once_and_its_replay_is_refused(raw: Raw, serve
     assert ran(served, arguments["idempotency_key"]) == [], "asking ran nothing"
     first = raw.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)
     assert first["result"]["structuredContent"] == {"deleted": "N-7"}, first
-    assert "already used" in refused_state(raw.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state))
+    assert "already used" in refused_state(
+        raw.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)
+    )
     declined = {"confirm": {"action": "decline"}}
-    assert "already used" in refused_state(raw.call("notes_delete", arguments, inputResponses=declined, requestState=state))
+    assert "already used" in refused_state(
+        raw.call("notes_delete", arguments, inputResponses=declined, requestState=state)
+    )
     assert len(ran(served, arguments["idempotency_key"])) == 1
 
 
@@ -391,7 +396,12 @@ def test_http_a_client_that_cannot_ask_is_refused_or_runs(raw: Raw, served: tupl
         "mcp-protocol-version": "2025-11-25",
         "authorization": f"Bearer {ADA}",
     }
-    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "notes_delete", "arguments": arguments}}
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "notes_delete", "arguments": arguments},
+    }
     old = raw.http.post(raw.url, json=message, headers=legacy)
     from asking_project import body
 
@@ -415,7 +425,10 @@ def test_http_state_from_before_a_restart_is_refused(src: Path, tmp_path: Path) 
             assert refused_state(answer) == "Invalid or expired requestState"
             assert effects(tmp_path / "effects.txt") == []
             state = asked(again, "notes_delete", arguments)
-            assert again.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)["result"]["isError"] is False
+            assert (
+                again.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)["result"]["isError"]
+                is False
+            )
     assert len(effects(tmp_path / "effects.txt")) == 1
 
 
@@ -460,9 +473,15 @@ def test_two_replicas_on_redis_answer_each_others_questions_once_and_rotate_keys
         # Asked on A, answered on B: runs once. The same answer replayed on A, or on B: refused, nothing runs.
         arguments = {**DELETE, "idempotency_key": key("replicas")}
         state = asked(a, "notes_delete", arguments)
-        assert b.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)["result"]["isError"] is False
-        assert "already used" in refused_state(a.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state))
-        assert "already used" in refused_state(b.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state))
+        assert (
+            b.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)["result"]["isError"] is False
+        )
+        assert "already used" in refused_state(
+            a.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)
+        )
+        assert "already used" in refused_state(
+            b.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)
+        )
         assert runs(arguments) == 1
 
         # Rotation without a restart: three states sealed under the old key.

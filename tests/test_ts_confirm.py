@@ -50,7 +50,11 @@ def drive(options: dict[str, Any]) -> dict[str, Any]:
 def test_the_typescript_client_answers_a_confirmation(src: Path, tmp_path: Path, transport: str, era: str) -> None:
     key = f"key-ts-{transport}-{era}-0001"
     calls = [
-        {"name": "notes_delete", "arguments": {"note_id": "N-3", "folder": "work", "idempotency_key": key}, "answer": ACCEPT},
+        {
+            "name": "notes_delete",
+            "arguments": {"note_id": "N-3", "folder": "work", "idempotency_key": key},
+            "answer": ACCEPT,
+        },
         {
             "name": "notes_delete",
             "arguments": {"note_id": "N-4", "folder": "work", "idempotency_key": key + "-declined"},

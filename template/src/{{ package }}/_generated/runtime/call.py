@@ -40,7 +40,6 @@ from .confirm import QUESTION, confirmed
 from .contracts import Sent, Services, ToolContext, ToolDefinition, ToolFailure, run_handler
 from .idempotency import derived_key, run_once
 from .limits import rate_limited
-from .wording import seconds
 from .progress import Progress
 from .results import (
     ErrorReply,
@@ -52,6 +51,7 @@ from .results import (
     store_unavailable,
     success,
 )
+from .wording import seconds
 
 R = TypeVar("R")
 

@@ -151,6 +151,15 @@ rewords it."""
 ASK_DECLINED_MESSAGE = "{tool} stopped: its person declined to answer what it asked ({ask})."
 """What the model reads when the person declines a question a handler asked (and the handler does not catch it)."""
 
+ASK_UNANSWERED_MESSAGE = "{tool} stopped: no answer came within {deadline_s} s to what it asked ({ask})."
+"""What the model reads when a 2025-era back-channel question is not answered by the tool's deadline."""
+
+CONFIRM_UNANSWERED_MESSAGE = "{tool} did not run: its person did not answer the confirmation within {deadline_s} s."
+"""What the model reads when a 2025-era back-channel confirmation is not answered by the tool's deadline."""
+
+UNANSWERED_RETRY = "Call it again when your person can answer."
+"""The retry sentence after a question nobody answered in time (nothing ran, so the call may simply be made again)."""
+
 CANNOT_ASK_MESSAGE = "{tool} did not run: it needs to ask {what}, and this client cannot be asked that."
 """What the model reads on a 2025-era session that cannot carry a handler's question."""
 

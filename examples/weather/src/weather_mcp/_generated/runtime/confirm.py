@@ -23,17 +23,18 @@ import secrets
 import time
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.types import CallToolResult, ElicitResult, InputRequiredResult
 from pydantic import BaseModel, ValidationError
 
-from .asks import Conversation, invalid_state
+from .asks import Conversation, invalid_state, shown
 from .callers import Caller
-from .classes import NOT_AGAIN_SENTENCE, OTHER_CLIENT_SENTENCE
+from .classes import CONFIRM_UNANSWERED_MESSAGE, NOT_AGAIN_SENTENCE, OTHER_CLIENT_SENTENCE, UNANSWERED_RETRY
 from .contracts import Services, ToolDefinition
 from .results import ErrorReply, error_result, store_unavailable
-from .wording import Values, display
+from .wording import Values, display, seconds
 
 QUESTION = "confirm"
 """The key of the confirmation in `inputRequests` and `inputResponses`."""
@@ -64,7 +65,7 @@ async def confirmed(
     key = getattr(params, "idempotency_key", None)
     if not conversation.can("elicitation"):
         return None if confirm.without_elicitation == "run" else _refused(tool, confirm.unavailable, arguments)
-    message = confirm.message.format_map(Values({name: display(value) for name, value in arguments.items()}))
+    message = confirm.message.format_map(Values({name: shown(value) for name, value in arguments.items()}))
     if not conversation.modern:
         return await _legacy(tool, message, context, arguments)
     state = conversation.state
@@ -133,19 +134,26 @@ def _next_round(conversation: Conversation, expires_s: float) -> None:
 async def _legacy(
     tool: ToolDefinition, message: str, context: Context[Any, Any] | None, arguments: dict[str, Any]
 ) -> CallToolResult | None:
-    """A 2025-era session: the question on the SDK's back-channel, answered within the tool's deadline."""
+    """A 2025-era session: the question on the SDK's back-channel, answered within the tool's deadline (a person
+    who does not answer in time gets a timeout that says nothing ran)."""
     assert context is not None and tool.confirm is not None
-    try:
-        answer = await context.session.elicit_form(message, SCHEMA)
-    except NoBackChannelError:
-        return (
-            None if tool.confirm.without_elicitation == "run" else _refused(tool, tool.confirm.unavailable, arguments)
-        )
-    except MCPError:
-        return _refused(tool, tool.confirm.unavailable, arguments)
-    if answer.action == "accept" and (answer.content or {}).get("confirm") is True:
-        return None
-    return _declined(tool, tool.confirm.declined, arguments)
+    with anyio.move_on_after(tool.deadline_s):
+        try:
+            answer = await context.session.elicit_form(message, SCHEMA)
+        except NoBackChannelError:
+            if tool.confirm.without_elicitation == "run":
+                return None
+            return _refused(tool, tool.confirm.unavailable, arguments)
+        except MCPError:
+            return _refused(tool, tool.confirm.unavailable, arguments)
+        if answer.action == "accept" and (answer.content or {}).get("confirm") is True:
+            return None
+        return _declined(tool, tool.confirm.declined, arguments)
+    values = {"deadline_s": seconds(tool.deadline_s)}
+    reply = ErrorReply(
+        "timeout", "unanswered", CONFIRM_UNANSWERED_MESSAGE, values, changed="none", retry=UNANSWERED_RETRY
+    )
+    return error_result(tool, reply)
 
 
 def _declined(tool: ToolDefinition, template: str, arguments: dict[str, Any]) -> CallToolResult:

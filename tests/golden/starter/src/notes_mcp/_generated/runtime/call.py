@@ -28,7 +28,14 @@ from . import telemetry
 from .asks import WHAT, CannotAsk, Conversation, Declined, InputNeeded, missing_capability
 from .batches import all_or_nothing_batch, partial_batch
 from .callers import Caller, caller_of, scope_refused
-from .classes import ASK_DECLINED_MESSAGE, CANNOT_ASK_MESSAGE, NOT_AGAIN_SENTENCE, OTHER_CLIENT_SENTENCE
+from .classes import (
+    ASK_DECLINED_MESSAGE,
+    ASK_UNANSWERED_MESSAGE,
+    CANNOT_ASK_MESSAGE,
+    NOT_AGAIN_SENTENCE,
+    OTHER_CLIENT_SENTENCE,
+    UNANSWERED_RETRY,
+)
 from .confirm import QUESTION, confirmed
 from .contracts import Sent, Services, ToolContext, ToolDefinition, ToolFailure, run_handler
 from .idempotency import derived_key, run_once
@@ -44,6 +51,7 @@ from .results import (
     store_unavailable,
     success,
 )
+from .wording import seconds
 
 R = TypeVar("R")
 
@@ -170,6 +178,8 @@ async def execute(
         )
         with anyio.move_on_after(stop_after_s):
             return await body(call, ctx)
+        if call.conversation is not None and call.conversation.waiting is not None:
+            return unanswered(tool, call.conversation.waiting)
         return deadline_missed(tool, services.messages["timeout"], keyed=keyed)
     except InputNeeded:
         assert call.conversation is not None
@@ -193,6 +203,14 @@ async def execute(
         if is_cancellation(exc):
             raise
         return internal_error(tool, exc, services.messages["internal"])
+
+
+def unanswered(tool: ToolDefinition, ask: str) -> CallToolResult:
+    """The deadline passed while the handler waited for an answer on a 2025-era back-channel: it changed nothing
+    (it asks first), so the result says so, and a keyed write's key stays free (not an unknown outcome)."""
+    values = {"ask": ask, "deadline_s": seconds(tool.deadline_s)}
+    reply = ErrorReply("timeout", "unanswered", ASK_UNANSWERED_MESSAGE, values, changed="none", retry=UNANSWERED_RETRY)
+    return error_result(tool, reply)
 
 
 def is_cancellation(exc: BaseException) -> bool:

@@ -9,6 +9,7 @@ server process; every refusal is checked to have run nothing."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from httpserver import Running, free_port, http_server
 from ledger import running_redis
 from mcp import Client, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from mcp.server.request_state import AESGCMRequestStateCodec
 
 pytestmark = pytest.mark.slow
 
@@ -430,6 +432,25 @@ def test_http_state_from_before_a_restart_is_refused(src: Path, tmp_path: Path) 
                 is False
             )
     assert len(effects(tmp_path / "effects.txt")) == 1
+
+
+def test_http_a_confirmation_state_lives_as_long_as_its_expiry(src: Path, tmp_path: Path) -> None:
+    """notes_delete gives its person 1800 s (`expires_s: 1800`); the sealed state must not expire first. Opened
+    with the server's own key (MCP_STATE_KEYS), its claims say how long the SDK will accept it: at least as long.
+    (They said 600 s, the SDK's default, before the fix: a person answering after ten minutes was refused.)"""
+    secret = "state-key-for-the-ttl-test-" + "t" * 32
+    env = server_env(tmp_path, tmp_path / "effects.txt", MCP_STATE_KEYS=secret)
+    with http_server(PACKAGE, src, tmp_path / "server.log", env) as running, httpx.Client(timeout=30) as http:
+        raw = Raw(http, running.url)
+        sealed = asked(raw, "notes_delete", {**DELETE, "idempotency_key": key("ttl")})
+        purge = asked(raw, "notes_purge", {"folder": "ttl"})
+        label = raw.call("notes_label", {"note_id": "N-1"})["result"]["requestState"]
+    codec = AESGCMRequestStateCodec([secret])
+    for state in (sealed, purge, label):
+        claims = json.loads(codec.unseal(state))
+        assert claims["exp"] - claims["iat"] >= 1800, claims
+        assert json.loads(claims["s"])["name"] in ("notes_delete", "notes_purge", "notes_label")
+    assert json.loads(json.loads(codec.unseal(sealed))["s"])["confirm"]["until"] - time.time() > 1790
 
 
 # --- two replicas on one redis-server ---------------------------------------------------------------------------------

@@ -48,6 +48,9 @@ SCHEMA: dict[str, Any] = {
 }
 """The form the person answers: one box to tick. Accepting with it unticked is declining."""
 
+CONFIRM_MARGIN_S = 60.0
+"""How much longer than its expiry a confirmation's state lives (sealed) and its used nonce is remembered."""
+
 
 async def confirmed(
     tool: ToolDefinition,
@@ -81,7 +84,7 @@ async def confirmed(
     store = services.store
     assert store is not None  # a tool that confirms always has one
     try:
-        first = await store.consume(f"confirm\x1f{state.confirm['nonce']}", confirm.expires_s + 60)
+        first = await store.consume(f"confirm\x1f{state.confirm['nonce']}", confirm.expires_s + CONFIRM_MARGIN_S)
     except Exception as exc:
         return store_unavailable(tool, exc)
     if not first:

@@ -216,6 +216,33 @@ def test_stdio_legacy_a_confirmation_unanswered_by_the_deadline_runs_nothing(src
     assert effects(tmp_path / "effects.txt") == []
 
 
+def test_stdio_legacy_a_call_cancelled_while_its_person_decides_runs_nothing(src: Path, tmp_path: Path) -> None:
+    """The client cancels the call (notifications/cancelled) while the confirmation waits on the back-channel; the
+    person's accept that comes after it runs nothing, and the session still serves."""
+    release = anyio.Event()
+
+    async def calls() -> str:
+        async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+            await release.wait()
+            return types.ElicitResult(action="accept", content={"confirm": True})
+
+        environment = {**os.environ, **server_env(tmp_path, tmp_path / "effects.txt"), "PYTHONPATH": str(src)}
+        server = StdioServerParameters(command=sys.executable, args=["-m", PACKAGE], env=environment)
+        with (tmp_path / "stdio.log").open("a") as errlog:
+            async with Client(
+                stdio_client(server, errlog=errlog), mode="legacy", elicitation_callback=elicit
+            ) as client:
+                with anyio.move_on_after(1.5) as waited:
+                    await client.call_tool("notes_delete", {**DELETE, "idempotency_key": key("cancel")})
+                assert waited.cancelled_caught, "the call was answered before the person was"
+                release.set()
+                await anyio.sleep(1.0)
+                return (await client.list_tools()).tools[0].name
+
+    assert anyio.run(calls) == "notes_delete"
+    assert effects(tmp_path / "effects.txt") == []
+
+
 # --- streamable HTTP on 127.0.0.1, raw JSON-RPC ----------------------------------------------------------------------
 
 

@@ -232,11 +232,11 @@ def test_stdio_legacy_a_call_cancelled_while_its_person_decides_runs_nothing(src
             async with Client(
                 stdio_client(server, errlog=errlog), mode="legacy", elicitation_callback=elicit
             ) as client:
-                with anyio.move_on_after(1.5) as waited:
+                with anyio.move_on_after(1.0) as waited:
                     await client.call_tool("notes_delete", {**DELETE, "idempotency_key": key("cancel")})
                 assert waited.cancelled_caught, "the call was answered before the person was"
                 release.set()
-                await anyio.sleep(1.0)
+                await anyio.sleep(0.5)
                 return (await client.list_tools()).tools[0].name
 
     assert anyio.run(calls) == "notes_delete"

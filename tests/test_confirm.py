@@ -461,6 +461,25 @@ def test_http_state_from_before_a_restart_is_refused(src: Path, tmp_path: Path) 
     assert len(effects(tmp_path / "effects.txt")) == 1
 
 
+def test_http_with_lasting_keys_a_confirmation_survives_a_restart_and_is_used_once(src: Path, tmp_path: Path) -> None:
+    """With MCP_STATE_KEYS and the SQLite store, state minted before a restart is accepted after it (runs once),
+    and the same accepted retry after a second restart is refused: the used nonce is in the store, not in the
+    process."""
+    env = server_env(tmp_path, tmp_path / "effects.txt", MCP_STATE_KEYS="lasting-state-key-" + "l" * 40)
+    arguments = {**DELETE, "idempotency_key": key("lasting")}
+    port = free_port()
+    with httpx.Client(timeout=30) as http:
+        with http_server(PACKAGE, src, tmp_path / "first.log", env, port=port) as first:
+            state = asked(Raw(http, first.url), "notes_delete", arguments)
+        with http_server(PACKAGE, src, tmp_path / "second.log", env, port=port) as second:
+            done = Raw(http, second.url).call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)
+            assert done["result"]["isError"] is False, done
+        with http_server(PACKAGE, src, tmp_path / "third.log", env, port=port) as third:
+            again = Raw(http, third.url).call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)
+            assert "already used" in refused_state(again)
+    assert len(effects(tmp_path / "effects.txt")) == 1
+
+
 def test_http_a_confirmation_state_lives_as_long_as_its_expiry(src: Path, tmp_path: Path) -> None:
     """notes_delete gives its person 1800 s (`expires_s: 1800`); the sealed state must not expire first. Opened
     with the server's own key (MCP_STATE_KEYS), its claims say how long the SDK will accept it: at least as long.
@@ -531,6 +550,12 @@ def test_two_replicas_on_redis_answer_each_others_questions_once_and_rotate_keys
             b.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state)
         )
         assert runs(arguments) == 1
+
+        # A handler's question asked on B, answered on A.
+        label = b.call("notes_label", {"note_id": "N-1"})["result"]
+        answer = {"label": {"action": "accept", "content": {"label": "x", "priority": 1, "pinned": False}}}
+        labelled = a.call("notes_label", {"note_id": "N-1"}, inputResponses=answer, requestState=label["requestState"])
+        assert labelled["result"]["content"][0]["text"] == "N-1 labelled 'x' priority=1 pinned=False", labelled
 
         # Rotation without a restart: three states sealed under the old key.
         sealed_old = {}

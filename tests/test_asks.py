@@ -429,6 +429,8 @@ def test_http_a_keyed_write_that_asks_leaves_its_key_free_then_runs_once(
     the record without asking or running; a declined answer leaves the key free as well."""
     key = f"key-tag-{time.monotonic_ns()}"
     arguments = {"note_id": "N-5", "idempotency_key": key}
+    refused = raw.post("tools/call", {"name": "notes_tag", "arguments": arguments}, capabilities={})
+    assert refused.status_code == 400 and body(refused)["error"]["code"] == -32021, "a -32021 leaves the key free too"
     state = incomplete(raw.call("notes_tag", arguments), "tag")["requestState"]
     incomplete(raw.call("notes_tag", {**arguments, "note_id": "N-9"}), "tag")
     declined = raw.call("notes_tag", arguments, inputResponses={"tag": {"action": "decline"}}, requestState=state)

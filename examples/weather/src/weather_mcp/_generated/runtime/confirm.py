@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server.mcpserver import Context
@@ -47,6 +48,9 @@ SCHEMA: dict[str, Any] = {
 }
 """The form the person answers: one box to tick. Accepting with it unticked is declining."""
 
+CLOCK: Callable[[], float] = time.time
+"""Where a confirmation's expiry is read (tests move it forward)."""
+
 
 async def confirmed(
     tool: ToolDefinition,
@@ -64,7 +68,8 @@ async def confirmed(
     key = getattr(params, "idempotency_key", None)
     if not conversation.can("elicitation"):
         return None if confirm.without_elicitation == "run" else _refused(tool, confirm.unavailable, arguments)
-    message = confirm.message.format_map(Values({name: display(value) for name, value in arguments.items()}))
+    values = {name: display(value) for name, value in arguments.items()}
+    message = confirm.message.format_map(Values({**values, "tool": tool.name}))
     if not conversation.modern:
         return await _legacy(tool, message, context, arguments)
     state = conversation.state
@@ -73,7 +78,7 @@ async def confirmed(
         return _ask(tool, conversation, message, caller, key)
     if state.confirm.get("caller") != caller.name or state.confirm.get("key") != key:
         raise invalid_state("it was made for another caller or idempotency_key")
-    if not isinstance(state.confirm.get("until"), int | float) or time.time() >= state.confirm["until"]:
+    if not isinstance(state.confirm.get("until"), int | float) or CLOCK() >= state.confirm["until"]:
         raise invalid_state("the confirmation expired; ask again")
     if not state.confirm.get("accepted") and answer is None:
         return _ask(tool, conversation, message, caller, key)  # the answer did not come, or did not fit: asked again
@@ -113,7 +118,7 @@ def _ask(
     assert tool.confirm is not None
     conversation.state.confirm = {
         "nonce": secrets.token_urlsafe(16),
-        "until": time.time() + tool.confirm.expires_s,
+        "until": CLOCK() + tool.confirm.expires_s,
         "caller": caller.name,
         "key": key,
     }
@@ -127,7 +132,7 @@ def _ask(
 def _next_round(conversation: Conversation, expires_s: float) -> None:
     """The confirmation holds for this round's run; should the handler ask more, the next round gets a new nonce."""
     state = conversation.state.confirm
-    state.update(nonce=secrets.token_urlsafe(16), until=time.time() + expires_s, accepted=True)
+    state.update(nonce=secrets.token_urlsafe(16), until=CLOCK() + expires_s, accepted=True)
 
 
 async def _legacy(

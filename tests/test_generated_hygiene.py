@@ -170,6 +170,18 @@ tools:
           keep_copy: {type: boolean, description: Whether to keep a copy., default: false}
       wording: {kind: sampling, max_tokens: 50}
       folders: {kind: roots}
+resources:
+  note:
+    uri: "notes://{ref}"
+    description: One note, after asking why it is read.
+    params:
+      ref: {type: string, pattern: "^N-[0-9]+$", description: The note., example: N-1}
+    asks:
+      purpose:
+        kind: form
+        message: Why read {ref}?
+        fields:
+          reason: {type: string, description: The reason., example: an audit}
 prompts:
   summarise:
     description: Summarise the notes, after asking what to focus on.
@@ -185,7 +197,7 @@ prompts:
 @pytest.mark.slow
 def test_a_fresh_project_with_settings_a_dependency_and_published_names_passes_its_own_checks(tmp_path: Path) -> None:
     """Settings, a dependency whose `open` is still the stub, a kebab-case tool with a camelCase nullable argument
-    and a text template, a destructive tool that confirms and asks (a form, sampling, roots), a prompt that asks,
+    and a text template, a destructive tool that confirms and asks (a form, sampling, roots), a resource and a prompt that ask,
     together: the project's ruff, format check, mypy --strict and its own generated tests (whose stdio server must
     not open the dependency its fault handlers never use, nor call the tool that needs confirmation) all pass."""
     from failwell import new

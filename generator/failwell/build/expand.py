@@ -69,9 +69,9 @@ def tool_files(project: Project) -> dict[str, str]:
         template = env.get_template(template_name)
         for tool in (t for t in project.tools if t.confirm_lines or t.asking.asks):
             files[pattern.format(package=project.package, tool=tool.name)] = template.render(project=project, tool=tool)
-    template = env.get_template("test_prompt_asking.py.jinja")
-    for reader in (r for r in project.prompts if r.asking.asks):
-        path = f"tests/generated/test_{reader.name}_prompt_asking.py"
+    template = env.get_template("test_read_asking.py.jinja")
+    for reader in (r for r in (*project.resources, *project.prompts) if r.asking.asks):
+        path = f"tests/generated/test_{reader.name}_{reader.kind}_asking.py"
         files[path] = template.render(project=project, reader=reader)
     for kind, readers in (("resource", project.resources), ("prompt", project.prompts)):
         for template_name, pattern in PER_READER[kind] if readers else ():

@@ -589,8 +589,9 @@ def _resource(
     doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], resource: dict[str, Any], timeout: float,
     defaults: dict[str, Any],
 ) -> None:  # fmt: skip
-    """A resource's deadline, params (scalars, each required: a URI has every part), URI and failures."""
+    """A resource's deadline, params (scalars, each required: a URI has every part), URI, questions and failures."""
     _deadline(doc, out, path, resource, timeout)
+    _asks(doc, out, path, resource.get("asks"))
     params = resource.get("params")
     declared: dict[str, Any] = params if isinstance(params, dict) else {}
     _fields(doc, out, (*path, "params"), declared)

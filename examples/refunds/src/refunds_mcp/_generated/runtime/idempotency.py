@@ -162,9 +162,15 @@ async def _run_recorded(services: Services, tool: ToolDefinition, claim: Claim, 
     task.add_done_callback(services.pending.discard)
     try:
         with anyio.move_on_after(tool.deadline_s):
-            result = await asyncio.shield(outcome)
+            try:
+                result = await asyncio.shield(outcome)
+            except Refused:
+                await asyncio.shield(recorded)  # the key is freed before the refusal is answered
+                raise
             await asyncio.shield(recorded)
             return result
+    except Refused:
+        raise
     except BaseException:
         task.cancel()
         raise

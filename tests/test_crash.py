@@ -29,6 +29,11 @@ from ledger import receive, running_redis, send, stdio_server
 
 pytestmark = pytest.mark.slow
 
+SQLITE_KEYS = int(os.environ.get("FAILWELL_CRASH_KEYS", "140"))
+"""Keys per SQLite run (140 in the suite, which kills its servers a dozen times or more; set more for a longer run)."""
+REDIS_KEYS = SQLITE_KEYS * 2 // 3
+"""Keys per Redis run, whose servers and Redis are killed more often per key."""
+
 SPEC = """\
 failwell: 1
 server:
@@ -236,7 +241,7 @@ def test_sigkill_during_concurrent_keyed_writes_on_sqlite(tmp_path: Path, policy
     src = make_journal(tmp_path, "sqlite", rerun=policy == "rerun_safe", reconcile=policy == "reconcile")
     journal = tmp_path / "journal.txt"
     env = {"JOURNAL_FILE": str(journal), "FAILWELL_SQLITE_PATH": str(tmp_path / "state.sqlite3")}
-    keys = [f"sqlite-{number:05d}-{policy}" for number in range(200)]
+    keys = [f"sqlite-{number:05d}-{policy}" for number in range(SQLITE_KEYS)]
     tally = Tally()
     servers = [Server(src, env)]
     try:
@@ -261,7 +266,7 @@ def test_two_replicas_and_redis_sigkilled_during_keyed_writes(tmp_path: Path, re
     journal = tmp_path / "journal.txt"
     port = free_port()
     env = {"JOURNAL_FILE": str(journal), "REDIS_URL": f"redis://127.0.0.1:{port}/0"}
-    keys = [f"redis-{number:05d}-{'rerun' if rerun else 'refuse'}" for number in range(120)]
+    keys = [f"redis-{number:05d}-{'rerun' if rerun else 'refuse'}" for number in range(REDIS_KEYS)]
     tally = Tally()
     rng = random.Random(20261202 + rerun)
     redis_kills = 0

@@ -48,7 +48,7 @@ from failwell.spec.load import load_text
 LONG_RUN = "FAILWELL_FUZZ_EXAMPLES" in os.environ
 MUTANTS = int(os.environ.get("FAILWELL_FUZZ_EXAMPLES", "300"))
 """Mutants of the slow property-A test (the smoke test runs 20)."""
-BUILDS = int(os.environ.get("FAILWELL_FUZZ_BUILDS", max(3, MUTANTS // 2000)))
+BUILDS = int(os.environ.get("FAILWELL_FUZZ_BUILDS", max(2, MUTANTS // 2000)))
 """Accepted mutants whose generated project is checked (about 30 s each): 3, or one per 2,000 mutants."""
 SECONDS = 10
 """The most one mutant may take, all of it, before it counts as a hang (Hypothesis's deadline is 5 s)."""

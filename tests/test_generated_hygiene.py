@@ -151,14 +151,55 @@ tools:
       note_missing:
         class: not_found
         message: "No note {noteId}. Ids look like N-1; call get-note with another id."
+  delete-note:
+    description: Delete one note, once its person confirms it and says why.
+    effect: destructive
+    idempotency: required
+    deadline_s: 5
+    uses: [db]
+    input:
+      noteId: {type: string, description: The note's id., example: N-1}
+    confirm:
+      message: "Delete note {noteId}? It cannot be brought back."
+    asks:
+      reason:
+        kind: form
+        message: Why delete {noteId}?
+        fields:
+          why: {type: string, description: Why it goes., example: a duplicate}
+          keep_copy: {type: boolean, description: Whether to keep a copy., default: false}
+      wording: {kind: sampling, max_tokens: 50}
+      folders: {kind: roots}
+resources:
+  note:
+    uri: "notes://{ref}"
+    description: One note, after asking why it is read.
+    params:
+      ref: {type: string, pattern: "^N-[0-9]+$", description: The note., example: N-1}
+    asks:
+      purpose:
+        kind: form
+        message: Why read {ref}?
+        fields:
+          reason: {type: string, description: The reason., example: an audit}
+prompts:
+  summarise:
+    description: Summarise the notes, after asking what to focus on.
+    asks:
+      focus:
+        kind: form
+        message: What should the summary focus on?
+        fields:
+          topic: {type: string, description: The topic., example: work}
 """
 
 
 @pytest.mark.slow
 def test_a_fresh_project_with_settings_a_dependency_and_published_names_passes_its_own_checks(tmp_path: Path) -> None:
     """Settings, a dependency whose `open` is still the stub, a kebab-case tool with a camelCase nullable argument
-    and a text template, together: the project's ruff, format check, mypy --strict and its own generated tests
-    (whose stdio server must not open the dependency its fault handlers never use) all pass."""
+    and a text template, a destructive tool that confirms and asks (a form, sampling, roots), a resource and a prompt that ask,
+    together: the project's ruff, format check, mypy --strict and its own generated tests (whose stdio server must
+    not open the dependency its fault handlers never use, nor call the tool that needs confirmation) all pass."""
     from failwell import new
 
     (tmp_path / "spec.yaml").write_text(COMBO)

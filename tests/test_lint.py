@@ -122,7 +122,65 @@ CASES = [
         )
         for url in ("auth.example.com", "http://auth.example.com", "https://auth.example.com/?tenant=1", "ftp://x")
     ),
+    ("FW148", replace("    deadline_s: 10\n", "    deadline_s: 10\n    confirm: {message: Read it?}\n"), 10),
 ]
+
+CANCEL = """\
+  orders_cancel:
+    description: Cancel an order.
+    effect: destructive
+    idempotency: required
+    deadline_s: 10
+    input:
+      order_id: {type: string, example: O-1}
+    confirm:
+      message: "Cancel order {order_id}?"
+"""
+
+ASKING = [
+    ("FW149", CANCEL.replace("{order_id}?", "{order}?"), 29),
+    ("FW149", CANCEL + "      declined: '{tool} kept {idem}.'\n", 30),
+    ("FW112", CANCEL.replace("{order_id}?", "{order_id?"), 29),
+    (
+        "FW183",
+        CANCEL
+        + "    asks:\n      why: {kind: form, message: Why?, fields: {tags: {type: array, items: {type: string}}}}\n",
+        31,
+    ),
+    (
+        "FW183",
+        CANCEL + "    asks:\n      why: {kind: form, message: Why?, fields: {note: {type: string, nullable: true}}}\n",
+        31,
+    ),
+    (
+        "FW184",
+        CANCEL + "    asks:\n      login: {kind: form, message: Sign in., fields: {api_key: {type: string}}}\n",
+        31,
+    ),
+    (
+        "FW183",
+        CANCEL.replace(
+            "    idempotency: required\n", "    idempotency: required\n    batch: {items: ids, policy: partial}\n"
+        ).replace("      order_id:", "      ids: {type: array, items: {type: string}}\n      order_id:")
+        + "    asks:\n      why: {kind: sampling}\n",
+        32,
+    ),
+]
+"""A tool that confirms or asks, and what each rule finds in it (its lines follow the GOOD spec's 20)."""
+
+
+@pytest.mark.parametrize(("code", "tool", "line"), ASKING, ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(ASKING)])
+def test_confirm_and_asks_are_linted(code: str, tool: str, line: int) -> None:
+    found = codes(GOOD + tool)
+    assert [c for c in found if c[0] not in ("FW201",)] == [(code, line)]
+
+
+def test_a_confirming_and_asking_tool_is_clean() -> None:
+    asking = (
+        "    asks:\n      why: {kind: form, message: 'Why cancel {order_id}?', fields: {reason: {type: string}}}\n"
+        "      summary: {kind: sampling, max_tokens: 100}\n      folders: {kind: roots}\n"
+    )
+    assert codes(GOOD + CANCEL + asking) == []
 
 
 WRITE = """\

@@ -1,9 +1,10 @@
 """Load and faults over streamable HTTP: two replicas of the generated ledger server on 127.0.0.1 share
 one real redis-server, behind bearer tokens, and write to a real ledger API on 127.0.0.1.
 
-1,000 concurrent tool calls (each key sent twice, once to each replica): every call is answered and
-each write reaches the ledger exactly once. Then 1,000 more while one replica is killed with SIGKILL:
+CALLS concurrent tool calls (each key sent twice, once to each replica): every call is answered and
+each write reaches the ledger exactly once. Then CALLS more while one replica is killed with SIGKILL:
 its callers retry on the other with the same idempotency keys, and no write is lost or done twice.
+CALLS is 400 in the suite (`FAILWELL_REPLICA_CALLS` sets it: 1000 is the load the docs quote).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from ledger import Ledger, make_project, redis_server
 
 pytestmark = pytest.mark.slow
 
-CALLS = 1_000
+CALLS = int(os.environ.get("FAILWELL_REPLICA_CALLS", "400"))
+"""Calls per phase; an even number, at least 8."""
 TOKEN = "replica-token-8c1e4a7f3b"
 HEADERS = {
     "accept": "application/json, text/event-stream",
@@ -112,7 +114,7 @@ def event(replica: Running, name: str) -> int:
     return sum(json.loads(line).get("event") == name for line in replica.logged().splitlines() if line.startswith("{"))
 
 
-def test_1000_concurrent_calls_on_two_replicas_then_one_killed(replicas: tuple[list[Running], Ledger]) -> None:
+def test_concurrent_calls_on_two_replicas_then_one_killed(replicas: tuple[list[Running], Ledger]) -> None:
     running, ledger = replicas
     urls = [replica.url for replica in running]
 
@@ -137,7 +139,7 @@ def test_1000_concurrent_calls_on_two_replicas_then_one_killed(replicas: tuple[l
     runs = sum(calm_posts.values()) - retries
     assert CALLS // 2 <= runs <= CALLS // 2 + failed_runs, (runs, retries, dict(calm.attempts))
 
-    # 1,000 new keys, alternating replicas; replica 1 is killed once a quarter of them reached the ledger.
+    # CALLS new keys, alternating replicas; replica 1 is killed once a quarter of them reached the ledger.
     stormy = Tally()
     keys = [(number % 2, f"storm-{number:04d}-one-killed", number + 1) for number in range(CALLS)]
 

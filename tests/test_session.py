@@ -155,9 +155,13 @@ def test_stdin_closed_with_calls_in_flight_answers_them_all_then_exits_0(edges_s
     assert all("error" not in answer for answer in answers), answers
 
 
+SHUTDOWNS = int(os.environ.get("FAILWELL_SHUTDOWN_SESSIONS", "8"))
+"""Sessions that end while threads and children write to fd 1 (8 in the suite; the race shows within a few)."""
+
+
 def test_threads_and_children_writing_to_fd_1_during_shutdown_never_reach_the_wire(edges_src: Path) -> None:
     off_protocol = 0
-    for number in range(20):
+    for number in range(SHUTDOWNS):
         _, raw, code = session(edges_src, [call(1, "chatter"), call(2, "slow")])
         for line in raw.decode(errors="replace").splitlines():
             try:
@@ -167,4 +171,4 @@ def test_threads_and_children_writing_to_fd_1_during_shutdown_never_reach_the_wi
                 continue
             off_protocol += message.get("jsonrpc") != "2.0"
         assert code == 0, number
-    assert off_protocol == 0, f"{off_protocol} lines on stdout were not JSON-RPC in 20 sessions"
+    assert off_protocol == 0, f"{off_protocol} lines on stdout were not JSON-RPC in {SHUTDOWNS} sessions"

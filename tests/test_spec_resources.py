@@ -202,8 +202,8 @@ CASES = [
     ),
     (
         replace("    mime_type: application/json\n", "    mime_type: application/json\n    effect: read\n"),
-        "spec.yaml:16:5: FW015 unknown key `effect` in `resources.task`; allowed keys: deadline_s, description, "
-        "failures, mime_type, params, scopes, title, upstreams, uri, uses",
+        "spec.yaml:16:5: FW015 unknown key `effect` in `resources.task`; allowed keys: asks, deadline_s, "
+        "description, failures, mime_type, params, scopes, title, upstreams, uri, uses",
     ),
     (
         replace("    title: Triage a task\n", "    title: Triage a task\n    idempotency: none\n"),

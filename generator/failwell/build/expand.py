@@ -46,6 +46,8 @@ PER_TOOL = (
     ("test_errors.py.jinja", "tests/generated/test_{tool}_errors.py"),
     ("test_tool.py.jinja", "tests/test_{tool}.py"),
 )
+PER_ASKING_TOOL = (("test_asking.py.jinja", "tests/generated/test_{tool}_asking.py"),)
+"""The tests of what a tool asks: its confirmation, its questions (for a tool that has either)."""
 
 
 def tool_files(project: Project) -> dict[str, str]:
@@ -63,6 +65,14 @@ def tool_files(project: Project) -> dict[str, str]:
         template = env.get_template(template_name)
         for tool in project.tools:
             files[pattern.format(package=project.package, tool=tool.name)] = template.render(project=project, tool=tool)
+    for template_name, pattern in PER_ASKING_TOOL:
+        template = env.get_template(template_name)
+        for tool in (t for t in project.tools if t.confirm_lines or t.asking.asks):
+            files[pattern.format(package=project.package, tool=tool.name)] = template.render(project=project, tool=tool)
+    template = env.get_template("test_read_asking.py.jinja")
+    for reader in (r for r in (*project.resources, *project.prompts) if r.asking.asks):
+        path = f"tests/generated/test_{reader.name}_{reader.kind}_asking.py"
+        files[path] = template.render(project=project, reader=reader)
     for kind, readers in (("resource", project.resources), ("prompt", project.prompts)):
         for template_name, pattern in PER_READER[kind] if readers else ():
             template = env.get_template(template_name)

@@ -158,6 +158,10 @@ class Ask:
     """`self.<name> = Form(...)` (or `Sampling`, `Roots`) in `Asks.__init__`, laid out as ruff formats it."""
     message: str
     """A form's message template (empty for the other kinds)."""
+    question: str
+    """How a generated test asks it: `ctx.ask.approval()`, `ctx.ask.summary("...")`, `ctx.ask.folders()`."""
+    answer_model: str = ""
+    """A form's answer model (`ApprovalAnswer`)."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,16 @@ class Asking:
     uses_field: bool = False
     uses_literal: bool = False
     uses_formats: bool = False
+    forms: bool = False
+    """Whether a question is a form."""
+    beyond_forms: bool = False
+    """Whether a question is not a form (sampling, roots): a client that can only confirm cannot answer it."""
+    answers_line: str = ""
+    """`ANSWERS = {...}`: one answer that fits every form (each form's fields, with example values)."""
+    wrong_line: str = ""
+    """`WRONG = {...}`: an answer whose first field has the wrong type, for the first form."""
+    questions_line: str = ""
+    """`questions = [ctx.ask.<name>(...), ...]`, laid out as ruff formats it, for the generated tests."""
 
 
 @dataclass(frozen=True)
@@ -255,6 +269,11 @@ class Tool:
     confirm_lines: str = ""
     """`confirm=Confirm(...),` in its definition (the spec's `confirm:`)."""
     confirm_message: str = ""
+    confirm_asked_line: str = ""
+    """`asked = "..."`: the confirmation's message filled with the example arguments, for the generated tests."""
+    confirm_refuses: bool = True
+    """Whether a client that cannot ask is refused (`without_elicitation: refuse`), else the tool runs."""
+    confirm_expires_s: float = 300.0
 
 
 @dataclass(frozen=True)
@@ -361,6 +380,10 @@ class Project:
     settings_example: str = ""
     """The `EXAMPLE_SETTINGS = Settings.model_validate(...)` line: the settings of a server built without any."""
     """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the user's data folder)."""
+    asking: bool = False
+    """Whether a tool confirms or a tool or prompt asks (the generated tests then answer as a person would)."""
+    confirmed_line: str = "CONFIRMED: frozenset[str] = frozenset([])"
+    """`CONFIRMED = frozenset(...)`: the tools that run only after their person confirms them."""
 
     def context(self) -> dict[str, Any]:
         """The model as JSON data, keys sorted: what copier.yml's `project` answer holds (Jinja's `tojson`)."""
@@ -433,6 +456,10 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         instructions_line=assignment("INSTRUCTIONS", string(description), 0),
         tools=tools,
         stdio_calls=literal({n: f.example_arguments(with_idempotency_key(s)) for n, s in tool_specs}),
+        asking=any(t.confirm_lines or t.asking.asks for t in tools) or any(p.asking.asks for p in prompts),
+        confirmed_line=fitted(
+            "CONFIRMED: frozenset[str] = frozenset(", sorted(n for n, s in tool_specs if s.get("confirm")), ")", 0
+        ),
         messages_literal=literal(overrides),
         outcome_unknown_literal=string(outcome_unknown) if outcome_unknown else "",
         upstreams=tuple(_upstream(n, u) for n, u in sorted((data.get("upstreams") or {}).items())),
@@ -800,6 +827,9 @@ def _tool(
         asking=asked,
         confirm_lines=confirm_lines(spec),
         confirm_message=" ".join(spec["confirm"]["message"].split()) if spec.get("confirm") else "",
+        confirm_asked_line=_confirm_asked_line(name, spec, example),
+        confirm_refuses=(spec.get("confirm") or {}).get("without_elicitation", "refuse") == "refuse",
+        confirm_expires_s=float((spec.get("confirm") or {}).get("expires_s", 300)),
     )
 
 
@@ -1074,18 +1104,29 @@ def asking(spec: dict[str, Any], indent: int = 8) -> Asking:
         return Asking()
     questions: list[Ask] = []
     answer_models: list[f.ModelClass] = []
+    answers: dict[str, Any] = {}
+    wrong: dict[str, Any] = {}
     for name, ask in asks.items():
         kind = ask["kind"]
         if kind == "form":
             model = f"{pascal(name)}Answer"
             answer_models += f.models(model, ask["fields"], published=True)
             call: Call = ("Form", ["conversation", string(name), string(ask["message"]), model, "arguments"])
+            example = f.example_arguments(ask["fields"])
+            answers.update(example)
+            if not wrong and ask["fields"]:
+                first, spec = next(iter(ask["fields"].items()))
+                wrong = {**example, first: _WRONG_VALUES[f.json_type(spec)] if "enum" not in spec else "not-a-choice"}
+            question = f"ctx.ask.{name}()"
         elif kind == "sampling":
             call = ("Sampling", ["conversation", string(name), str(int(ask.get("max_tokens", 1000)))])
+            question = f'ctx.ask.{name}("A question for the model.")'
         else:
             call = ("Roots", ["conversation", string(name)])
+            question = f"ctx.ask.{name}()"
         lines = call_lines((f"self.{name} = {call[0]}", call[1]), 8)
-        questions.append(Ask(name, kind, "\n".join(lines), ask.get("message", "")))
+        model_name = f"{pascal(name)}Answer" if kind == "form" else ""
+        questions.append(Ask(name, kind, "\n".join(lines), ask.get("message", ""), question, model_name))
     annotations = " ".join(member.annotation for model in answer_models for member in model.fields)
     kinds = sorted({_ASK_CLASSES[a["kind"]] for a in asks.values()})
     return Asking(
@@ -1097,7 +1138,20 @@ def asking(spec: dict[str, Any], indent: int = 8) -> Asking:
         uses_field="Field(" in annotations or any(m.alias for model in answer_models for m in model.fields),
         uses_literal="Literal[" in annotations,
         uses_formats="formats.check(" in annotations,
+        forms=any(a["kind"] == "form" for a in asks.values()),
+        beyond_forms=any(a["kind"] != "form" for a in asks.values()),
+        answers_line=assignment("ANSWERS: dict[str, Any]", inline(answers), 0) if answers else "",
+        wrong_line=assignment("WRONG: dict[str, Any]", inline(wrong), 0) if wrong else "",
+        questions_line=assignment("questions", f"[{', '.join(q.question for q in questions)}]", 4),
     )
+
+
+def _confirm_asked_line(tool: str, spec: dict[str, Any], example: dict[str, Any]) -> str:
+    """`asked = "..."`: the confirmation's message with the example arguments, as the person reads it."""
+    if not spec.get("confirm"):
+        return ""
+    values = {name: messages.for_person(value) for name, value in example.items()} | {"tool": tool}
+    return assignment("asked", string(messages.fill(" ".join(spec["confirm"]["message"].split()), values)), 4)
 
 
 def confirm_lines(spec: dict[str, Any]) -> str:

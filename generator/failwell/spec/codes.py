@@ -96,6 +96,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "FW145": ("error", "`idempotent: true` on a read or on a write with an idempotency key"),
     "FW146": ("error", "`idempotent: true` on a destructive tool without an `idempotency_reason`"),
     "FW147": ("error", "a tool's `text` without an `output` (or on a batch), or naming a field the output lacks"),
+    "FW148": ("error", "`confirm` on a read tool (a read changes nothing to confirm)"),
+    "FW149": ("error", "a placeholder in `confirm`'s message, `declined` or `unavailable` that is not an argument"),
     "FW150": ("error", 'a tool name the generated code already uses (see "Reserved names")'),
     "FW151": (
         "error",
@@ -167,6 +169,12 @@ CODES: dict[str, tuple[Severity, str]] = {
         "error",
         "a dependency's timeout not shorter than the deadline of a tool, resource or prompt that uses it",
     ),
+    "FW183": (
+        "error",
+        "`asks` on a batch tool, or a form field that is not flat (an array, an object, nullable, a format "
+        "other than email, uri, date and date-time)",
+    ),
+    "FW184": ("error", "a form field named like a secret (`password`, `token`, `api_key`): forms must not ask for one"),
     "FW190": (
         "error",
         "a setting's flag or environment variable that another setting or the server itself already takes "

@@ -397,6 +397,8 @@ def _tool(
     _text(doc, out, path, tool)
     inputs = tool.get("input") if isinstance(tool.get("input"), dict) else {}
     assert isinstance(inputs, dict)
+    _confirm(doc, out, path, tool, [*inputs, *(["idempotency_key"] if keyed else [])])
+    _asks(doc, out, path, tool.get("asks"), batch=tool.get("batch") is not None)
     for section in ("input", "output"):
         fields = tool.get(section)
         if isinstance(fields, dict):
@@ -415,6 +417,88 @@ def _tool(
             item_fields = list(field["items"]["properties"])
     known = {**inputs, **{key: {} for key in item_fields}}
     _failures(doc, out, path, failures, known, defaults, _nested_names("Input", inputs))
+
+
+def _confirm(
+    doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict[str, Any], inputs: list[str]
+) -> None:
+    """A tool's `confirm` is for a write, and its messages are templates over the tool's arguments."""
+    confirm = tool.get("confirm")
+    if not isinstance(confirm, dict):
+        return
+    if tool.get("effect") == "read":
+        message = (
+            "`confirm` asks the person before a change, and a read changes nothing; remove it, or make the tool a "
+            "write or destructive one"
+        )
+        out.append(doc.diagnostic((*path, "confirm"), "FW148", message, key=True))
+    for key in ("message", "declined", "unavailable"):
+        template = confirm.get(key)
+        if not isinstance(template, str):
+            continue
+        try:
+            used = placeholders(template)
+        except ValueError as exc:
+            out.append(doc.diagnostic((*path, "confirm", key), "FW112", f"message template: {exc}"))
+            continue
+        for name in used:
+            if name not in inputs and name != "tool":
+                close = difflib.get_close_matches(name, inputs, n=1)
+                hint = f" (did you mean {{{close[0]}}}?)" if close else ""
+                message = (
+                    f"placeholder {{{name}}} in `confirm.{key}` is not an argument of this tool{hint}; use one of: "
+                    + ", ".join(f"{{{argument}}}" for argument in ["tool", *inputs])
+                )
+                out.append(doc.diagnostic((*path, "confirm", key), "FW149", message))
+
+
+_FORM_TYPES = ("string", "number", "integer", "boolean")
+"""What a form's field may be: elicitation asks for a flat object of primitives."""
+
+
+def _asks(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], asks: Any, batch: bool = False) -> None:
+    """Questions: not from a batch tool; a form's fields flat primitives, none a secret; its message well formed."""
+    if not isinstance(asks, dict):
+        return
+    if batch:
+        message = "a batch tool cannot ask while it runs (its items are handled one by one); remove `asks`"
+        out.append(doc.diagnostic((*path, "asks"), "FW183", message, key=True))
+    for name, ask in asks.items():
+        if not isinstance(ask, dict) or not isinstance(ask.get("fields"), dict):
+            continue
+        apath = (*path, "asks", name)
+        template = ask.get("message")
+        if isinstance(template, str):
+            try:
+                placeholders(template)
+            except ValueError as exc:
+                out.append(doc.diagnostic((*apath, "message"), "FW112", f"message template: {exc}"))
+        for field, spec in ask["fields"].items():
+            fpath = (*apath, "fields", field)
+            if not isinstance(spec, dict) or doc.is_broken(fpath, below=False):
+                continue
+            kind = f.json_type(spec)
+            if (
+                kind not in _FORM_TYPES
+                or spec.get("nullable")
+                or ("format" in spec and spec["format"] not in _FORM_FORMATS)
+            ):
+                message = (
+                    f"form field `{field}` is {'nullable' if spec.get('nullable') else kind}; a form asks for flat "
+                    "values: a string (with pattern, length, or the format email, uri, date or date-time), a number, "
+                    "an integer, a boolean or an enum"
+                )
+                out.append(doc.diagnostic(fpath, "FW183", message, key=True))
+            if messages.secret_named(field):
+                message = (
+                    f"form field `{field}` is named like a secret; a form must not ask the person for a password, a "
+                    "token or a key (the client shows and keeps what they type); use the server's settings or OAuth"
+                )
+                out.append(doc.diagnostic(fpath, "FW184", message, key=True))
+
+
+_FORM_FORMATS = ("email", "uri", "date", "date-time")
+"""The string formats an elicitation form's schema allows."""
 
 
 def _text(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict[str, Any]) -> None:
@@ -505,8 +589,9 @@ def _resource(
     doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], resource: dict[str, Any], timeout: float,
     defaults: dict[str, Any],
 ) -> None:  # fmt: skip
-    """A resource's deadline, params (scalars, each required: a URI has every part), URI and failures."""
+    """A resource's deadline, params (scalars, each required: a URI has every part), URI, questions and failures."""
     _deadline(doc, out, path, resource, timeout)
+    _asks(doc, out, path, resource.get("asks"))
     params = resource.get("params")
     declared: dict[str, Any] = params if isinstance(params, dict) else {}
     _fields(doc, out, (*path, "params"), declared)
@@ -636,8 +721,9 @@ def _prompt(
     timeout: float,
     defaults: dict[str, Any],
 ) -> None:
-    """A prompt's deadline, arguments (strings: MCP prompt arguments are) and failures."""
+    """A prompt's deadline, arguments (strings: MCP prompt arguments are), questions and failures."""
     _deadline(doc, out, path, prompt, timeout)
+    _asks(doc, out, path, prompt.get("asks"))
     arguments = prompt.get("arguments")
     declared: dict[str, Any] = arguments if isinstance(arguments, dict) else {}
     _fields(doc, out, (*path, "arguments"), declared)

@@ -79,12 +79,30 @@ def compose(
     keyed: bool = False,
     after: str = "refuse",
     running: bool = False,
+    retry: str | None = None,
 ) -> str:
-    """The whole message, exactly as the generated runtime builds it (`after` and `running` as its `compose`)."""
+    """The whole message, exactly as the generated runtime builds it (`after`, `running` and `retry` as its
+    `compose`)."""
     wording = runtime("wording")
     return str(
-        wording.compose(body, failure_class, effect, values, changed=changed, keyed=keyed, after=after, running=running)
+        wording.compose(
+            body, failure_class, effect, values, changed=changed, keyed=keyed, after=after, running=running, retry=retry
+        )
     )
+
+
+def asking_words() -> dict[str, str]:
+    """The runtime's words for confirmations and questions: `declined`, `unavailable` (a tool's confirmation),
+    `ask_declined`, `cannot_ask`, and the retry sentences `not_again` and `other_client`."""
+    classes = runtime("classes")
+    return {
+        "declined": classes.CONFIRM_DECLINED_MESSAGE,
+        "unavailable": classes.CONFIRM_UNAVAILABLE_MESSAGE,
+        "ask_declined": classes.ASK_DECLINED_MESSAGE,
+        "cannot_ask": classes.CANNOT_ASK_MESSAGE,
+        "not_again": classes.NOT_AGAIN_SENTENCE,
+        "other_client": classes.OTHER_CLIENT_SENTENCE,
+    }
 
 
 def outcome_unknown_text(tool: str, effect: str, template: str, check_with: str | None, reference: str) -> str:
@@ -141,9 +159,19 @@ def secret_named(name: str) -> bool:
     return bool(runtime("scrub").secret_named(name))
 
 
+def fill(template: str, values: dict[str, str]) -> str:
+    """`template` with its placeholders filled as the runtime fills them (a missing one reads `(not given)`)."""
+    return str(template.format_map(runtime("wording").Values(values)))
+
+
 def display(value: Any) -> str:
     """How a value reads inside a message: strings bare, anything else as JSON."""
     return str(runtime("wording").display(value))
+
+
+def for_person(value: Any) -> str:
+    """How a value reads in a question to the person (a confirmation, a form's message), as the runtime shows it."""
+    return str(runtime("wording").for_person(value))
 
 
 def shown(value: Any) -> str:

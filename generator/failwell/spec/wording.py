@@ -141,6 +141,7 @@ def rows(data: dict[str, Any]) -> list[Row]:
             out.append(_outcome_unknown_row(tool, effect, spec.get("check_with"), overrides.get("outcome_unknown")))
         if spec.get("scopes"):
             out.append(_scope_row(tool, effect, spec["scopes"][0], data["server"].get("auth") or {}))
+        out.extend(_asking_rows(owner, spec, example))
     for kind, section in (("resource", "params"), ("prompt", "arguments")):
         for name, spec in sorted((data.get(f"{kind}s") or {}).items()):
             owner = _Owner(kind, name)
@@ -153,6 +154,53 @@ def rows(data: dict[str, Any]) -> list[Row]:
                 out.extend(_upstream_rows(owner, spec["upstreams"][0], data.get("upstreams") or {}))
             if spec.get("uses"):
                 out.extend(_dependency_rows(owner, spec["uses"][0], data.get("dependencies") or {}))
+            out.extend(_asking_rows(owner, spec, example))
+    return out
+
+
+def _asking_rows(owner: _Owner, spec: dict[str, Any], example: dict[str, Any]) -> list[Row]:
+    """What a person reads when asked (a tool's confirmation, a form question, with example values), and what the
+    model reads when the person declines or the client cannot ask."""
+    words = messages.asking_words()
+    values = {name: messages.display(value) for name, value in example.items()}
+    values.update(tool=owner.label, reference=EXAMPLE_REFERENCE)
+    out: list[Row] = []
+
+    asked = {name: messages.for_person(value) for name, value in example.items()}
+    asked.update(tool=owner.label, reference=EXAMPLE_REFERENCE)
+
+    def question(failure: str, template: str, source: tuple[str | int, ...]) -> Row:
+        text = messages.fill(template, asked)
+        problems = (("FW204", "internals in the question (a URL, address, host, path, SQL or stack words)"),)
+        found = problems if _internals(template) else ()
+        return Row(owner.name, failure, "question", text, False, "none", (), found, source, owner.kind)
+
+    def refusal(failure: str, template: str, retry: str, source: tuple[str | int, ...], ask: str = "") -> Row:
+        filled = {**values, "ask": ask, "what": "its person (a form)"}
+        text = messages.compose(template, "permission_denied", owner.effect, filled, "none", retry=retry)
+        problems = (("FW204", "internals in the template"),) if _internals(template) else ()
+        return Row(owner.name, failure, "permission_denied", text, False, "none", (), problems, source, owner.kind)
+
+    confirm = spec.get("confirm")
+    if confirm:
+        path = (f"{owner.kind}s", owner.name, "confirm")
+        out.append(question("confirm", " ".join(confirm["message"].split()), (*path, "message")))
+        declined = " ".join(confirm.get("declined", words["declined"]).split())
+        where = (*path, "declined" if "declined" in confirm else "message")
+        out.append(refusal("declined", declined, words["not_again"], where))
+        if confirm.get("without_elicitation", "refuse") == "refuse":
+            unavailable = " ".join(confirm.get("unavailable", words["unavailable"]).split())
+            where = (*path, "unavailable" if "unavailable" in confirm else "without_elicitation")
+            out.append(refusal("confirmation_unavailable", unavailable, words["other_client"], where))
+    asks = spec.get("asks") or {}
+    for name, ask in asks.items():
+        if ask.get("kind") == "form":
+            where_asked: tuple[str | int, ...] = (f"{owner.kind}s", owner.name, "asks", name, "message")
+            out.append(question(f"ask {name}", " ".join(ask["message"].split()), where_asked))
+    if asks:
+        first = next(iter(asks))
+        source = (f"{owner.kind}s", owner.name, "asks")
+        out.append(refusal("declined", words["ask_declined"], words["not_again"], source, first))
     return out
 
 

@@ -38,6 +38,9 @@ EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {
 }
 """Arguments that pass each tool's input schema."""
 
+CONFIRMED: frozenset[str] = frozenset([])
+"""The tools that run only after their person confirms them (a client that cannot ask is refused)."""
+
 PLANTED_SECRET = "postgres://admin:hunter2@10.20.30.40:5432/prod?token=sk_live_4eC39HqLyjWDarjtT1zdp7dc"
 """An exception text no client may ever see."""
 

@@ -17,8 +17,6 @@ the call answers -32021 naming the capability (HTTP 400), unless the handler che
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 import warnings
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
@@ -40,7 +38,7 @@ from mcp.types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
-from .wording import Values
+from .wording import Values, for_person
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -51,25 +49,6 @@ BACK_CHANNEL_ATTEMPTS = 3
 
 STATE_VERSION = 1
 """The version of the plaintext this runtime puts in `requestState` (the SDK seals it)."""
-
-
-PLAIN = re.compile(r"[\w.@:/+#-]{1,64}")
-"""A value shown bare in a question to the person: one word of letters, digits and `._-:/@+#`."""
-
-
-def shown(value: object) -> str:
-    """How a value reads in a question to the person (a confirmation, a form's message). The arguments come from
-    the model, and the person decides on what they read: a plain word reads as it is; any other string is quoted
-    as JSON, so that its spaces, line breaks, and words that could pass for the question's own ("nothing will be
-    deleted") read as part of the value; invisible and direction-changing characters are escaped; anything else
-    reads as JSON."""
-    if isinstance(value, str) and PLAIN.fullmatch(value):
-        return value
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return "".join(
-        f"\\u{ord(char):04x}" if unicodedata.category(char)[0] == "C" or char in "\u2028\u2029" else char
-        for char in text
-    )
 
 
 class Declined(Exception):
@@ -291,7 +270,7 @@ class Form(Asker, Generic[M]):
 
     def __call__(self, **values: object) -> Question[M]:
         """The question, its message filled from the call's arguments and `values` (by placeholder)."""
-        filled = Values({name: shown(value) for name, value in {**self.arguments, **values}.items()})
+        filled = Values({name: for_person(value) for name, value in {**self.arguments, **values}.items()})
         schema = self.model.model_json_schema()
         requested = {
             "type": "object",

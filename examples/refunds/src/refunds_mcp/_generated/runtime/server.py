@@ -253,7 +253,9 @@ class FailwellServer(BaseServer):
         ]
         return ListResourceTemplatesResult(resource_templates=templates)
 
-    async def _read_resource(self, context: Any, params: ReadResourceRequestParams) -> ReadResourceResult:
+    async def _read_resource(
+        self, context: Any, params: ReadResourceRequestParams
+    ) -> ReadResourceResult | InputRequiredResult:
         await admit("resources/read", _mcp_context(self, context), self.services)
         uri = str(params.uri)
         for resource in self.resources:
@@ -262,7 +264,7 @@ class FailwellServer(BaseServer):
                 refused = resource.refusals(arguments)
                 if refused:
                     raise jsonrpc_error(invalid_parameters(resource.reader, refused))
-                ctx = _mcp_context(self, context)
+                ctx = _mcp_context(self, context, params)
                 read = run_read(resource.reader, arguments, ctx, self.services, _contents(resource, uri))
                 return await self._cancellable(ctx, read, ReadResourceResult(contents=[]))
         raise unknown_resource(uri, self.resources)
@@ -394,7 +396,9 @@ nothing for it."""
 
 
 Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
-Answer = TypeVar("Answer", GetPromptResult | InputRequiredResult, ListResourcesResult, ReadResourceResult)
+Answer = TypeVar(
+    "Answer", GetPromptResult | InputRequiredResult, ListResourcesResult, ReadResourceResult | InputRequiredResult
+)
 
 
 D = TypeVar("D", ToolDefinition, ResourceDefinition, PromptDefinition)

@@ -162,15 +162,14 @@ async def _run_recorded(services: Services, tool: ToolDefinition, claim: Claim, 
     task.add_done_callback(services.pending.discard)
     try:
         with anyio.move_on_after(tool.deadline_s):
-            result = await asyncio.shield(outcome)
+            try:
+                result = await asyncio.shield(outcome)
+            except Refused:
+                await asyncio.shield(recorded)  # the key is freed before the refusal is answered
+                raise
             await asyncio.shield(recorded)
             return result
     except Refused:
-        # Refused before its handler changed anything (a question the client cannot answer): the key is freed
-        # before the refusal is sent, so a retry right after it is judged afresh (cancelling the task here
-        # stopped the release, and the key became an unknown outcome when its lease ended).
-        with anyio.CancelScope(shield=True):
-            await asyncio.shield(recorded)
         raise
     except BaseException:
         task.cancel()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 
 from .classes import (
     CHANGED_SENTENCES,
@@ -39,6 +40,25 @@ from .classes import (
 def display(value: object) -> str:
     """How a value reads inside a message: strings bare, anything else as JSON."""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+PLAIN = re.compile(r"[\w.@:/+#-]{1,64}")
+"""A value shown bare in a question to the person: one word of letters, digits and `._-:/@+#`."""
+
+
+def for_person(value: object) -> str:
+    """How a value reads in a question to the person (a confirmation, a form's message). The arguments come from
+    the model, and the person decides on what they read: a plain word reads as it is; any other string is quoted
+    as JSON, so that its spaces, line breaks, and words that could pass for the question's own ("nothing will be
+    deleted") read as part of the value; invisible and direction-changing characters are escaped; anything else
+    reads as JSON."""
+    if isinstance(value, str) and PLAIN.fullmatch(value):
+        return value
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return "".join(
+        f"\\u{ord(char):04x}" if unicodedata.category(char)[0] == "C" or char in "\u2028\u2029" else char
+        for char in text
+    )
 
 
 def seconds(value: float) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -29,12 +30,12 @@ from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.types import CallToolResult, ElicitResult, InputRequiredResult
 from pydantic import BaseModel, ValidationError
 
-from .asks import Conversation, invalid_state, shown
+from .asks import Conversation, invalid_state
 from .callers import Caller
 from .classes import CONFIRM_UNANSWERED_MESSAGE, NOT_AGAIN_SENTENCE, OTHER_CLIENT_SENTENCE, UNANSWERED_RETRY
 from .contracts import Services, ToolDefinition
 from .results import ErrorReply, error_result, store_unavailable
-from .wording import Values, display, seconds
+from .wording import Values, display, for_person, seconds
 
 QUESTION = "confirm"
 """The key of the confirmation in `inputRequests` and `inputResponses`."""
@@ -50,6 +51,9 @@ SCHEMA: dict[str, Any] = {
 
 CONFIRM_MARGIN_S = 60.0
 """How much longer than its expiry a confirmation's state lives (sealed) and its used nonce is remembered."""
+
+CLOCK: Callable[[], float] = time.time
+"""Where a confirmation's expiry is read (tests move it forward)."""
 
 
 async def confirmed(
@@ -68,7 +72,8 @@ async def confirmed(
     key = getattr(params, "idempotency_key", None)
     if not conversation.can("elicitation"):
         return None if confirm.without_elicitation == "run" else _refused(tool, confirm.unavailable, arguments)
-    message = confirm.message.format_map(Values({name: shown(value) for name, value in arguments.items()}))
+    values = {name: for_person(value) for name, value in arguments.items()}
+    message = confirm.message.format_map(Values({**values, "tool": tool.name}))
     if not conversation.modern:
         return await _legacy(tool, message, context, arguments)
     state = conversation.state
@@ -77,7 +82,7 @@ async def confirmed(
         return _ask(tool, conversation, message, caller, key)
     if state.confirm.get("caller") != caller.name or state.confirm.get("key") != key:
         raise invalid_state("it was made for another caller or idempotency_key")
-    if not isinstance(state.confirm.get("until"), int | float) or time.time() >= state.confirm["until"]:
+    if not isinstance(state.confirm.get("until"), int | float) or CLOCK() >= state.confirm["until"]:
         raise invalid_state("the confirmation expired; ask again")
     if not state.confirm.get("accepted") and answer is None:
         return _ask(tool, conversation, message, caller, key)  # the answer did not come, or did not fit: asked again
@@ -117,7 +122,7 @@ def _ask(
     assert tool.confirm is not None
     conversation.state.confirm = {
         "nonce": secrets.token_urlsafe(16),
-        "until": time.time() + tool.confirm.expires_s,
+        "until": CLOCK() + tool.confirm.expires_s,
         "caller": caller.name,
         "key": key,
     }
@@ -131,7 +136,7 @@ def _ask(
 def _next_round(conversation: Conversation, expires_s: float) -> None:
     """The confirmation holds for this round's run; should the handler ask more, the next round gets a new nonce."""
     state = conversation.state.confirm
-    state.update(nonce=secrets.token_urlsafe(16), until=time.time() + expires_s, accepted=True)
+    state.update(nonce=secrets.token_urlsafe(16), until=CLOCK() + expires_s, accepted=True)
 
 
 async def _legacy(

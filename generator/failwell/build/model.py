@@ -222,6 +222,18 @@ class Tool:
     """The tool's entry in `build_server`'s list, laid out as ruff formats it."""
     context_type: str = "ToolContext[None]"
     """The handler's `Context`: `ToolContext[upstreams, deps, settings]`, each argument only as far as needed."""
+    content_lines: str = ""
+    """`CONTENT = ContentPolicy(...)`: the spec's `content` (empty: none), laid out as ruff formats it."""
+    content_kinds: tuple[str, ...] = ()
+    """The kinds of block its handler may return (the spec's `content.kinds`)."""
+    content_tests: tuple[tuple[str, str], ...] = ()
+    """For the generated tests: (kind, a block of it that the tool accepts, as Python source)."""
+    too_large_block: str = ""
+    """A block over the tool's budget, as Python source, for the generated test of `too_large`."""
+
+    @property
+    def has_content(self) -> bool:
+        return bool(self.content_kinds)
 
 
 @dataclass(frozen=True)
@@ -754,7 +766,55 @@ def _tool(
         registration=_registration(
             py, f"{py}_handler", name, "reconcile" if "idempotency_key" in inputs and not batch else None
         ),
+        **_content(spec.get("content")),
     )
+
+
+_FAMILY_DEFAULTS = {"image": "image/png", "audio": "audio/wav", "resource": "text/plain", "resource_link": "text/plain"}
+"""A MIME type of each kind for the generated tests, when `content.mime_types` lists none of its family."""
+
+
+def _content(content: dict[str, Any] | None) -> dict[str, Any]:
+    """The `Tool` fields of a tool's `content`: its policy's source, its kinds, and the generated tests' blocks."""
+    if not content:
+        return {}
+    kinds: list[str] = list(content["kinds"])
+    mime_types: list[str] | None = content.get("mime_types")
+    max_bytes = int(content.get("max_bytes", messages.content_max_bytes()))
+    allowed = [m.split(";", 1)[0].strip().lower() for m in mime_types] if mime_types is not None else None
+    arguments: list[str | Call] = [f"kinds=frozenset({inline(sorted(kinds))})"]
+    if allowed is not None:
+        arguments.append(f"mime_types=frozenset({inline(sorted(set(allowed)))})")
+    if "max_bytes" in content:
+        arguments.append(f"max_bytes={max_bytes}")
+    if "too_large" in content:
+        arguments.append(f"too_large={string(' '.join(content['too_large'].split()))}")
+    lines = call_lines(("ContentPolicy", arguments), 0)
+    lines[0] = "CONTENT = " + lines[0]
+    if len(lines[0]) > 120:  # the call does not fit after `CONTENT = `: lay out its arguments one per line
+        lines = ["CONTENT = ContentPolicy(", *(f"    {a}," for a in arguments if isinstance(a, str)), ")"]
+
+    def mime_of(kind: str) -> str:
+        family = {"image": "image/", "audio": "audio/"}.get(kind, "")
+        found = [m for m in allowed or [] if m.startswith(family)] if allowed is not None else []
+        return found[0] if found else _FAMILY_DEFAULTS[kind]
+
+    def block(kind: str, size: int) -> str:
+        if kind == "text":
+            return f'"x" * {size}'
+        if kind in ("image", "audio"):
+            return f"content.{kind.capitalize()}(b\"\\x00\" * {size}, {string(mime_of(kind))})"
+        if kind == "resource":
+            return f'content.EmbeddedResource("test://failwell/content", text="x" * {size}, mime_type={string(mime_of(kind))})'
+        return f'content.ResourceLink("test://failwell/content", "content", mime_type={string(mime_of(kind))})'
+
+    big = next((kind for kind in kinds if kind != "resource_link"), None)
+    return {
+        "content_lines": "\n".join(lines),
+        "content_kinds": tuple(kinds),
+        "content_tests": tuple((kind, block(kind, min(16, max_bytes))) for kind in kinds),
+        "too_large_block": block(big, max_bytes + 1) if big else "",
+    }
 
 
 def _registration(module: str, handlers: str, key: str, optional: str | None) -> str:
@@ -781,7 +841,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
     """A resource (`params`) or a prompt (`arguments`), for its generated module, handler and tests."""
     fields: dict[str, Any] = dict(spec.get("params" if kind == "resource" else "arguments") or {})
     label = f"The {name} {kind}"
-    models = tuple(f.models("Params", fields))
+    models = tuple(f.models("Params", fields, published=kind == "prompt"))
     annotations = " ".join(member.annotation for model in models for member in model.fields)
     example = f.example_arguments(fields)
     as_read = {"effect": "read"}
@@ -818,7 +878,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         deadline_s=float(spec.get("deadline_s", default_deadline(timeout))),
         models=models,
         uses_annotated="Annotated[" in annotations,
-        uses_field="Field(" in annotations,
+        uses_field="Field(" in annotations or any(m.alias for model in models for m in model.fields),
         uses_formats="formats.check(" in annotations,
         uses_literal="Literal[" in annotations,
         params_schema=literal(f.published_schema(fields)),

@@ -96,6 +96,11 @@ CODES: dict[str, tuple[Severity, str]] = {
     "FW145": ("error", "`idempotent: true` on a read or on a write with an idempotency key"),
     "FW146": ("error", "`idempotent: true` on a destructive tool without an `idempotency_reason`"),
     "FW147": ("error", "a tool's `text` without an `output` (or on a batch), or naming a field the output lacks"),
+    "FW148": (
+        "error",
+        "a tool's `content` that cannot be served: on a batch tool, or a `mime_types` entry none of its `kinds` "
+        "carries (`image/png` without `image`, `resource` or `resource_link`)",
+    ),
     "FW150": ("error", 'a tool name the generated code already uses (see "Reserved names")'),
     "FW151": (
         "error",

@@ -230,6 +230,7 @@ class Tool:
     """For the generated tests: (kind, a block of it that the tool accepts, as Python source)."""
     too_large_block: str = ""
     """A block over the tool's budget, as Python source, for the generated test of `too_large`."""
+    content_max_bytes: int = 0
 
     @property
     def has_content(self) -> bool:
@@ -796,17 +797,22 @@ def _content(content: dict[str, Any] | None) -> dict[str, Any]:
 
     def mime_of(kind: str) -> str:
         family = {"image": "image/", "audio": "audio/"}.get(kind, "")
-        found = [m for m in allowed or [] if m.startswith(family)] if allowed is not None else []
+        found = [m for m in allowed if m.startswith(family)] if allowed is not None else []
         return found[0] if found else _FAMILY_DEFAULTS[kind]
 
     def block(kind: str, size: int) -> str:
+        """`block = ...` in a generated test (at 8 spaces, as ruff lays it out): a block of `kind` of `size` bytes."""
         if kind == "text":
-            return f'"x" * {size}'
-        if kind in ("image", "audio"):
-            return f"content.{kind.capitalize()}(b\"\\x00\" * {size}, {string(mime_of(kind))})"
-        if kind == "resource":
-            return f'content.EmbeddedResource("test://failwell/content", text="x" * {size}, mime_type={string(mime_of(kind))})'
-        return f'content.ResourceLink("test://failwell/content", "content", mime_type={string(mime_of(kind))})'
+            return f'        block = "x" * {size}'
+        mime = f"mime_type={string(mime_of(kind))}"
+        arguments: list[str | Call] = {
+            "image": [f'b"\\x00" * {size}', string(mime_of(kind))],
+            "audio": [f'b"\\x00" * {size}', string(mime_of(kind))],
+            "resource": ['"test://failwell/content"', f'text="x" * {size}', mime],
+            "resource_link": ['"test://failwell/content"', '"content"', mime],
+        }[kind]
+        callee = {"resource": "EmbeddedResource", "resource_link": "ResourceLink"}.get(kind, kind.capitalize())
+        return "\n".join(call_lines((f"block = content.{callee}", arguments), 8))
 
     big = next((kind for kind in kinds if kind != "resource_link"), None)
     return {
@@ -814,6 +820,7 @@ def _content(content: dict[str, Any] | None) -> dict[str, Any]:
         "content_kinds": tuple(kinds),
         "content_tests": tuple((kind, block(kind, min(16, max_bytes))) for kind in kinds),
         "too_large_block": block(big, max_bytes + 1) if big else "",
+        "content_max_bytes": max_bytes,
     }
 
 

@@ -783,17 +783,24 @@ def _content(content: dict[str, Any] | None) -> dict[str, Any]:
     mime_types: list[str] | None = content.get("mime_types")
     max_bytes = int(content.get("max_bytes", messages.content_max_bytes()))
     allowed = [m.split(";", 1)[0].strip().lower() for m in mime_types] if mime_types is not None else None
-    arguments: list[str | Call] = [f"kinds=frozenset({inline(sorted(kinds))})"]
+    fields: list[tuple[str, Any]] = [("kinds", sorted(kinds))]
     if allowed is not None:
-        arguments.append(f"mime_types=frozenset({inline(sorted(set(allowed)))})")
+        fields.append(("mime_types", sorted(set(allowed))))
     if "max_bytes" in content:
-        arguments.append(f"max_bytes={max_bytes}")
+        fields.append(("max_bytes", max_bytes))
     if "too_large" in content:
-        arguments.append(f"too_large={string(' '.join(content['too_large'].split()))}")
-    lines = call_lines(("ContentPolicy", arguments), 0)
-    lines[0] = "CONTENT = " + lines[0]
-    if len(lines[0]) > 120:  # the call does not fit after `CONTENT = `: lay out its arguments one per line
-        lines = ["CONTENT = ContentPolicy(", *(f"    {a}," for a in arguments if isinstance(a, str)), ")"]
+        fields.append(("too_large", " ".join(content["too_large"].split())))
+    flat = ", ".join(f"{key}={inline(value)}" for key, value in fields)
+    if len(f"CONTENT = ContentPolicy({flat})") <= 120:
+        lines = [f"CONTENT = ContentPolicy({flat})"]
+    elif len(f"    {flat}") <= 120:
+        lines = ["CONTENT = ContentPolicy(", f"    {flat}", ")"]
+    else:  # one argument per line, a list exploded as ruff lays it out
+        body = [
+            fitted(f"{key}=", value, ",", 4) if isinstance(value, list) else f"    {key}={inline(value)},"
+            for key, value in fields
+        ]
+        lines = ["CONTENT = ContentPolicy(", *body, ")"]
 
     def mime_of(kind: str) -> str:
         family = {"image": "image/", "audio": "audio/"}.get(kind, "")

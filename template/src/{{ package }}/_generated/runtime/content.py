@@ -108,14 +108,14 @@ class WithContent(Generic[OutputT]):
 class ContentPolicy:
     """What a tool's spec says its handler may return besides structured output."""
 
-    kinds: frozenset[Kind]
-    mime_types: frozenset[str] | None = None
+    kinds: Sequence[Kind]
+    mime_types: Sequence[str] | None = None
     """The allow-list (lower-case, without parameters); None: any MIME type of the right kind."""
     max_bytes: int = DEFAULT_MAX_BYTES
     too_large: str = DEFAULT_TOO_LARGE
 
 
-PROMPT_POLICY = ContentPolicy(frozenset({"text", "image", "audio", "resource", "resource_link"}))
+PROMPT_POLICY = ContentPolicy(("text", "image", "audio", "resource", "resource_link"))
 """A prompt's messages: any kind, checked the same way, within the default budget."""
 
 

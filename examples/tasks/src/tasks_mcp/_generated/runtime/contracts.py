@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from typing_extensions import TypeVar
 
 from .classes import AfterUnknown, Changed, Effect, FailureClass, after_unknown
+from .content import ContentPolicy
 from .progress import Progress
 
 
@@ -306,6 +307,8 @@ class ToolDefinition:
     """The resource's or prompt's own name, which its log lines carry (a tool's is `name`)."""
     tool_failure_envelope: bool = True
     """Whether its error results also carry the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object."""
+    content: ContentPolicy | None = None
+    """The spec's `content`: what its handler may return besides structured output (None: text or output only)."""
 
     @property
     def after_unknown(self) -> AfterUnknown:

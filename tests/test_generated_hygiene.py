@@ -179,8 +179,9 @@ PORTS = sorted((Path(__file__).parent / "ports").glob("*.yaml"))
 @pytest.mark.slow
 @pytest.mark.parametrize("port", PORTS, ids=lambda path: path.stem)
 def test_each_port_of_a_real_server_generates_a_project_its_ruff_accepts(tmp_path: Path, port: Path) -> None:
-    """The seven ports (fetch, git, time, sqlite, postgres, context7, filesystem): long failure signatures and calls are laid out
-    as `ruff format` lays them out (sqlite's `constraint_failed` once printed a 121-character `def __init__`)."""
+    """The seven ports (fetch, git, time, sqlite, postgres, context7, filesystem): long failure signatures and calls
+    are laid out as `ruff format` lays them out (sqlite's `constraint_failed` once printed a 121-character
+    `def __init__`)."""
     from failwell import new
 
     new(tmp_path / port.stem, port)

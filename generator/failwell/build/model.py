@@ -812,12 +812,13 @@ def _content(content: dict[str, Any] | None) -> dict[str, Any]:
         if kind == "text":
             return f'        block = "x" * {size}'
         mime = f"mime_type={string(mime_of(kind))}"
-        arguments: list[str | Call] = {
+        chosen: list[str] = {
             "image": [f'b"\\x00" * {size}', string(mime_of(kind))],
             "audio": [f'b"\\x00" * {size}', string(mime_of(kind))],
             "resource": ['"test://failwell/content"', f'text="x" * {size}', mime],
             "resource_link": ['"test://failwell/content"', '"content"', mime],
         }[kind]
+        arguments: list[str | Call] = list(chosen)
         callee = {"resource": "EmbeddedResource", "resource_link": "ResourceLink"}.get(kind, kind.capitalize())
         return "\n".join(call_lines((f"block = content.{callee}", arguments), 8))
 

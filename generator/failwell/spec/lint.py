@@ -440,12 +440,14 @@ def _content(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: d
             if not isinstance(mime, str):
                 continue
             family = mime.split("/", 1)[0].lower()
-            carried = "resource" in kinds or "resource_link" in kinds or (family in ("image", "audio") and family in kinds)
+            carried = (
+                "resource" in kinds or "resource_link" in kinds or (family in ("image", "audio") and family in kinds)
+            )
             if not carried:
                 wanted = family if family in ("image", "audio") else "resource or resource_link"
                 message = (
-                    f"`content.mime_types` lists {mime}, which none of the declared kinds ({', '.join(map(str, kinds))})"
-                    f" can carry; add {wanted} to `kinds` or remove it"
+                    f"`content.mime_types` lists {mime}, which none of the declared kinds "
+                    f"({', '.join(map(str, kinds))}) can carry; add {wanted} to `kinds` or remove it"
                 )
                 out.append(doc.diagnostic((*cpath, "mime_types", index), "FW148", message))
     template = content.get("too_large")

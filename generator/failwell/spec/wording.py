@@ -234,7 +234,9 @@ def _too_large_row(
     shown = {name: example.get(name) for name in inputs} if inputs else None
     missing, problems = check(template, text, "invalid_input", named, tool_names, owner.name, shown)
     problems += unknown_tools(template, tool_names, prefixes, known)
-    source = ("tools", owner.name, "content", "too_large") if "too_large" in content else ("tools", owner.name, "content")
+    source = (
+        ("tools", owner.name, "content", "too_large") if "too_large" in content else ("tools", owner.name, "content")
+    )
     return Row(owner.name, "too_large", "invalid_input", text, False, changed, missing, problems, source)
 
 

@@ -163,6 +163,8 @@ from ..._generated.prompts.show_resource import Context, EmbeddedResource, Messa
 
 
 async def handle(params: Params, ctx: Context) -> Output:
+    if params.resource_uri == "test://huge":
+        return [Message("user", EmbeddedResource("test://huge", text="x" * 1_048_577, mime_type="text/plain"))]
     if params.resource_uri == "test://bad":
         return [Message("user", EmbeddedResource("relative/path", text="x", mime_type="text/plain"))]
     resource = EmbeddedResource(params.resource_uri, text="Embedded text.", mime_type="text/plain")
@@ -273,6 +275,13 @@ async def each_kind_and_each_fault(session: Client) -> None:
     error = getattr(raised.value, "error", raised.value)
     assert getattr(error, "code", None) == -32603, raised.value
     assert "relative" not in str(raised.value) and "ERR-" in str(raised.value)
+    with pytest.raises(Exception) as raised:  # over the default budget: the runtime's too_large words, -32602
+        await session.get_prompt("show_resource", {"resourceUri": "test://huge"})
+    error = getattr(raised.value, "error", raised.value)
+    assert getattr(error, "code", None) == -32602, raised.value
+    assert str(raised.value).startswith(
+        "The show_resource prompt produced 1048577 bytes of content, and at most 1048576 bytes fit in one answer."
+    ), str(raised.value)
 
 
 @pytest.mark.slow

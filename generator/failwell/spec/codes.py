@@ -49,9 +49,9 @@ CODES: dict[str, tuple[Severity, str]] = {
     "FW029": ("error", "a server, tool, resource, prompt, field, failure or upstream name over 64 characters"),
     "FW101": (
         "error",
-        "a name that cannot be used: a tool, resource, prompt or tool argument not named as MCP clients accept "
-        "(ASCII letters, digits, `_`, `-`, `.`, at most 64 characters, starting with a letter); any other name "
-        "not snake_case",
+        "a name that cannot be used: a tool, resource, prompt, tool argument or prompt argument not named as MCP "
+        "clients accept (ASCII letters, digits, `_`, `-`, `.`, at most 64 characters, starting with a letter); any "
+        "other name not snake_case",
     ),
     "FW102": ("error", "a Python keyword"),
     "FW103": ("error", "reserved by the generated code"),

@@ -17,14 +17,27 @@ from .content import PROMPT_POLICY, Block, TooLarge, blocks
 from .contracts import ToolDefinition, ToolFailure
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Message:
     """One message of a prompt: who says it, and what (its text, or one `Image`, `Audio`, `EmbeddedResource` or
     `ResourceLink` from `runtime.content`: a prompt message holds one block, so an image with words is two
-    messages)."""
+    messages). `Message("user", "...")`; `text=` is still taken, as before messages could hold other blocks."""
 
     role: Literal["user", "assistant"]
     content: Block
+
+    def __init__(
+        self, role: Literal["user", "assistant"], content: Block | None = None, *, text: str | None = None
+    ) -> None:
+        if (content is None) == (text is None):
+            raise TypeError("a Message takes its content (or `text=`), once")
+        object.__setattr__(self, "role", role)
+        object.__setattr__(self, "content", text if content is None else content)
+
+    @property
+    def text(self) -> str:
+        """The message's text (empty for a message holding another block)."""
+        return self.content if isinstance(self.content, str) else ""
 
 
 class PromptTooLarge(ToolFailure):

@@ -37,6 +37,12 @@ FIXTURED = (
     "prompts-get-simple",
     "prompts-get-with-args",
     "completion-complete",
+    "tools-call-image",
+    "tools-call-audio",
+    "tools-call-embedded-resource",
+    "tools-call-mixed-content",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
 )
 """The scenarios the fixture spec's tools make pass, which fail against a server without them."""
 GENERIC = ("tools-list", "resources-list", "prompts-list", "dns-rebinding-protection", "caching")

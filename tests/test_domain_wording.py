@@ -1,5 +1,5 @@
-"""The wording lint on real domains (issue 25.6): six specs written as ports of real, popular MCP servers
-(modelcontextprotocol/servers fetch, git, time and the archived sqlite; crystaldba/postgres-mcp;
+"""The wording lint on real domains (issue 25.6): seven specs written as ports of real, popular MCP servers
+(modelcontextprotocol/servers fetch, git, time, filesystem and the archived sqlite; crystaldba/postgres-mcp;
 upstash/context7) pass `failwell validate --strict` with the words such servers need (SQL keywords in a
 message about SQL, library ids such as /vercel/next.js, time zones, conflicts caused by the server's own
 state), while the mistakes each rule exists for are still caught in the same specs."""
@@ -15,7 +15,7 @@ from conftest import REPO, failwell
 from failwell.build.pipeline import diagnose
 
 PORTS = REPO / "tests" / "ports"
-NAMES = ("fetch", "git", "time", "sqlite", "postgres", "context7")
+NAMES = ("fetch", "git", "time", "sqlite", "postgres", "context7", "filesystem")
 
 
 def _problems(spec: Path | str, text: str | None = None) -> list[tuple[str, str]]:
@@ -35,7 +35,7 @@ def _with_message(port: str, owner: str, failure: str, message: str) -> str:
     return out.getvalue()
 
 
-def test_every_port_is_one_of_the_six() -> None:
+def test_every_port_is_one_of_the_seven() -> None:
     assert sorted(p.stem for p in PORTS.glob("*.yaml")) == sorted(NAMES)
 
 

@@ -197,9 +197,10 @@ prompts:
 @pytest.mark.slow
 def test_a_fresh_project_with_settings_a_dependency_and_published_names_passes_its_own_checks(tmp_path: Path) -> None:
     """Settings, a dependency whose `open` is still the stub, a kebab-case tool with a camelCase nullable argument
-    and a text template, a destructive tool that confirms and asks (a form, sampling, roots), a resource and a prompt that ask,
-    together: the project's ruff, format check, mypy --strict and its own generated tests (whose stdio server must
-    not open the dependency its fault handlers never use, nor call the tool that needs confirmation) all pass."""
+    and a text template, a destructive tool that confirms and asks (a form, sampling, roots), a resource and a
+    prompt that ask, together: the project's ruff, format check, mypy --strict and its own generated tests (whose
+    stdio server must not open the dependency its fault handlers never use, nor call the tool that needs
+    confirmation) all pass."""
     from failwell import new
 
     (tmp_path / "spec.yaml").write_text(COMBO)
@@ -220,8 +221,9 @@ PORTS = sorted((Path(__file__).parent / "ports").glob("*.yaml"))
 @pytest.mark.slow
 @pytest.mark.parametrize("port", PORTS, ids=lambda path: path.stem)
 def test_each_port_of_a_real_server_generates_a_project_its_ruff_accepts(tmp_path: Path, port: Path) -> None:
-    """The six ports (fetch, git, time, sqlite, postgres, context7): long failure signatures and calls are laid out
-    as `ruff format` lays them out (sqlite's `constraint_failed` once printed a 121-character `def __init__`)."""
+    """The seven ports (fetch, git, time, sqlite, postgres, context7, filesystem): long failure signatures and calls
+    are laid out as `ruff format` lays them out (sqlite's `constraint_failed` once printed a 121-character
+    `def __init__`)."""
     from failwell import new
 
     new(tmp_path / port.stem, port)

@@ -153,7 +153,37 @@ async function main() {
   return out;
 }
 
-main().then(
+/** Content other than text (tests/test_content.py): `options.media` is a server and the calls to make; each result
+ * is parsed by the client against its CallToolResult / GetPromptResult schemas (and a tool's structuredContent
+ * against its outputSchema), so a block that is not well formed fails here. */
+async function mediaMain() {
+  const out = { era };
+  const live = await connect(options.media);
+  const { client } = live;
+  await client.listTools();  // the client caches each tool's outputSchema, to validate structuredContent against
+  out.calls = [];
+  for (const call of options.media.calls) {
+    try {
+      const result = await client.callTool({ name: call.name, arguments: call.arguments ?? {} });
+      out.calls.push({ name: call.name, isError: result.isError === true, content: result.content, structuredContent: result.structuredContent });
+    } catch (error) {
+      out.calls.push({ name: call.name, error: String(error?.message ?? error) });
+    }
+  }
+  out.prompts = [];
+  for (const prompt of options.media.prompts ?? []) {
+    try {
+      const result = await client.getPrompt({ name: prompt.name, arguments: prompt.arguments ?? {} });
+      out.prompts.push({ name: prompt.name, messages: result.messages });
+    } catch (error) {
+      out.prompts.push({ name: prompt.name, error: String(error?.message ?? error) });
+    }
+  }
+  await close(live);
+  return out;
+}
+
+(options.media ? mediaMain() : main()).then(
   (out) => {
     process.stdout.write(`${JSON.stringify(out)}\n`);
     process.exit(0);

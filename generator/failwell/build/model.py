@@ -274,6 +274,19 @@ class Tool:
     confirm_refuses: bool = True
     """Whether a client that cannot ask is refused (`without_elicitation: refuse`), else the tool runs."""
     confirm_expires_s: float = 300.0
+    content_lines: str = ""
+    """`CONTENT = ContentPolicy(...)`: the spec's `content` (empty: none), laid out as ruff formats it."""
+    content_kinds: tuple[str, ...] = ()
+    """The kinds of block its handler may return (the spec's `content.kinds`)."""
+    content_tests: tuple[tuple[str, str], ...] = ()
+    """For the generated tests: (kind, a block of it that the tool accepts, as Python source)."""
+    too_large_block: str = ""
+    """A block over the tool's budget, as Python source, for the generated test of `too_large`."""
+    content_max_bytes: int = 0
+
+    @property
+    def has_content(self) -> bool:
+        return bool(self.content_kinds)
 
 
 @dataclass(frozen=True)
@@ -830,7 +843,69 @@ def _tool(
         confirm_asked_line=_confirm_asked_line(name, spec, example),
         confirm_refuses=(spec.get("confirm") or {}).get("without_elicitation", "refuse") == "refuse",
         confirm_expires_s=float((spec.get("confirm") or {}).get("expires_s", 300)),
+        **_content(spec.get("content")),
     )
+
+
+_FAMILY_DEFAULTS = {"image": "image/png", "audio": "audio/wav", "resource": "text/plain", "resource_link": "text/plain"}
+"""A MIME type of each kind for the generated tests, when `content.mime_types` lists none of its family."""
+
+
+def _content(content: dict[str, Any] | None) -> dict[str, Any]:
+    """The `Tool` fields of a tool's `content`: its policy's source, its kinds, and the generated tests' blocks."""
+    if not content:
+        return {}
+    kinds: list[str] = list(content["kinds"])
+    mime_types: list[str] | None = content.get("mime_types")
+    max_bytes = int(content.get("max_bytes", messages.content_max_bytes()))
+    allowed = [m.split(";", 1)[0].strip().lower() for m in mime_types] if mime_types is not None else None
+    fields: list[tuple[str, Any]] = [("kinds", sorted(kinds))]
+    if allowed is not None:
+        fields.append(("mime_types", sorted(set(allowed))))
+    if "max_bytes" in content:
+        fields.append(("max_bytes", max_bytes))
+    if "too_large" in content:
+        fields.append(("too_large", " ".join(content["too_large"].split())))
+    flat = ", ".join(f"{key}={inline(value)}" for key, value in fields)
+    if len(f"CONTENT = ContentPolicy({flat})") <= 120:
+        lines = [f"CONTENT = ContentPolicy({flat})"]
+    elif len(f"    {flat}") <= 120:
+        lines = ["CONTENT = ContentPolicy(", f"    {flat}", ")"]
+    else:  # one argument per line, a list exploded as ruff lays it out
+        body = [
+            fitted(f"{key}=", value, ",", 4) if isinstance(value, list) else f"    {key}={inline(value)},"
+            for key, value in fields
+        ]
+        lines = ["CONTENT = ContentPolicy(", *body, ")"]
+
+    def mime_of(kind: str) -> str:
+        family = {"image": "image/", "audio": "audio/"}.get(kind, "")
+        found = [m for m in allowed if m.startswith(family)] if allowed is not None else []
+        return found[0] if found else _FAMILY_DEFAULTS[kind]
+
+    def block(kind: str, size: int) -> str:
+        """`block = ...` in a generated test (at 8 spaces, as ruff lays it out): a block of `kind` of `size` bytes."""
+        if kind == "text":
+            return f'        block = "x" * {size}'
+        mime = f"mime_type={string(mime_of(kind))}"
+        chosen: list[str] = {
+            "image": [f'b"\\x00" * {size}', string(mime_of(kind))],
+            "audio": [f'b"\\x00" * {size}', string(mime_of(kind))],
+            "resource": ['"test://failwell/content"', f'text="x" * {size}', mime],
+            "resource_link": ['"test://failwell/content"', '"content"', mime],
+        }[kind]
+        arguments: list[str | Call] = list(chosen)
+        callee = {"resource": "EmbeddedResource", "resource_link": "ResourceLink"}.get(kind, kind.capitalize())
+        return "\n".join(call_lines((f"block = content.{callee}", arguments), 8))
+
+    big = next((kind for kind in kinds if kind != "resource_link"), None)
+    return {
+        "content_lines": "\n".join(lines),
+        "content_kinds": tuple(kinds),
+        "content_tests": tuple((kind, block(kind, min(16, max_bytes))) for kind in kinds),
+        "too_large_block": block(big, max_bytes + 1) if big else "",
+        "content_max_bytes": max_bytes,
+    }
 
 
 def _registration(module: str, handlers: str, key: str, optional: str | None) -> str:
@@ -857,7 +932,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
     """A resource (`params`) or a prompt (`arguments`), for its generated module, handler and tests."""
     fields: dict[str, Any] = dict(spec.get("params" if kind == "resource" else "arguments") or {})
     label = f"The {name} {kind}"
-    models = tuple(f.models("Params", fields))
+    models = tuple(f.models("Params", fields, published=kind == "prompt"))
     annotations = " ".join(member.annotation for model in models for member in model.fields)
     example = f.example_arguments(fields)
     as_read = {"effect": "read"}
@@ -895,7 +970,9 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         deadline_s=float(spec.get("deadline_s", default_deadline(timeout))),
         models=models,
         uses_annotated="Annotated[" in annotations or asked.uses_annotated,
-        uses_field="Field(" in annotations or asked.uses_field,
+        uses_field="Field(" in annotations
+        or any(m.alias for model in models for m in model.fields)
+        or asked.uses_field,
         uses_formats="formats.check(" in annotations or asked.uses_formats,
         uses_literal="Literal[" in annotations or asked.uses_literal,
         params_schema=literal(f.published_schema(fields)),

@@ -49,9 +49,9 @@ CODES: dict[str, tuple[Severity, str]] = {
     "FW029": ("error", "a server, tool, resource, prompt, field, failure or upstream name over 64 characters"),
     "FW101": (
         "error",
-        "a name that cannot be used: a tool, resource, prompt or tool argument not named as MCP clients accept "
-        "(ASCII letters, digits, `_`, `-`, `.`, at most 64 characters, starting with a letter); any other name "
-        "not snake_case",
+        "a name that cannot be used: a tool, resource, prompt, tool argument or prompt argument not named as MCP "
+        "clients accept (ASCII letters, digits, `_`, `-`, `.`, at most 64 characters, starting with a letter); any "
+        "other name not snake_case",
     ),
     "FW102": ("error", "a Python keyword"),
     "FW103": ("error", "reserved by the generated code"),
@@ -175,6 +175,11 @@ CODES: dict[str, tuple[Severity, str]] = {
         "other than email, uri, date and date-time)",
     ),
     "FW184": ("error", "a form field named like a secret (`password`, `token`, `api_key`): forms must not ask for one"),
+    "FW185": (
+        "error",
+        "a tool's `content` that cannot be served: on a batch tool, or a `mime_types` entry none of its `kinds` "
+        "carries (`image/png` without `image`, `resource` or `resource_link`)",
+    ),
     "FW190": (
         "error",
         "a setting's flag or environment variable that another setting or the server itself already takes "

@@ -395,6 +395,7 @@ def _tool(
             )
             out.append(doc.diagnostic((*path, option), "FW138", message))
     _text(doc, out, path, tool)
+    _content(doc, out, path, tool)
     inputs = tool.get("input") if isinstance(tool.get("input"), dict) else {}
     assert isinstance(inputs, dict)
     _confirm(doc, out, path, tool, [*inputs, *(["idempotency_key"] if keyed else [])])
@@ -499,6 +500,46 @@ def _asks(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], asks: Any,
 
 _FORM_FORMATS = ("email", "uri", "date", "date-time")
 """The string formats an elicitation form's schema allows."""
+
+
+_CONTENT_PLACEHOLDERS = ("size", "max_bytes", "tool", "reference")
+"""What a tool's `content.too_large` may name besides its inputs."""
+
+
+def _content(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict[str, Any]) -> None:
+    """A tool's `content`: not on a batch tool (its items answer one by one); each `mime_types` entry carried by a
+    declared kind (image/... by image, audio/... by audio, anything by resource or resource_link); the `too_large`
+    message a template over the inputs, `{size}` and `{max_bytes}`."""
+    content = tool.get("content")
+    cpath = (*path, "content")
+    if not isinstance(content, dict) or doc.is_broken(cpath, below=False):
+        return
+    if tool.get("batch") is not None:
+        message = "`content` is for a tool that answers once; a batch tool answers per item, so remove one of them"
+        out.append(doc.diagnostic(cpath, "FW185", message, key=True))
+    kinds = content.get("kinds")
+    mime_types = content.get("mime_types")
+    if isinstance(kinds, list) and isinstance(mime_types, list) and not doc.is_broken((*cpath, "mime_types")):
+        for index, mime in enumerate(mime_types):
+            if not isinstance(mime, str):
+                continue
+            family = mime.split("/", 1)[0].lower()
+            carried = (
+                "resource" in kinds or "resource_link" in kinds or (family in ("image", "audio") and family in kinds)
+            )
+            if not carried:
+                wanted = family if family in ("image", "audio") else "resource or resource_link"
+                message = (
+                    f"`content.mime_types` lists {mime}, which none of the declared kinds "
+                    f"({', '.join(map(str, kinds))}) can carry; add {wanted} to `kinds` or remove it"
+                )
+                out.append(doc.diagnostic((*cpath, "mime_types", index), "FW185", message))
+    template = content.get("too_large")
+    if isinstance(template, str) and not doc.is_broken((*cpath, "too_large")):
+        inputs = list(tool.get("input") or {}) if isinstance(tool.get("input"), dict) else []
+        if tool.get("effect") != "read" and tool.get("idempotency") in ("required", "optional"):
+            inputs.append("idempotency_key")
+        _placeholders(doc, out, (*cpath, "too_large"), template, [*inputs, *_CONTENT_PLACEHOLDERS])
 
 
 def _text(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict[str, Any]) -> None:
@@ -854,9 +895,9 @@ def placeholders(template: str) -> list[str]:
 
 
 def published_names(path: tuple[str | int, ...]) -> bool:
-    """Whether the fields at `path` are a tool's arguments, which may be named as MCP allows (`libraryName`): the
-    Python attribute is derived, with an alias keeping the published name."""
-    return len(path) == 3 and path[0] == "tools" and path[2] == "input"
+    """Whether the fields at `path` are a tool's or a prompt's arguments, which may be named as MCP allows
+    (`libraryName`): the Python attribute is derived, with an alias keeping the published name."""
+    return len(path) == 3 and (path[0], path[2]) in (("tools", "input"), ("prompts", "arguments"))
 
 
 def _fields(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], fields: dict[str, Any]) -> None:

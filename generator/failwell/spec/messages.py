@@ -144,6 +144,16 @@ def grace_margin_s() -> float:
     return float(runtime("classes").GRACE_MARGIN_S)
 
 
+def too_large_message() -> str:
+    """The runtime's words for a tool's content over its budget (`content.too_large` rewords them)."""
+    return str(runtime("classes").TOO_LARGE_MESSAGE)
+
+
+def content_max_bytes() -> int:
+    """A tool's content budget when `content.max_bytes` gives none."""
+    return int(runtime("classes").CONTENT_MAX_BYTES)
+
+
 def upstream_messages() -> dict[str, str]:
     """The runtime's words for a service a tool calls that is down or does not answer in time, by class."""
     return dict(runtime("classes").UPSTREAM_MESSAGES)

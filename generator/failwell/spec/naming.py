@@ -116,6 +116,7 @@ TOOL_MODULE_NAMES = frozenset(
     {"Awaitable", "Callable", "Annotated", "Any", "Literal", "BaseModel", "ConfigDict", "Field"}
     | {"Changed", "Batch", "RateLimit", "ToolContext", "ToolDefinition", "ToolFailure", "Upstream"}
     | {"NAME", "ACCEPTS", "Input", "Output", "Item", "Upstreams", "Context", "Handler", "Reconcile"}
+    | {"Audio", "Blocks", "ContentPolicy", "EmbeddedResource", "Image", "ResourceLink", "WithContent", "CONTENT"}
 )
 """The names of a per-tool module `_generated/tools/<t>.py` that a failure's class name (`pascal(name)`)
 could be: its imports, models, aliases and constants (its nested models, `Input...` and `Output...`, are
@@ -126,6 +127,7 @@ READER_MODULE_NAMES = frozenset(
     | {"Changed", "ToolContext", "ToolDefinition", "ToolFailure", "ResourceDefinition", "PromptDefinition"}
     | {"PromptArgument", "Message", "NAME", "URI", "MIME_TYPE", "ARGUMENTS", "PARAMS_SCHEMA", "ACCEPTS"}
     | {"COMPLETIONS", "Params", "Output", "Context", "Handler", "Listing"}
+    | {"Audio", "EmbeddedResource", "Image", "ResourceLink"}
 )
 """The names of a resource's or prompt's module (`_generated/resources/<r>.py`, `_generated/prompts/<p>.py`)
 that a failure's class name could be."""

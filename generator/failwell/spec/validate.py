@@ -122,7 +122,7 @@ def _diagnose(doc: Document, error: ValidationError) -> list[Diagnostic]:
         return [doc.diagnostic(path, code, message)]
     if error.validator == "pattern":
         message = f"{where} is {json.dumps(instance)}, which does not match {expected}"
-        if path and path[-1] == "mime_type":
+        if path and (path[-1] == "mime_type" or (len(path) > 1 and path[-2] == "mime_types")):
             message = (
                 f"{where} is {json.dumps(instance)}, which is not a MIME type: write type/subtype with optional "
                 "; name=value parameters, such as application/json or text/plain; charset=utf-8"

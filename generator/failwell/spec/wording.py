@@ -133,6 +133,8 @@ def rows(data: dict[str, Any]) -> list[Row]:
             )
         deadline = float(spec.get("deadline_s", default))
         out.extend(_runtime_rows(owner, inputs, defaults, deadline))
+        if isinstance(spec.get("content"), dict):
+            out.append(_too_large_row(owner, spec["content"], inputs, example, tool_names, prefixes))
         if spec.get("upstreams"):
             out.extend(_upstream_rows(owner, spec["upstreams"][0], data.get("upstreams") or {}))
         if spec.get("uses"):
@@ -257,6 +259,33 @@ def _declared_row(
     problems += unknown_tools(template, tool_names, prefixes, known)
     retryable = messages.is_retryable(failure["class"], effect, keyed, changed=changed, after=owner.after)
     return Row(owner.name, name, failure["class"], text, retryable, changed, missing, problems, source, owner.kind)
+
+
+def _too_large_row(
+    owner: _Owner,
+    content: dict[str, Any],
+    inputs: dict[str, Any],
+    example: dict[str, Any],
+    tool_names: set[str],
+    prefixes: frozenset[str],
+) -> Row:
+    """What a tool with `content` answers when a result is over its `max_bytes` (invalid_input: ask for less)."""
+    template = " ".join(content.get("too_large", messages.too_large_message()).split())
+    max_bytes = int(content.get("max_bytes", messages.content_max_bytes()))
+    display = messages.runtime("wording").display
+    values = {name: str(display(value)) for name, value in example.items()}
+    values.update(tool=owner.name, reference=EXAMPLE_REFERENCE, size=str(max_bytes + 1), max_bytes=str(max_bytes))
+    changed = "none" if owner.effect == "read" else "possible"
+    text = messages.compose(template, "invalid_input", owner.effect, values, changed, owner.keyed, owner.after)
+    known = {*inputs, "size", "max_bytes"}
+    named = {p for p in placeholders(template) if p in known}
+    shown = {name: example.get(name) for name in inputs} if inputs else None
+    missing, problems = check(template, text, "invalid_input", named, tool_names, owner.name, shown)
+    problems += unknown_tools(template, tool_names, prefixes, known)
+    source = (
+        ("tools", owner.name, "content", "too_large") if "too_large" in content else ("tools", owner.name, "content")
+    )
+    return Row(owner.name, "too_large", "invalid_input", text, False, changed, missing, problems, source)
 
 
 def _outcome_unknown_row(tool: str, effect: str, check_with: str | None, template: str | None) -> Row:

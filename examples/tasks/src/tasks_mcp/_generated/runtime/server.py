@@ -48,7 +48,6 @@ from .call import is_cancellation, run_tool
 from .callers import caller_name, caller_of, missing_scopes, viewer
 from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
 from .config import ConfigurationError
-from .confirm import CONFIRM_MARGIN_S
 from .contracts import (
     CancelRelay,
     DependencyBinder,
@@ -67,7 +66,7 @@ from .resources import Listings, ResourceDefinition, listed_uris, unknown_resour
 from .results import internal_error, unknown_name
 from .scrub import redact_secrets
 from .sdk import BaseServer, cancel_mark
-from .sealing import STATE_TTL_S, state_security
+from .sealing import state_security
 from .settings import described
 from .telemetry import TelemetryMiddleware
 
@@ -414,13 +413,10 @@ def _sealing(
     name: str, tools: Sequence[ToolDefinition], prompts: Sequence[PromptDefinition], store: Store | None
 ) -> dict[str, Any]:
     """How `requestState` is sealed, for a server whose tools or prompts ask (a store replicas share, such as
-    Redis, needs keys they share too; see `sealing`), the state living as long as the longest confirmation may
-    wait (the SDK would refuse it after its default 600 s); none otherwise."""
+    Redis, needs keys they share too; see `sealing`); none otherwise."""
     if not any(tool.confirm or tool.asks for tool in tools) and not any(p.reader.asks for p in prompts):
         return {}
-    waits = [tool.confirm.expires_s + CONFIRM_MARGIN_S for tool in tools if tool.confirm is not None]
-    ttl_s = max([STATE_TTL_S, *waits])
-    return {"request_state_security": state_security(name, shared=isinstance(store, CancelRelay), ttl_s=ttl_s)}
+    return {"request_state_security": state_security(name, shared=isinstance(store, CancelRelay))}
 
 
 def _configured_tool(tool: ToolDefinition, shorter: Mapping[str, float], envelope: bool) -> ToolDefinition:

@@ -29,6 +29,7 @@ from .classes import (
     FailureClass,
     after_unknown,
 )
+from .content import ContentPolicy
 from .progress import Progress
 
 
@@ -345,6 +346,8 @@ class ToolDefinition:
     """Builds its `Asks` (what the spec's `asks:` lets its handler ask)."""
     asked: frozenset[str] = frozenset()
     """The names of its questions: the only `inputResponses` it reads."""
+    content: ContentPolicy | None = None
+    """The spec's `content`: what its handler may return besides structured output (None: text or output only)."""
 
     @property
     def after_unknown(self) -> AfterUnknown:

@@ -28,20 +28,17 @@ KEYS_ENV = "MCP_STATE_KEYS"
 KEYS_FILE_ENV = "MCP_STATE_KEYS_FILE"
 RECHECK_S = 1.0
 """How often, at most, the key file is looked at for a change."""
-STATE_TTL_S = 600.0
-"""How long sealed state lives at least (the SDK's default); longer when a confirmation may wait longer."""
 
 
-def state_security(name: str, *, shared: bool, ttl_s: float = STATE_TTL_S) -> RequestStateSecurity:
-    """The sealing policy from the environment, its state living `ttl_s` (as long as the longest confirmation may
-    wait for its answer); a key of this process alone without keys, which a server sharing its store with replicas
-    (`shared`) may not use: a ConfigurationError says what to set."""
+def state_security(name: str, *, shared: bool) -> RequestStateSecurity | None:
+    """The sealing policy from the environment; None for a key of this process alone, which a server sharing its
+    store with replicas (`shared`) may not use: a ConfigurationError says what to set."""
     path = os.environ.get(KEYS_FILE_ENV, "").strip()
     if path:
-        return RequestStateSecurity(codec=KeyFileCodec(Path(path)), ttl=ttl_s, audience=name)
+        return RequestStateSecurity(codec=KeyFileCodec(Path(path)), audience=name)
     keys = [key.strip() for key in os.environ.get(KEYS_ENV, "").split(",") if key.strip()]
     if keys:
-        return RequestStateSecurity(codec=_codec(keys, KEYS_ENV), ttl=ttl_s, audience=name)
+        return RequestStateSecurity(codec=_codec(keys, KEYS_ENV), audience=name)
     if shared:
         raise ConfigurationError(
             f"{KEYS_ENV} (or {KEYS_FILE_ENV}) is not set; replicas sharing a Redis store need the same keys to "
@@ -49,7 +46,7 @@ def state_security(name: str, *, shared: bool, ttl_s: float = STATE_TTL_S) -> Re
             "refused. Set it to a secret of 32 bytes or more (python -c 'import secrets; print(secrets.token_hex(32))'); "
             + WHERE
         )
-    return RequestStateSecurity.ephemeral(ttl=ttl_s, audience=name)
+    return None
 
 
 def _codec(keys: list[str], source: str) -> AESGCMRequestStateCodec:

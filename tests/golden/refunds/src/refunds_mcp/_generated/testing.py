@@ -59,6 +59,8 @@ class Outcome:
     text: str
     envelope: dict[str, Any] = field(default_factory=dict)
     structured: Any = None
+    kinds: tuple[str, ...] = ()
+    """Each content block's type, in order: `("text", "image")`."""
 
     def leaks(self) -> list[str]:
         """The leak markers found anywhere in the result."""
@@ -70,7 +72,8 @@ def outcome_of(result: CallToolResult) -> Outcome:
     """The text, envelope and structured content of a result."""
     text = "\n".join(block.text for block in result.content if isinstance(block, TextContent))
     envelope = (result.meta or {}).get(ENVELOPE_KEY) or {}
-    return Outcome(result.is_error, text, dict(envelope), result.structured_content)
+    kinds = tuple(block.type for block in result.content)
+    return Outcome(result.is_error, text, dict(envelope), result.structured_content, kinds)
 
 
 def injected(name: str, handler: Handler | None, deadline_s: float | None) -> FailwellServer:

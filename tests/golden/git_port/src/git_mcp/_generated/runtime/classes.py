@@ -135,6 +135,14 @@ The runtime adds what to check and what to do next."""
 CHECK_SENTENCE = "Check with {check_with} whether it took effect; if not, call {tool} with a new idempotency_key."
 CHECK_SENTENCE_NO_TOOL = "Check whether it took effect; if not, call {tool} with a new idempotency_key."
 SAME_KEY_SENTENCE = "The same idempotency_key gets this answer again."
+TOO_LARGE_MESSAGE = (
+    "{tool} produced {size} bytes of content, and at most {max_bytes} bytes fit in one answer. "
+    "Ask for less: a smaller file, a part of it, or a lower resolution."
+)
+"""What the model reads when a tool's content is over its `content.max_bytes`; `content.too_large` rewords it."""
+CONTENT_MAX_BYTES = 1_048_576
+"""A tool's content budget when `content.max_bytes` gives none: 1 MiB decoded (about 1.4 MB in base64)."""
+
 STORE_MESSAGE = "{tool} did not run: the server could not reach its own store of idempotency records and rate limits."
 """What the model reads when the server's store cannot be reached before the handler ran."""
 

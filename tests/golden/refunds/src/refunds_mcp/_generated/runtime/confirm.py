@@ -49,9 +49,6 @@ SCHEMA: dict[str, Any] = {
 }
 """The form the person answers: one box to tick. Accepting with it unticked is declining."""
 
-CONFIRM_MARGIN_S = 60.0
-"""How much longer than its expiry a confirmation's state lives (sealed) and its used nonce is remembered."""
-
 CLOCK: Callable[[], float] = time.time
 """Where a confirmation's expiry is read (tests move it forward)."""
 
@@ -89,7 +86,7 @@ async def confirmed(
     store = services.store
     assert store is not None  # a tool that confirms always has one
     try:
-        first = await store.consume(f"confirm\x1f{state.confirm['nonce']}", confirm.expires_s + CONFIRM_MARGIN_S)
+        first = await store.consume(f"confirm\x1f{state.confirm['nonce']}", confirm.expires_s + 60)
     except Exception as exc:
         return store_unavailable(tool, exc)
     if not first:

@@ -142,7 +142,7 @@ async def _handled(call: Call, ctx: ToolContext[Any, Any, Any, Any]) -> CallTool
     """The handler's outcome as a result: one item at a time for a partial batch, all at once otherwise."""
     tool = call.tool
     if tool.batch is None:
-        return success(tool, await run_handler(tool.handler, call.params, ctx))
+        return success(tool, await run_handler(tool.handler, call.params, ctx), call.arguments)
     if tool.batch.policy == "partial":
         return await partial_batch(tool, tool.batch, call.params, call.arguments, ctx)
     return await all_or_nothing_batch(tool, tool.batch, call.params, call.arguments, ctx)

@@ -22,6 +22,7 @@ from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 
 from .classes import CLASSES, GRACE_MARGIN_S, STORE_MESSAGE, Changed, FailureClass, default_changed, is_retryable
+from .content import TooLarge, WithContent, blocks, is_media
 from .contracts import ToolDefinition, ToolFailure
 from .scrub import scrub, secret_named
 from .tool_failure import TOOL_FAILURE_KEY, tool_failure
@@ -267,13 +268,48 @@ def exception_fields(exc: BaseException) -> dict[str, str]:
     }
 
 
-def success(tool: ToolDefinition, output: Any) -> CallToolResult:
-    """A handler's result: text, and structured content when the tool declares an output schema."""
+def success(tool: ToolDefinition, output: Any, arguments: Mapping[str, Any] | None = None) -> CallToolResult:
+    """A handler's result: text, and structured content when the tool declares an output schema; with `content`
+    (or media it does not declare, which `content.blocks` refuses), its blocks (see `with_content`)."""
+    if tool.content is not None or is_media(output):
+        try:
+            return with_content(tool, output)
+        except TooLarge as exc:
+            return too_large(tool, exc, arguments or {})
     data = dumped(tool, output)
     if tool.output_model is None:
         return CallToolResult(content=[TextContent(type="text", text=data)])
     text = pretty_json(data) if tool.text is None else output_text(tool.text, data)
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def with_content(tool: ToolDefinition, output: Any) -> CallToolResult:
+    """A result of a tool that returns content: its blocks (a str is a text block), checked against the spec's
+    `content` (kinds, MIME types, URIs, the budget); with an `output`, the structured content, its text block first,
+    then the blocks of a `WithContent`."""
+    if tool.output_model is None:
+        return CallToolResult(content=blocks(tool.name, tool.content, output))
+    media = blocks(tool.name, tool.content, output.content) if isinstance(output, WithContent) else []
+    data = dumped(tool, output.output if isinstance(output, WithContent) else output)
+    text = pretty_json(data) if tool.text is None else output_text(tool.text, data)
+    return CallToolResult(content=[TextContent(type="text", text=text), *media], structured_content=data)
+
+
+def too_large(tool: ToolDefinition, exc: TooLarge, arguments: Mapping[str, Any]) -> CallToolResult:
+    """The `too_large` failure: the content is over the tool's `max_bytes`, in the spec's words (over the call's
+    arguments, `{size}` and `{max_bytes}`), so the model can ask for less. A read changed nothing; a write ran."""
+    assert tool.content is not None
+    values = {name: display(value) for name, value in arguments.items()}
+    values.update(size=str(exc.size), max_bytes=str(tool.content.max_bytes))
+    reply = ErrorReply(
+        "invalid_input",
+        "too_large",
+        tool.content.too_large,
+        values,
+        changed="none" if tool.effect == "read" else "possible",
+        details={"size": exc.size, "max_bytes": tool.content.max_bytes},
+    )
+    return error_result(tool, reply)
 
 
 def output_text(template: str, data: Mapping[str, Any]) -> str:

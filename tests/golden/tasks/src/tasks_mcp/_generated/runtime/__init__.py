@@ -19,6 +19,8 @@ Calling a tool, in the order a call meets them:
     progress.py     a call's progress notifications: increasing, at most ten a second (thinned, never lost),
                     none after the answer
     results.py      every result: success, and the one function that builds each error result and envelope
+    content.py      content other than text (images, audio, resources, links): checked against the spec's
+                    `content` (kinds, MIME types, URIs, the budget) and turned into blocks
     tool_failure.py the SEP-3313 draft's `io.modelcontextprotocol/toolFailure` object beside the envelope
     telemetry.py    OpenTelemetry spans and metrics per failure class (no-ops until an SDK is configured)
 Reading a resource or a prompt:

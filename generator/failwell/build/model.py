@@ -162,6 +162,8 @@ class Ask:
     """How a generated test asks it: `ctx.ask.approval()`, `ctx.ask.summary("...")`, `ctx.ask.folders()`."""
     answer_model: str = ""
     """A form's answer model (`ApprovalAnswer`)."""
+    form_line: str = ""
+    """`APPROVAL_FORM: dict[str, Any] = {...}`: the schema the person's form is drawn from (a form's only)."""
 
 
 @dataclass(frozen=True)
@@ -952,6 +954,8 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         # A URI holds no null: refuse a boolean with a word, and test no refusal when every part takes any text.
         boolean = next((n for n, s in fields.items() if f.json_type(s) == "boolean"), "")
         wrong, wrong_value = (boolean, "not a boolean") if boolean else ("", None)
+    if kind == "prompt" and wrong_value is None:
+        wrong = ""  # prompt arguments are strings (a client sends no null): every one takes any text, so none to refuse
     missing = next((n for n, s in fields.items() if f.is_required(s)), "") if kind == "prompt" else ""
     uri = spec.get("uri", "")
     example_uri = uri
@@ -1169,6 +1173,35 @@ def context_type(upstreams: bool, uses: bool, settings: bool, asks: bool = False
     return f"ToolContext[{', '.join(arguments)}]"
 
 
+_FORM_KEYWORDS = (
+    "type",
+    "title",
+    "description",
+    "default",
+    "enum",
+    "format",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+)
+"""What a form field's schema may say (the protocol's restricted primitive schemas)."""
+
+
+def _form_schema(fields: dict[str, Any]) -> dict[str, Any]:
+    """The schema a form is drawn from: each field's type, description, default, enum, format and bounds, by the
+    name the person's client sends back."""
+    published = f.published_schema(fields, closed=False)
+    properties = {
+        name: {key: value for key, value in spec.items() if key in _FORM_KEYWORDS}
+        for name, spec in published.get("properties", {}).items()
+    }
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if published.get("required"):
+        schema["required"] = published["required"]
+    return schema
+
+
 _ASK_CLASSES = {"form": "Form", "sampling": "Sampling", "roots": "Roots"}
 """The runtime's class for each kind of question."""
 
@@ -1188,7 +1221,9 @@ def asking(spec: dict[str, Any], indent: int = 8) -> Asking:
         if kind == "form":
             model = f"{pascal(name)}Answer"
             answer_models += f.models(model, ask["fields"], published=True)
-            call: Call = ("Form", ["conversation", string(name), string(ask["message"]), model, "arguments"])
+            form = f"{name.upper()}_FORM"
+            form_line = assignment(f"{form}: dict[str, Any]", literal(_form_schema(ask["fields"])), 0)
+            call: Call = ("Form", ["conversation", string(name), string(ask["message"]), model, form, "arguments"])
             example = f.example_arguments(ask["fields"])
             answers.update(example)
             if not wrong and ask["fields"]:
@@ -1196,14 +1231,16 @@ def asking(spec: dict[str, Any], indent: int = 8) -> Asking:
                 wrong = {**example, first: _WRONG_VALUES[f.json_type(spec)] if "enum" not in spec else "not-a-choice"}
             question = f"ctx.ask.{name}()"
         elif kind == "sampling":
+            form_line = ""
             call = ("Sampling", ["conversation", string(name), str(int(ask.get("max_tokens", 1000)))])
             question = f'ctx.ask.{name}("A question for the model.")'
         else:
+            form_line = ""
             call = ("Roots", ["conversation", string(name)])
             question = f"ctx.ask.{name}()"
         lines = call_lines((f"self.{name} = {call[0]}", call[1]), 8)
         model_name = f"{pascal(name)}Answer" if kind == "form" else ""
-        questions.append(Ask(name, kind, "\n".join(lines), ask.get("message", ""), question, model_name))
+        questions.append(Ask(name, kind, "\n".join(lines), ask.get("message", ""), question, model_name, form_line))
     annotations = " ".join(member.annotation for model in answer_models for member in model.fields)
     kinds = sorted({_ASK_CLASSES[a["kind"]] for a in asks.values()})
     return Asking(

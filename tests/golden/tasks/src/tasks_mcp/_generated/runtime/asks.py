@@ -261,23 +261,25 @@ class Form(Asker, Generic[M]):
     `Declined` when they decline or cancel."""
 
     def __init__(
-        self, conversation: Conversation, key: str, message: str, model: type[M], arguments: Mapping[str, Any]
+        self,
+        conversation: Conversation,
+        key: str,
+        message: str,
+        model: type[M],
+        schema: Mapping[str, Any],
+        arguments: Mapping[str, Any],
     ) -> None:
         super().__init__(conversation, key, "elicitation")
         self.message = message
         self.model = model
+        self.schema = dict(schema)
+        """The form's requested schema, from the spec's fields (descriptions, defaults, enums, bounds)."""
         self.arguments = arguments
 
     def __call__(self, **values: object) -> Question[M]:
         """The question, its message filled from the call's arguments and `values` (by placeholder)."""
         filled = Values({name: for_person(value) for name, value in {**self.arguments, **values}.items()})
-        schema = self.model.model_json_schema()
-        requested = {
-            "type": "object",
-            "properties": schema.get("properties", {}),
-            **({"required": schema["required"]} if schema.get("required") else {}),
-        }
-        params = {"mode": "form", "message": self.message.format_map(filled), "requestedSchema": requested}
+        params = {"mode": "form", "message": self.message.format_map(filled), "requestedSchema": self.schema}
         request = {"method": "elicitation/create", "params": params}
         return Question(self.conversation, self.key, "elicitation", request, self._parse)
 

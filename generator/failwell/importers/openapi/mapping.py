@@ -237,6 +237,9 @@ def map_operation(
     if spec["effect"] != "read":
         if keyed:
             spec["idempotency"] = "required"
+            finder = _finder(op, names, ops, name)
+            if finder:
+                spec["check_with"] = finder  # named to the model when a run's outcome is unknown
         elif method == "PUT":
             spec["idempotent"] = True
         else:

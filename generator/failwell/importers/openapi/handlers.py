@@ -7,6 +7,8 @@ import json
 from .mapping import UPSTREAM, Tool
 from ...spec.naming import pascal
 
+LINE_LENGTH = 120
+"""The generated project's ruff line length."""
 HELPER = "_openapi.py"
 """The helper module beside the handlers (a name starting with `_` is never taken for a tool's handler)."""
 
@@ -30,10 +32,15 @@ def handler(tool: Tool) -> str:
     lines = []
     for code, name in tool.statuses:
         test = "error.status is not None and error.status >= 500" if code == "5XX" else f"error.status == {int(code)}"
-        wait = "error.retry_after_s or 10.0" if code == "429" else "error.retry_after_s"
+        failure_class = tool.spec["failures"][name]["class"]
+        extra = {
+            "rate_limited": "retry_after_s=error.retry_after_s or 10.0, ",
+            "upstream_unavailable": "retry_after_s=error.retry_after_s, ",
+            "permission_denied": f'permission={_lit(tool.name)}, role="the API credentials of this server", ',
+        }.get(failure_class, "")
         lines.append(
             f"        if {test}:\n"
-            f"            raise {classes[name]}(retry_after_s={wait}, changed=error.explicit_changed) from None"
+            f"            raise {classes[name]}({extra}changed=error.explicit_changed) from None"
         )
     returns = "Output" if tool.has_output else "str"
     result = "Output.model_validate(fields_of(response, Output))" if tool.has_output else "text_of(response)"
@@ -58,6 +65,10 @@ def handler(tool: Tool) -> str:
     upstream_import = "from .._generated.runtime.upstream import UpstreamError\n" if lines else ""
     origin = f" (operationId {tool.op.operation_id})" if tool.op.operation_id else ""
     helpers = "Where, call, fields_of" if tool.has_output else "Where, call, text_of"
+    imported = f"from .._generated.tools.{tool.name} import {', '.join(imports)}"
+    if len(imported) > LINE_LENGTH:
+        names = "".join(f"    {name},\n" for name in imports)
+        imported = f"from .._generated.tools.{tool.name} import (\n{names})"
     return f'''"""`{tool.name}`: {first}.
 
 Written once by `failwell import openapi` from {tool.op.key}{origin}, and yours from now on:
@@ -66,7 +77,7 @@ upstream client (deadline, retries, circuit breaker, Idempotency-Key), and turns
 documents into the failure the spec declares for it; any other failure keeps its class's words.
 """
 
-{upstream_import}from .._generated.tools.{tool.name} import {", ".join(imports)}
+{upstream_import}{imported}
 from ._openapi import {helpers}
 
 PATH = {_lit(tool.op.path)}

@@ -11,7 +11,7 @@ from typing import Any
 from ...spec.naming import reserved_tool_name
 from .document import Document, Node
 from .operations import Operation
-from .schemas import Mapper, field_name, jsonable, snake, trim
+from .schemas import Mapper, field_name, fits, jsonable, snake, trim, within
 
 MAX_NAME = 64
 MAX_TOOL_DESCRIPTION = 600
@@ -186,7 +186,8 @@ def map_operation(
             findings.append(Finding("FW312", op.key, f"{location} parameter {wire!r} has no description: the model guesses what to send"))
         if "example" in param and "example" not in field_spec:
             example = jsonable(param["example"])
-            if isinstance(example, str | int | float | bool) and field_spec.get("type") in ("string", "integer", "number", "boolean") and not field_spec.get("enum") and not field_spec.get("pattern") and not field_spec.get("format"):
+            plain = not (field_spec.get("enum") or field_spec.get("pattern") or field_spec.get("format"))
+            if plain and fits(example, str(field_spec.get("type"))) and within(example, field_spec):
                 field_spec["example"] = example
         if location != "path" and not param.get("required") and "default" not in field_spec:
             field_spec["required"] = False

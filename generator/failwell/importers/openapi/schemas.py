@@ -50,6 +50,8 @@ def field_name(wire: str) -> str:
     name = snake(wire) or "value"
     if not name[0].isalpha():
         name = f"n_{name}"
+    if name.startswith("model_"):  # pydantic's namespace
+        name = f"the_{name}"
     if keyword.iskeyword(name) or name in RESERVED_FIELD_NAMES or reserved_model_field_name(name):
         name = f"{name}_value"
     return name[:64]
@@ -213,7 +215,7 @@ class Mapper:
         enum = schema.get("enum")
         if isinstance(enum, list):
             values = [jsonable(v) for v in enum if v is not None]
-            if values and all(_fits(v, kind) for v in values) and len(set(map(repr, values))) == len(values):
+            if values and all(fits(v, kind) for v in values) and len(set(map(repr, values))) == len(values):
                 out["enum"] = values
         if kind == "string":
             fmt = schema.get("format")
@@ -253,12 +255,12 @@ class Mapper:
                         out[key] = int(out[key])
         for key, target in (("default", "default"), ("example", "example")):
             value = jsonable(schema.get(key))
-            if value is not None and _fits(value, kind) and _within(value, out):
+            if value is not None and fits(value, kind) and within(value, out):
                 out[target] = value
         examples = schema.get("examples")
         if "example" not in out and isinstance(examples, list) and examples:
             value = jsonable(examples[0])
-            if value is not None and _fits(value, kind) and _within(value, out):
+            if value is not None and fits(value, kind) and within(value, out):
                 out["example"] = value
 
 
@@ -274,12 +276,12 @@ def _json_type(value: Any) -> str:
     return "object"
 
 
-def _fits(value: Any, kind: str) -> bool:
+def fits(value: Any, kind: str) -> bool:
     actual = _json_type(value)
     return actual == kind or (kind == "number" and actual == "integer")
 
 
-def _within(value: Any, out: dict[str, Any]) -> bool:
+def within(value: Any, out: dict[str, Any]) -> bool:
     """Whether a default or example keeps the field's own rules (else the spec refuses it, FW130/FW131)."""
     if "enum" in out and value not in out["enum"]:
         return False

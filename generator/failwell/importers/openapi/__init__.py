@@ -106,6 +106,7 @@ def import_openapi(
         if not tools:
             raise FailwellError(f"no selected operation of {source} could be mapped: {'; '.join(skipped[:5])}")
     removed: list[str] = []
+    previous_tools = set((old or {}).get("tools") or {})
     if old is not None:
         spec, removed = _merge(old, spec)
     package = str(spec["server"].get("package") or f"{spec['server']['name'].replace('-', '_')}_mcp")
@@ -114,7 +115,6 @@ def import_openapi(
     files = {f"src/{package}/handlers/{HELPER}": HELPER_TEXT}
     files.update({f"src/{package}/handlers/{n}.py": handler(t) for n, t in tools.items()})
     files = {path: content for path, content in files.items() if not (dest / path).exists()}
-    previous_tools = set(((old or {}).get("tools") or {}))
     return Imported(
         spec_text=text,
         package=package,

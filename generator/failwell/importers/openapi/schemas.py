@@ -122,6 +122,23 @@ class Mapper:
             self.note(f"{where}: a recursive schema, cut to a plain object")
             return {"type": "object"}
         stack = (*stack, node.where)
+        for key in ("oneOf", "anyOf"):  # [X, null]: X, nullable (the usual shape of an optional value)
+            variants = schema.get(key)
+            if isinstance(variants, list) and "type" not in schema and "properties" not in schema:
+                plain = [
+                    (index, v) for index, v in enumerate(variants)
+                    if not (isinstance(v, dict) and (v.get("type") == "null" or v.get("enum") == [None]))
+                ]
+                if len(plain) == 1 and len(variants) == 2:
+                    index, only = plain[0]
+                    inner = self.field(
+                        Node(only, node.base, f"{node.pointer}/{key}/{index}"), where, depth=depth, output=output, stack=stack
+                    )
+                    inner["nullable"] = True
+                    described = trim(schema.get("description") or schema.get("title"))
+                    if described:
+                        inner["description"] = described
+                    return inner
         out: dict[str, Any] = {}
         description = trim(schema.get("description") or schema.get("title"))
         if description:

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import REPO, failwell
 
+from conftest import REPO, failwell
 from failwell import FailwellError, review, validate
 from failwell.importers.openapi import Selection, import_openapi
 
@@ -27,7 +27,12 @@ def document(tmp_path: Path, paths: dict[str, Any], **extra: Any) -> Path:
 
 
 def op(operation_id: str, **extra: Any) -> dict[str, Any]:
-    return {"operationId": operation_id, "summary": f"Do {operation_id}.", "responses": {"200": {"description": "ok"}}, **extra}
+    return {
+        "operationId": operation_id,
+        "summary": f"Do {operation_id}.",
+        "responses": {"200": {"description": "ok"}},
+        **extra,
+    }
 
 
 def spec_of(tmp_path: Path, source: Path, selection: Selection | None = None) -> tuple[dict[str, Any], Any]:
@@ -58,11 +63,11 @@ def test_bad_input_is_one_clear_error(tmp_path: Path, content: str | None, words
 def test_a_broken_ref_names_the_ref_and_a_missing_file_names_the_file(tmp_path: Path) -> None:
     body = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Nope"}}}}
     path = document(tmp_path, {"/a": {"post": op("a", requestBody=body)}}, components={"schemas": {}})
-    with pytest.raises(FailwellError, match="#/components/schemas/Nope .*points at nothing: 'Nope'"):
+    with pytest.raises(FailwellError, match=r"#/components/schemas/Nope .*points at nothing: 'Nope'"):
         import_openapi(str(path), tmp_path / "dest", Selection())
     body = {"content": {"application/json": {"schema": {"$ref": "models/pet.yaml#/Pet"}}}}
     path = document(tmp_path, {"/a": {"post": op("a", requestBody=body)}})
-    with pytest.raises(FailwellError, match="pet.yaml .*does not exist"):
+    with pytest.raises(FailwellError, match=r"pet\.yaml .*does not exist"):
         import_openapi(str(path), tmp_path / "dest", Selection())
 
 
@@ -152,19 +157,42 @@ def test_inputs_from_every_location_are_never_overwritten(tmp_path: Path) -> Non
         {"name": "Idempotency-Key", "in": "header", "required": True, "schema": {"type": "string"}},
         {"name": "session", "in": "cookie", "schema": {"type": "string"}},
     ]
-    body = {"content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {
-        "id": {"type": "string", "description": "The body's id."},
-        "count": {"type": "integer", "minimum": 1, "maximum": 9, "default": 2, "description": "How many."},
-    }}}}}
+    body = {
+        "content": {
+            "application/x-www-form-urlencoded": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string", "description": "The body's id."},
+                        "count": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": 9,
+                            "default": 2,
+                            "description": "How many.",
+                        },
+                    },
+                }
+            }
+        }
+    }
     responses = {
         "201": {"description": "made"},
         **{str(code): {"description": f"status {code}"} for code in (400, 401, 404, 409, 429, 503)},
     }
-    path = document(tmp_path, {"/things/{id}": {"post": op("make", parameters=parameters, requestBody=body, responses=responses)}})
+    path = document(
+        tmp_path, {"/things/{id}": {"post": op("make", parameters=parameters, requestBody=body, responses=responses)}}
+    )
     spec, result = spec_of(tmp_path, path)
     tool = spec["tools"]["make"]
     assert list(tool["input"]) == ["id", "id_query", "x_trace", "id_body", "count"]
-    assert tool["input"]["count"] == {"type": "integer", "minimum": 1, "maximum": 9, "default": 2, "description": "How many."}
+    assert tool["input"]["count"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 9,
+        "default": 2,
+        "description": "How many.",
+    }
     assert tool["effect"] == "write" and tool["idempotency"] == "required"
     assert {name: f["class"] for name, f in tool["failures"].items()} == {
         "bad_request": "invalid_input",
@@ -222,10 +250,16 @@ def test_auth_schemes_are_secret_settings_and_the_upstream_comes_from_servers(tm
     assert sorted(settings) == ["basic_password", "basic_username", "bearer_token", "header_key", "query_key"]
     assert all(s["secret"] is True for s in settings.values())
     assert spec["upstreams"]["api"] == {
-        "base_url_env": "DEST_API_URL", "timeout_s": 10, "retries": 2, "base_url": "https://eu.api.example.com/v2"
+        "base_url_env": "DEST_API_URL",
+        "timeout_s": 10,
+        "retries": 2,
+        "base_url": "https://eu.api.example.com/v2",
     }
     assert any(f.code == "FW316" and "cookie" in f.message for f in result.findings)
-    assert '("basic", "Authorization", "basic_username", "basic_password")' in result.handlers["src/dest_mcp/handlers/x.py"]
+    assert (
+        '("basic", "Authorization", "basic_username", "basic_password")'
+        in result.handlers["src/dest_mcp/handlers/x.py"]
+    )
 
 
 def test_drafts_are_flagged_until_reviewed(tmp_path: Path) -> None:
@@ -234,7 +268,11 @@ def test_drafts_are_flagged_until_reviewed(tmp_path: Path) -> None:
     spec.write_text(spec_text)
     drafts = [d for d in validate(spec) if d.code == "FW301"]
     assert len(drafts) == 8 and all(d.severity == "warning" for d in drafts)
-    assert all(any(code == "FW301" for code, _ in row.problems) for row in review(spec) if row.failure in ("not_found", "conflict"))
+    assert all(
+        any(code == "FW301" for code, _ in row.problems)
+        for row in review(spec)
+        if row.failure in ("not_found", "conflict")
+    )
     with pytest.raises(FailwellError):
         validate(spec, strict=True)
     spec.write_text(spec_text.replace("reviewed: false", "reviewed: true"))
@@ -296,8 +334,14 @@ def test_the_cli_reimports_with_check_a_diff_and_new_handlers(tmp_path: Path) ->
     assert (handlers / "_openapi.py").is_file() and "NotImplementedError" not in (handlers / "get_pet.py").read_text()
     same = failwell("import", "openapi", source / "petstore.yaml", dest, "--check")
     assert same.returncode == 0, same.stdout + same.stderr
-    doc["paths"]["/pets/{petId}/toys"] = {"get": {"operationId": "listToys", "tags": ["pets"], "summary": "The pet's toys.",
-                                                  "responses": {"200": {"description": "ok"}, "404": {"description": "No pet."}}}}
+    doc["paths"]["/pets/{petId}/toys"] = {
+        "get": {
+            "operationId": "listToys",
+            "tags": ["pets"],
+            "summary": "The pet's toys.",
+            "responses": {"200": {"description": "ok"}, "404": {"description": "No pet."}},
+        }
+    }
     (source / "petstore.yaml").write_text(yaml.safe_dump(doc))
     (handlers / "get_pet.py").write_text((handlers / "get_pet.py").read_text() + "\n# my edit\n")
     stale = failwell("import", "openapi", source / "petstore.yaml", dest, "--check")
@@ -306,6 +350,6 @@ def test_the_cli_reimports_with_check_a_diff_and_new_handlers(tmp_path: Path) ->
     again = failwell("import", "openapi", source / "petstore.yaml", dest)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "added list_toys" in again.stderr
-    assert "PATH = \"/pets/{petId}/toys\"" in (handlers / "list_toys.py").read_text()
+    assert 'PATH = "/pets/{petId}/toys"' in (handlers / "list_toys.py").read_text()
     assert (handlers / "get_pet.py").read_text().endswith("# my edit\n"), "a handler is never overwritten"
     assert failwell("generate", dest, "--check").returncode == 0

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, failwell
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
 
+from conftest import REPO, failwell
 from failwell import generate
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -73,7 +73,9 @@ class FakePetstore:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def reply(self, key: str, status: int, payload: Any = None, headers: dict[str, str] | None = None, delay: float = 0.0) -> None:
+    def reply(
+        self, key: str, status: int, payload: Any = None, headers: dict[str, str] | None = None, delay: float = 0.0
+    ) -> None:
         self.script.setdefault(key, []).append((status, payload, headers or {}, delay))
 
     def sent(self, key: str) -> list[dict[str, Any]]:
@@ -131,7 +133,15 @@ async def test_the_imported_petstore_succeeds_and_fails_well(project: Path, pets
     fake = petstore
     async with Client(server(project, fake)) as session:  # type: ignore[arg-type]
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert set(tools) == {"list_pets", "create_pet", "get_pet", "replace_pet", "delete_pet", "add_note", "get_store_status"}
+        assert set(tools) == {
+            "list_pets",
+            "create_pet",
+            "get_pet",
+            "replace_pet",
+            "delete_pet",
+            "add_note",
+            "get_store_status",
+        }
         assert tools["delete_pet"].annotations.destructive_hint is True  # type: ignore[union-attr]
         assert tools["replace_pet"].annotations.idempotent_hint is True  # type: ignore[union-attr]
         assert tools["list_pets"].annotations.read_only_hint is True  # type: ignore[union-attr]
@@ -160,7 +170,9 @@ async def test_the_imported_petstore_succeeds_and_fails_well(project: Path, pets
         posted = fake.sent("POST /v1/pets")[-1]
         assert json.loads(posted["body"]) == {"name": "Rex"} and posted["headers"].get("Idempotency-Key")
         fake.reply("POST /v1/pets", 422, {"errors": [{"field": "name", "message": SECRET}]})
-        text = failure(await session.call_tool("create_pet", {"name": "Rex", "idempotency_key": key[:-1] + "1"}), "invalid_input")
+        text = failure(
+            await session.call_tool("create_pet", {"name": "Rex", "idempotency_key": key[:-1] + "1"}), "invalid_input"
+        )
         assert "name" in text
 
         # 429 with Retry-After (longer than the deadline leaves, so not waited for here): rate_limited, saying when
@@ -174,7 +186,12 @@ async def test_the_imported_petstore_succeeds_and_fails_well(project: Path, pets
         fake.reply("GET /v1/pets/7", 503, {"message": SECRET})
         fake.reply("GET /v1/pets/7", 200, {"id": 7, "name": "Tom", "species": "cat"})
         result = await session.call_tool("get_pet", {"pet_id": 7})
-        assert not result.is_error and result.structured_content == {"id": 7, "name": "Tom", "species": "cat", "born": None}
+        assert not result.is_error and result.structured_content == {
+            "id": 7,
+            "name": "Tom",
+            "species": "cat",
+            "born": None,
+        }
         assert len(fake.sent("GET /v1/pets/7")) - before == 2
 
         # a form-encoded body, a path parameter and a body field of the same name, a 204 answered as text

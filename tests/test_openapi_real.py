@@ -13,13 +13,16 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BIN, REPO, failwell
 
+from conftest import BIN, REPO, failwell
 from failwell.importers.openapi import Selection, import_openapi
 
 pytestmark = pytest.mark.slow
 
-SHARED = REPO.parent.parent / "shared" / "openapi" if (REPO.parent.parent / "shared").is_dir() else REPO.parent / "shared" / "openapi"
+SHARED = next(
+    (path for path in (REPO.parent / "shared" / "openapi", REPO.parent.parent / "shared" / "openapi") if path.is_dir()),
+    REPO.parent / "shared" / "openapi",
+)
 OCTOKIT = Path(os.environ.get("FAILWELL_GITHUB_OPENAPI", "/tmp/octokit/package/generated/api.github.com.json"))
 DOCS = {
     "twilio": (SHARED / "twilio_api_v2010.json", ["--tag", "Api20100401Message", "--tag", "Api20100401Call"]),
@@ -35,7 +38,7 @@ COUNTS = {"twilio": 197, "digitalocean": 659, "github": 1223}
 def document(name: str) -> Path:
     path = DOCS[name][0]
     if not path.is_file():
-        pytest.skip(f"{path} is not here (see ../shared/openapi/README.md; GitHub's: `npm pack @octokit/openapi@23.0.2`)")
+        pytest.skip(f"{path} is not here (../shared/openapi/README.md; GitHub's: npm pack @octokit/openapi@23.0.2)")
     return path
 
 
@@ -48,8 +51,10 @@ def test_the_whole_document_imports_and_every_operation_is_accounted_for(name: s
     assert result.operations == COUNTS[name]
     assert len(result.tools) + len(result.skipped) == result.operations
     assert all(len(tool) <= 64 for tool in result.tools) and len(set(result.tools)) == len(result.tools)
-    print(f"\n{name}: {result.operations} operations, {len(result.tools)} tools, {len(result.skipped)} not mapped, "
-          f"{len(result.notes)} notes, about {result.tokens:,} tokens, import {seconds:.2f} s")
+    print(
+        f"\n{name}: {result.operations} operations, {len(result.tools)} tools, {len(result.skipped)} not mapped, "
+        f"{len(result.notes)} notes, about {result.tokens:,} tokens, import {seconds:.2f} s"
+    )
     for line in result.skipped:
         print(f"  not mapped: {line}")
 

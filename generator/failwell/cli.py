@@ -628,24 +628,36 @@ def import_openapi_command(
         Path, typer.Argument(metavar="DEST", help="The project folder: new, or one made by an earlier import.")
     ] = Path("."),
     tag: Annotated[list[str] | None, _many("Operations with this tag (repeat).", "--tag", "TAG")] = None,
-    operation: Annotated[list[str] | None, _many("The operation with this operationId (repeat).", "--operation", "ID")] = None,
-    path: Annotated[list[str] | None, _many("Operations whose path matches this glob (repeat).", "--path", "GLOB")] = None,
+    operation: Annotated[
+        list[str] | None, _many("The operation with this operationId (repeat).", "--operation", "ID")
+    ] = None,
+    path: Annotated[
+        list[str] | None, _many("Operations whose path matches this glob (repeat).", "--path", "GLOB")
+    ] = None,
     method: Annotated[list[str] | None, _many("Operations with this HTTP method (repeat).", "--method", "M")] = None,
     exclude_tag: Annotated[list[str] | None, _many("Leave out this tag (repeat).", "--exclude-tag", "TAG")] = None,
     exclude_operation: Annotated[
         list[str] | None, _many("Leave out this operationId (repeat).", "--exclude-operation", "ID")
     ] = None,
-    exclude_path: Annotated[list[str] | None, _many("Leave out paths matching this glob (repeat).", "--exclude-path", "GLOB")] = None,
-    exclude_method: Annotated[list[str] | None, _many("Leave out this HTTP method (repeat).", "--exclude-method", "M")] = None,
+    exclude_path: Annotated[
+        list[str] | None, _many("Leave out paths matching this glob (repeat).", "--exclude-path", "GLOB")
+    ] = None,
+    exclude_method: Annotated[
+        list[str] | None, _many("Leave out this HTTP method (repeat).", "--exclude-method", "M")
+    ] = None,
     max_tools: Annotated[
         int | None, typer.Option("--max-tools", metavar="N", help="Allow N tools instead of 40.", show_default=False)
     ] = None,
     all_operations: Annotated[bool, typer.Option("--all", help="Allow any number of tools.")] = False,
     name: Annotated[
-        str | None, typer.Option(metavar="NAME", help="The server's name (default: made from DEST).", show_default=False)
+        str | None,
+        typer.Option(metavar="NAME", help="The server's name (default: made from DEST).", show_default=False),
     ] = None,
     check: Annotated[
-        bool, typer.Option("--check", help="Write nothing; print the diff and exit 1 when a re-import would change something.")
+        bool,
+        typer.Option(
+            "--check", help="Write nothing; print the diff and exit 1 when a re-import would change something."
+        ),
     ] = False,
 ) -> None:
     """Write a spec and working handlers from an OpenAPI document; run it again to merge the API's changes.
@@ -699,7 +711,9 @@ def import_openapi_command(
             for tool in result.added:
                 typer.echo(f"failwell: added {tool}", err=True)
             for tool in result.removed:
-                typer.echo(f"failwell: removed {tool} (its operation is no longer selected; its handler is kept)", err=True)
+                typer.echo(
+                    f"failwell: removed {tool} (its operation is no longer selected; its handler is kept)", err=True
+                )
         if check:
             if existing is None:
                 typer.echo(f"failwell: {dest} has no failwell.yaml: the import would create the project", err=True)
@@ -719,7 +733,9 @@ def import_openapi_command(
             for relative, text in result.handlers.items():
                 safewrite.write(dest / relative, text.encode(), root=dest)
             _print_diagnostics(created)
-            typer.echo(f"failwell: created {len(created.plan.create)} files in {dest}; the handlers call the API", err=True)
+            typer.echo(
+                f"failwell: created {len(created.plan.create)} files in {dest}; the handlers call the API", err=True
+            )
         else:
             safewrite.write(spec_path, result.spec_text.encode(), root=dest)
             for relative, text in result.handlers.items():

@@ -230,7 +230,10 @@ CODES: dict[str, tuple[Severity, str]] = {
         "needed, then set `reviewed: true` or remove the key",
     ),
     "FW310": ("warning", "`failwell import openapi`: an operation documents no error response"),
-    "FW311": ("warning", "`failwell import openapi`: a POST takes no Idempotency-Key header, so a retry cannot be made safe"),
+    "FW311": (
+        "warning",
+        "`failwell import openapi`: a POST takes no Idempotency-Key header, so a retry cannot be made safe",
+    ),
     "FW312": ("warning", "`failwell import openapi`: a parameter or body field without a description"),
     "FW313": ("warning", "`failwell import openapi`: an operation's description over 600 characters, cut"),
     "FW314": (

@@ -151,7 +151,8 @@ def _spec(
     credentials: Any,
     dest: Path,
 ) -> dict[str, Any]:
-    info = root.get("info") if isinstance(root.get("info"), dict) else {}
+    raw_info = root.get("info")
+    info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
     title = trim(info.get("title"), 200) or server
     about = trim(info.get("description"), 400)
     description = f"{title}: {about}" if about and not about.startswith(title) else about or title
@@ -188,7 +189,7 @@ def _base_url(root: dict[str, Any]) -> str:
     for server in root.get("servers") or []:
         if not isinstance(server, dict) or not isinstance(server.get("url"), str):
             continue
-        url = server["url"]
+        url = str(server["url"])
         for variable, spec in (server.get("variables") or {}).items():
             if isinstance(spec, dict) and "default" in spec:
                 url = url.replace(f"{{{variable}}}", str(spec["default"]))
@@ -247,7 +248,9 @@ def _merge(old: dict[str, Any], new: dict[str, Any]) -> tuple[dict[str, Any], li
                 failures[fname] = failure
             else:
                 failures[fname]["class"] = failure["class"]
-        for fname in [f for f, v in failures.items() if v.get("reviewed") is False and f not in (tool.get("failures") or {})]:
+        for fname in [
+            f for f, v in failures.items() if v.get("reviewed") is False and f not in (tool.get("failures") or {})
+        ]:
             del failures[fname]  # a draft for a status the document no longer declares
         if failures:
             mine["failures"] = failures
@@ -278,7 +281,7 @@ def _dump(spec: Any) -> str:
     yaml.indent(mapping=2, sequence=4, offset=2)
     out = io.StringIO()
     yaml.dump(spec, out)
-    return out.getvalue()
+    return str(out.getvalue())
 
 
 def _tokens(spec: dict[str, Any]) -> int:

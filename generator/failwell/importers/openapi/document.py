@@ -109,7 +109,11 @@ def load(source: str) -> Document:
         text, base = _read_file(path, "the OpenAPI document"), str(path.resolve())
     root = _parse(text, source)
     if not isinstance(root, dict) or not isinstance(root.get("openapi"), str):
-        hint = " (a Swagger 2.0 document: convert it to OpenAPI 3 first)" if isinstance(root, dict) and "swagger" in root else ""
+        hint = (
+            " (a Swagger 2.0 document: convert it to OpenAPI 3 first)"
+            if isinstance(root, dict) and "swagger" in root
+            else ""
+        )
         raise FailwellError(f"{source} is not an OpenAPI document: it has no `openapi:` version{hint}")
     version = root["openapi"]
     if not (version.startswith("3.0") or version.startswith("3.1")):
@@ -142,17 +146,19 @@ def _read_file(path: Path, what: str) -> str:
 def _fetch(url: str) -> str:
     request = urllib.request.Request(url, headers={"Accept": "application/json, application/yaml, */*"})
     try:
-        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_S) as response:  # noqa: S310 (http(s) only)
+        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_S) as response:
             body = response.read(MAX_BYTES + 1)
     except urllib.error.HTTPError as exc:
         raise FailwellError(f"{url} answered HTTP {exc.code}; check the address") from None
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise FailwellError(f"{url} could not be fetched ({reason}); check the address, or download it and give the file") from None
+        raise FailwellError(
+            f"{url} could not be fetched ({reason}); check the address, or download it and give the file"
+        ) from None
     if len(body) > MAX_BYTES:
         raise FailwellError(f"{url} is over {MAX_BYTES:,} bytes; failwell reads at most that")
     try:
-        return body.decode("utf-8")
+        return str(body.decode("utf-8"))
     except UnicodeDecodeError:
         raise FailwellError(f"{url} is not UTF-8 text") from None
 
@@ -165,7 +171,7 @@ def _parse(text: str, where: str) -> Any:
         except ValueError:
             pass  # YAML is a superset of JSON's usual forms: let it say where the problem is
     try:
-        return yaml.load(text, Loader=_LOADER)  # noqa: S506 (a safe loader)
+        return yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

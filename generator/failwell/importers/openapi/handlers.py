@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from .mapping import UPSTREAM, Tool
 from ...spec.naming import pascal
+from .mapping import UPSTREAM, Tool
 
 LINE_LENGTH = 120
 """The generated project's ruff line length."""
@@ -39,8 +39,7 @@ def handler(tool: Tool) -> str:
             "permission_denied": f'permission={_lit(tool.name)}, role="the API credentials of this server", ',
         }.get(failure_class, "")
         lines.append(
-            f"        if {test}:\n"
-            f"            raise {classes[name]}({extra}changed=error.explicit_changed) from None"
+            f"        if {test}:\n            raise {classes[name]}({extra}changed=error.explicit_changed) from None"
         )
     returns = "Output" if tool.has_output else "str"
     result = "Output.model_validate(fields_of(response, Output))" if tool.has_output else "text_of(response)"
@@ -91,8 +90,9 @@ async def handle(params: Input, ctx: Context) -> {returns}:
 '''
 
 
-HELPER_TEXT = '''"""Calls an OpenAPI operation through the runtime's upstream client: written once by `failwell import openapi`,
-and yours from now on (failwell never overwrites it; a module whose name starts with `_` is never a tool's).
+HELPER_TEXT = '''"""Calls an OpenAPI operation through the runtime's upstream client: written once by
+`failwell import openapi`, and yours from now on (failwell never overwrites it; a module whose name starts
+with `_` is never a tool's).
 
 The credentials come from the server's secret settings (never logged, never in a message); the upstream
 client sends the call's derived Idempotency-Key itself, retries only what is safe, and raises an

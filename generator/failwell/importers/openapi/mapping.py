@@ -88,10 +88,14 @@ def tool_names(ops: list[Operation], findings: list[Finding]) -> dict[str, str]:
         digest = hashlib.sha1(op.key.encode()).hexdigest()[:6]
         if len(name) > MAX_NAME:
             name = f"{base[: MAX_NAME - 7].rstrip('_')}_{digest}"
-            findings.append(Finding("FW315", op.key, f"the name {base} is over {MAX_NAME} characters: the tool is {name}"))
+            findings.append(
+                Finding("FW315", op.key, f"the name {base} is over {MAX_NAME} characters: the tool is {name}")
+            )
         if name in taken:
             renamed = f"{name[: MAX_NAME - 7].rstrip('_')}_{digest}"
-            findings.append(Finding("FW315", op.key, f"the name {name} is taken by another operation: the tool is {renamed}"))
+            findings.append(
+                Finding("FW315", op.key, f"the name {name} is taken by another operation: the tool is {renamed}")
+            )
             name = renamed
         taken.add(name)
         names[op.key] = name
@@ -120,13 +124,27 @@ def auth(doc: Document, server: str, findings: list[Finding]) -> Auth:
             found.settings[setting] = {"type": "string", "secret": True, "description": f"The bearer token: {what}."}
             found.schemes[name] = ("bearer", "Authorization", setting, "")
             if kind != "http":
-                findings.append(Finding("FW316", f"security scheme {name}", f"{kind}: the server sends a token you get yourself (setting {setting}); it does not run the {kind} flow"))
+                findings.append(
+                    Finding(
+                        "FW316",
+                        f"security scheme {name}",
+                        f"{kind}: the server sends a token you get yourself (setting {setting}); "
+                        f"it does not run the {kind} flow",
+                    )
+                )
         elif kind == "apiKey" and where in ("header", "query") and isinstance(scheme.get("name"), str):
             setting = f"{base}_key" if not base.endswith("key") else base
             found.settings[setting] = {"type": "string", "secret": True, "description": f"The API key: {what}."}
             found.schemes[name] = (str(where), scheme["name"], setting, "")
         else:
-            findings.append(Finding("FW316", f"security scheme {name}", f"a {kind} scheme{' in ' + str(where) if where else ''} is not mapped: add it to handlers/_openapi.py"))
+            findings.append(
+                Finding(
+                    "FW316",
+                    f"security scheme {name}",
+                    f"a {kind} scheme{' in ' + str(where) if where else ''} is not mapped: "
+                    "add it to handlers/_openapi.py",
+                )
+            )
     return found
 
 
@@ -147,7 +165,14 @@ def map_operation(
     text = summary if not long or long.startswith(summary) else f"{summary.rstrip('.')}. {long}" if summary else long
     text = text or long or f"{op.method.upper()} {op.path}"
     if len(text) > MAX_TOOL_DESCRIPTION:
-        findings.append(Finding("FW313", op.key, f"the description is {len(text)} characters; cut to {MAX_TOOL_DESCRIPTION} (write a shorter one in the spec)"))
+        findings.append(
+            Finding(
+                "FW313",
+                op.key,
+                f"the description is {len(text)} characters; cut to {MAX_TOOL_DESCRIPTION} "
+                "(write a shorter one in the spec)",
+            )
+        )
         text = trim(text, MAX_TOOL_DESCRIPTION)
     spec["description"] = text
     method = op.method.upper()
@@ -159,12 +184,25 @@ def map_operation(
         fname = field_name(wire)
         if fname in inputs or fname == "idempotency_key":
             renamed = field_name(f"{wire}_{location}")
-            findings.append(Finding("FW314", op.key, f"{location} parameter {wire!r} has the name of another input ({fname}): it is the input {renamed}"))
+            findings.append(
+                Finding(
+                    "FW314",
+                    op.key,
+                    f"{location} parameter {wire!r} has the name of another input ({fname}): it is the input {renamed}",
+                )
+            )
             fname = renamed
         inputs[fname] = field_spec
         where[fname] = (location, wire)
 
-    for param_node in sorted(op.parameters, key=lambda n: ("path", "query", "header", "cookie").index(n.value.get("in")) if n.value.get("in") in ("path", "query", "header", "cookie") else 9):
+    for param_node in sorted(
+        op.parameters,
+        key=lambda n: (
+            ("path", "query", "header", "cookie").index(n.value.get("in"))
+            if n.value.get("in") in ("path", "query", "header", "cookie")
+            else 9
+        ),
+    ):
         param = param_node.value
         location, wire = param.get("in"), param["name"]
         if location == "header" and wire.lower() == IDEMPOTENCY_HEADER:
@@ -177,13 +215,20 @@ def map_operation(
             continue
         schema = param.get("schema")
         if schema is None and isinstance(param.get("content"), dict):
-            schema = next(iter(param["content"].values()), {}).get("schema")
-        field_spec = mapper.field(Node(schema or {"type": "string"}, param_node.base, f"{param_node.pointer}/schema"), f"{op.key} {wire}")
+            media: Any = next(iter(param["content"].values()), {})
+            schema = media.get("schema") if isinstance(media, dict) else None
+        field_spec = mapper.field(
+            Node(schema or {"type": "string"}, param_node.base, f"{param_node.pointer}/schema"), f"{op.key} {wire}"
+        )
         description = trim(param.get("description"), 500)
         if description:
             field_spec["description"] = description
         else:
-            findings.append(Finding("FW312", op.key, f"{location} parameter {wire!r} has no description: the model guesses what to send"))
+            findings.append(
+                Finding(
+                    "FW312", op.key, f"{location} parameter {wire!r} has no description: the model guesses what to send"
+                )
+            )
         if "example" in param and "example" not in field_spec:
             example = jsonable(param["example"])
             plain = not (field_spec.get("enum") or field_spec.get("pattern") or field_spec.get("format"))
@@ -206,7 +251,13 @@ def map_operation(
         if chosen is None and kinds:
             chosen, body = kinds[0], "text"
             if not kinds[0].startswith("text/"):
-                findings.append(Finding("FW316", op.key, f"a {kinds[0]} body is sent as text; a binary upload needs a handler of your own"))
+                findings.append(
+                    Finding(
+                        "FW316",
+                        op.key,
+                        f"a {kinds[0]} body is sent as text; a binary upload needs a handler of your own",
+                    )
+                )
         if chosen is not None:
             media = content[chosen] if isinstance(content[chosen], dict) else {}
             schema_node = Node(media.get("schema") or {}, request.base, f"{request.pointer}/content/{chosen}/schema")
@@ -218,11 +269,19 @@ def map_operation(
                     if prop not in required and "default" not in field_spec:
                         field_spec["required"] = False
                     if not field_spec.get("description"):
-                        findings.append(Finding("FW312", op.key, f"body field {prop!r} has no description: the model guesses what to send"))
+                        findings.append(
+                            Finding(
+                                "FW312",
+                                op.key,
+                                f"body field {prop!r} has no description: the model guesses what to send",
+                            )
+                        )
                     add(prop, "body", field_spec)
             else:
                 field_spec = mapper.field(schema_node, f"{op.key} body") if body != "text" else {"type": "string"}
-                field_spec.setdefault("description", trim(request.value.get("description"), 500) or "The request's body.")
+                field_spec.setdefault(
+                    "description", trim(request.value.get("description"), 500) or "The request's body."
+                )
                 if not required_body:
                     field_spec["required"] = False
                 add("body", "whole", field_spec)
@@ -250,7 +309,13 @@ def map_operation(
                 "never repeated by this server, and the model is told to check before trying again."
             )
             if method == "POST":
-                findings.append(Finding("FW311", op.key, "a POST with no Idempotency-Key header: a retry after a timeout cannot be made safe"))
+                findings.append(
+                    Finding(
+                        "FW311",
+                        op.key,
+                        "a POST with no Idempotency-Key header: a retry after a timeout cannot be made safe",
+                    )
+                )
     spec["upstreams"] = [UPSTREAM]
 
     output = _output(doc, mapper, op)
@@ -259,7 +324,8 @@ def map_operation(
 
     failures: dict[str, Any] = {}
     statuses: list[tuple[str, str]] = []
-    responses = op.spec.get("responses") if isinstance(op.spec.get("responses"), dict) else {}
+    raw_responses = op.spec.get("responses")
+    responses: dict[Any, Any] = raw_responses if isinstance(raw_responses, dict) else {}
     errors_documented = False
     for status, raw in responses.items():
         code = str(status).upper()
@@ -268,10 +334,13 @@ def map_operation(
         if code.isdigit() and int(code) in CLASS_BY_STATUS:
             errors_documented = True
             failure_class, failure_name = CLASS_BY_STATUS[int(code)]
-        elif code == "5XX" or code.isdigit() and 500 <= int(code) <= 599:
+        elif code == "5XX" or (code.isdigit() and 500 <= int(code) <= 599):
             errors_documented = True
-            failure_class, failure_name = "upstream_unavailable", "server_error" if code == "5XX" else f"server_error_{code}"
-        elif code.isdigit() and 400 <= int(code) < 500 or code == "4XX":
+            failure_class, failure_name = (
+                "upstream_unavailable",
+                "server_error" if code == "5XX" else f"server_error_{code}",
+            )
+        elif (code.isdigit() and 400 <= int(code) < 500) or code == "4XX":
             errors_documented = True
             continue  # no class fits it better than the runtime's own for its status
         else:
@@ -285,7 +354,11 @@ def map_operation(
         }
         statuses.append((code, failure_name))
     if not errors_documented:
-        findings.append(Finding("FW310", op.key, "no error response is documented: every failure gets its class's server-wide words"))
+        findings.append(
+            Finding(
+                "FW310", op.key, "no error response is documented: every failure gets its class's server-wide words"
+            )
+        )
     if failures:
         spec["failures"] = failures
 
@@ -301,7 +374,8 @@ def map_operation(
 def _output(doc: Document, mapper: Mapper, op: Operation) -> dict[str, Any]:
     """The output fields from the first 2xx JSON response whose schema is an object of plain field names; {}
     (the answer is text) otherwise."""
-    responses = op.spec.get("responses") if isinstance(op.spec.get("responses"), dict) else {}
+    raw_responses = op.spec.get("responses")
+    responses: dict[Any, Any] = raw_responses if isinstance(raw_responses, dict) else {}
     for status in sorted(str(s) for s in responses):
         if not (status.startswith("2") and status[1:].isdigit()):
             continue
@@ -339,7 +413,11 @@ def draft(
     """A draft of the words the model reads, from the response's description and the operation's inputs."""
     said = re.sub(r"[{}\"`]", "", description).strip().rstrip(".")
     quote = f' ("{said}")' if said else ""
-    required = [n for n, f in inputs.items() if f.get("required", True) and "default" not in f and f.get("type") in ("string", "integer", "number")]
+    required = [
+        n
+        for n, f in inputs.items()
+        if f.get("required", True) and "default" not in f and f.get("type") in ("string", "integer", "number")
+    ]
     shown = required[:2]
     values = " and ".join(f"{n} {{{n}}}" for n in shown)
     subject = f"for {values}" if values else ""
@@ -351,12 +429,23 @@ def draft(
     if failure_class == "invalid_input":
         fields = ", ".join(list(inputs)[:4]) or "the arguments"
         value = f" (sent {values})" if values else ""
-        return f"The API rejected the arguments{value}{quote}. Check {fields} against the tool's input schema and send corrected values."
+        return (
+            f"The API rejected the arguments{value}{quote}. "
+            f"Check {fields} against the tool's input schema and send corrected values."
+        )
     if failure_class == "permission_denied":
-        return f"The API refused this call {subject}{quote}: the credentials this server uses may not do it. Ask the user to check the server's API credentials and their access.".replace("  ", " ").replace(" :", ":")
+        text = (
+            f"The API refused this call {subject}{quote}: the credentials this server uses may not do it. "
+            "Ask the user to check the server's API credentials and their access."
+        )
+        return text.replace("  ", " ").replace(" :", ":")
     if failure_class == "conflict":
         step = f"Call {finder} to read the current state" if finder else "Read the current state"
-        return f"The API refused this change {subject}{quote} because of the record's current state. {step}, then decide with the user.".replace("  ", " ")
+        text = (
+            f"The API refused this change {subject}{quote} because of the record's current state. "
+            f"{step}, then decide with the user."
+        )
+        return text.replace("  ", " ")
     if failure_class == "rate_limited":
         return f"The API is limiting how often it may be called{quote}. Wait before calling {tool} again."
     return f"The API failed to answer {op.method.upper()} {tool}{quote}. Tell the user the service is having trouble."

@@ -90,7 +90,9 @@ class Selection:
     all: bool = False
 
     def as_spec(self) -> dict[str, Any]:
-        out: dict[str, Any] = {key: list(value) for key, value in vars(self).items() if isinstance(value, list) and value}
+        out: dict[str, Any] = {
+            key: list(value) for key, value in vars(self).items() if isinstance(value, list) and value
+        }
         if self.max_tools is not None:
             out["max_tools"] = self.max_tools
         if self.all:

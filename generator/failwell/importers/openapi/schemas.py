@@ -57,11 +57,11 @@ def field_name(wire: str) -> str:
     return name[:64]
 
 
-def trim(text: Any, limit: int = MAX_DESCRIPTION) -> str:
+def trim(raw: Any, limit: int = MAX_DESCRIPTION) -> str:
     """A description on one paragraph's terms: whitespace folded, cut at a sentence within `limit`."""
-    if not isinstance(text, str):
+    if not isinstance(raw, str):
         return ""
-    text = re.sub(r"<[^>]+>", "", text)
+    text = re.sub(r"<[^>]+>", "", raw)
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
@@ -110,7 +110,9 @@ class Mapper:
                 self.note(f"{where}: {key} of objects flattened; each variant's fields are optional")
         return properties, required
 
-    def field(self, node: Node, where: str, *, depth: int = 0, output: bool = False, stack: tuple[str, ...] = ()) -> dict[str, Any]:
+    def field(
+        self, node: Node, where: str, *, depth: int = 0, output: bool = False, stack: tuple[str, ...] = ()
+    ) -> dict[str, Any]:
         """The field for one schema. `output`: only types and descriptions (the upstream's answer is not refused
         for a value outside its documented bounds)."""
         raw = node
@@ -126,13 +128,18 @@ class Mapper:
             variants = schema.get(key)
             if isinstance(variants, list) and "type" not in schema and "properties" not in schema:
                 plain = [
-                    (index, v) for index, v in enumerate(variants)
+                    (index, v)
+                    for index, v in enumerate(variants)
                     if not (isinstance(v, dict) and (v.get("type") == "null" or v.get("enum") == [None]))
                 ]
                 if len(plain) == 1 and len(variants) == 2:
                     index, only = plain[0]
                     inner = self.field(
-                        Node(only, node.base, f"{node.pointer}/{key}/{index}"), where, depth=depth, output=output, stack=stack
+                        Node(only, node.base, f"{node.pointer}/{key}/{index}"),
+                        where,
+                        depth=depth,
+                        output=output,
+                        stack=stack,
                     )
                     inner["nullable"] = True
                     described = trim(schema.get("description") or schema.get("title"))
@@ -170,7 +177,13 @@ class Mapper:
             out["type"] = "array"
             items = schema.get("items")
             if isinstance(items, dict):
-                out["items"] = self.field(Node(items, node.base, f"{node.pointer}/items"), f"{where}[]", depth=depth + 1, output=output, stack=stack)
+                out["items"] = self.field(
+                    Node(items, node.base, f"{node.pointer}/items"),
+                    f"{where}[]",
+                    depth=depth + 1,
+                    output=output,
+                    stack=stack,
+                )
             if not output:
                 for key in ("minItems", "maxItems"):
                     if isinstance(schema.get(key), int) and 0 <= schema[key] <= 10_000:
@@ -190,10 +203,10 @@ class Mapper:
         if isinstance(declared, list):  # 3.1: ["string", "null"]
             if "null" in declared:
                 nullable = True
-            kinds = [k for k in declared if k != "null"]
-            declared = kinds[0] if len(kinds) == 1 else None
-            if len(kinds) > 1:
-                self.note(f"{where}: one of the types {', '.join(map(str, kinds))}, mapped as a string")
+            listed = [k for k in declared if k != "null"]
+            declared = listed[0] if len(listed) == 1 else None
+            if len(listed) > 1:
+                self.note(f"{where}: one of the types {', '.join(map(str, listed))}, mapped as a string")
                 return "string", nullable
         if declared == "null":
             return "string", True
@@ -201,7 +214,11 @@ class Mapper:
             return str(declared), nullable
         if "properties" in schema or "allOf" in schema:
             if "allOf" in schema and "properties" not in schema:
-                kinds = {self._type(self.doc.resolve(Node(p, node.base)).value or {}, node, where, stack)[0] for p in schema["allOf"] if isinstance(p, dict)}
+                kinds = {
+                    self._type(self.doc.resolve(Node(p, node.base)).value or {}, node, where, stack)[0]
+                    for p in schema["allOf"]
+                    if isinstance(p, dict)
+                }
                 if kinds and kinds != {"object"} and len(kinds) == 1:
                     return kinds.pop(), nullable
             return "object", nullable
@@ -209,7 +226,11 @@ class Mapper:
             variants = [self.doc.resolve(Node(v, node.base)).value for v in schema.get(key) or []]
             if not variants:
                 continue
-            plain = [v for v in variants if not (isinstance(v, dict) and (v.get("type") == "null" or v.get("enum") == [None]))]
+            plain = [
+                v
+                for v in variants
+                if not (isinstance(v, dict) and (v.get("type") == "null" or v.get("enum") == [None]))
+            ]
             if len(plain) < len(variants):
                 nullable = True
             kinds = {self._type(v, node, where, stack)[0] if isinstance(v, dict) else "object" for v in plain}
@@ -217,7 +238,10 @@ class Mapper:
                 return kinds.pop(), nullable
             if kinds <= {"integer", "number"}:
                 return "number", nullable
-            self.note(f"{where}: {key} of {', '.join(sorted(kinds))}, mapped as " + ("a plain object" if "object" in kinds else "a string"))
+            self.note(
+                f"{where}: {key} of {', '.join(sorted(kinds))}, mapped as "
+                + ("a plain object" if "object" in kinds else "a string")
+            )
             return ("object" if "object" in kinds else "string"), nullable
         if "enum" in schema and isinstance(schema["enum"], list):
             kinds = {_json_type(v) for v in schema["enum"] if v is not None}
@@ -310,7 +334,7 @@ def within(value: Any, out: dict[str, Any]) -> bool:
         if "format" in out:
             return False  # a format's check is the runtime's: an example that fails it would break the tests
     if isinstance(value, int | float) and not isinstance(value, bool):
-        if "minimum" in out and value < out["minimum"] or "maximum" in out and value > out["maximum"]:
+        if ("minimum" in out and value < out["minimum"]) or ("maximum" in out and value > out["maximum"]):
             return False
         if "exclusiveMinimum" in out and value <= out["exclusiveMinimum"]:
             return False
@@ -322,7 +346,7 @@ def within(value: Any, out: dict[str, Any]) -> bool:
 def _pattern_ok(pattern: str) -> bool:
     try:
         patterns.translate(pattern)
-    except Exception:  # noqa: BLE001 (any refusal of the translator means: not carried)
+    except Exception:
         return False
     return len(pattern) <= 500
 
@@ -330,5 +354,5 @@ def _pattern_ok(pattern: str) -> bool:
 def _matches(pattern: str, value: str) -> bool:
     try:
         return patterns.matches(pattern, value)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BIN, REPO, failwell
+from failwell import validate
 from failwell.importers.openapi import Selection, import_openapi
 
 pytestmark = pytest.mark.slow
@@ -51,6 +52,9 @@ def test_the_whole_document_imports_and_every_operation_is_accounted_for(name: s
     assert result.operations == COUNTS[name]
     assert len(result.tools) + len(result.skipped) == result.operations
     assert all(len(tool) <= 64 for tool in result.tools) and len(set(result.tools)) == len(result.tools)
+    spec = tmp_path / "failwell.yaml"
+    spec.write_text(result.spec_text)
+    assert not [d for d in validate(spec) if d.severity == "error"]  # raises on an error, with its diagnostics
     print(
         f"\n{name}: {result.operations} operations, {len(result.tools)} tools, {len(result.skipped)} not mapped, "
         f"{len(result.notes)} notes, about {result.tokens:,} tokens, import {seconds:.2f} s"

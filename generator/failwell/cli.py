@@ -732,7 +732,8 @@ def import_openapi_command(
                 created = new(dest, draft)
             for relative, text in result.handlers.items():
                 safewrite.write(dest / relative, text.encode(), root=dest)
-            _print_diagnostics(created)
+            for diagnostic in validate(spec_path):  # its warnings (FW301 drafts), where the file now is
+                typer.echo(str(diagnostic))
             typer.echo(
                 f"failwell: created {len(created.plan.create)} files in {dest}; the handlers call the API", err=True
             )

@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ...errors import FailwellError
+from ...spec import bounds
 from ...spec.lint import lint
 from ...spec.load import Document as SpecDocument
 from ...spec.validate import validate
@@ -202,7 +203,7 @@ def _refused(spec: dict[str, Any]) -> dict[str, str]:
     """tool name -> why, for each tool the spec's own checks refuse (a bug to report, or a corner of a real
     document the spec language cannot say)."""
     doc = SpecDocument(SPEC_FILE, spec, "")
-    problems = validate(doc)
+    problems = bounds.check_values(doc) + validate(doc)
     problems += lint(doc, frozenset(d.path for d in problems))
     out: dict[str, str] = {}
     for problem in problems:

@@ -20,6 +20,7 @@ MAX_DESCRIPTION = 1000
 FORMATS = frozenset({"uri", "email", "date", "date-time", "uuid", "ipv4", "ipv6", "hostname"})
 SCALARS = ("string", "integer", "number", "boolean")
 FIELD_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+MAX_INTEGER = 2**53
 MAX_COMPOSITION = 16
 """The most schemas an `allOf`, `oneOf` or `anyOf` merges."""
 
@@ -256,7 +257,11 @@ class Mapper:
         enum = schema.get("enum")
         if isinstance(enum, list):
             values = [jsonable(v) for v in enum if v is not None]
-            if values and all(fits(v, kind) for v in values) and len(set(map(repr, values))) == len(values):
+            if (
+                values
+                and all(fits(v, kind) and within(v, {}) for v in values)
+                and len(set(map(repr, values))) == len(values)
+            ):
                 out["enum"] = values
         if kind == "string":
             fmt = schema.get("format")
@@ -334,6 +339,8 @@ def within(value: Any, out: dict[str, Any]) -> bool:
         if "format" in out:
             return False  # a format's check is the runtime's: an example that fails it would break the tests
     if isinstance(value, int | float) and not isinstance(value, bool):
+        if abs(value) > MAX_INTEGER:  # past what a JSON Schema client reads exactly (FW024)
+            return False
         if ("minimum" in out and value < out["minimum"]) or ("maximum" in out and value > out["maximum"]):
             return False
         if "exclusiveMinimum" in out and value <= out["exclusiveMinimum"]:

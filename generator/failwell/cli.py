@@ -8,6 +8,7 @@ import os
 import shlex
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from enum import StrEnum
@@ -605,6 +606,9 @@ def messages_command(
     _run(action)
 
 
+SHOWN_FINDINGS = 40
+"""The findings (FW3xx) and notes `failwell import openapi` prints without --verbose; the rest are counted."""
+
 import_app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
@@ -659,6 +663,9 @@ def import_openapi_command(
             "--check", help="Write nothing; print the diff and exit 1 when a re-import would change something."
         ),
     ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", help="Print every finding and note (default: the first 40 of each).")
+    ] = False,
 ) -> None:
     """Write a spec and working handlers from an OpenAPI document; run it again to merge the API's changes.
 
@@ -693,10 +700,20 @@ def import_openapi_command(
         if existing is None and dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
             raise FailwellError(f"{dest} is not empty and has no failwell.yaml; import into a new folder")
         result = import_openapi(document_source, dest, selection, name=name, existing=existing)
-        for finding in result.findings:
+        shown = None if verbose else SHOWN_FINDINGS
+        for finding in result.findings[:shown]:
             typer.echo(f"{document_source}: {finding}")
-        for note in result.notes:
+        for note in result.notes[:shown]:
             typer.echo(f"{document_source}: note: {note}")
+        hidden = max(0, len(result.findings) - SHOWN_FINDINGS) + max(0, len(result.notes) - SHOWN_FINDINGS)
+        if hidden and not verbose:
+            counts = Counter(finding.code for finding in result.findings)
+            summary_by_code = ", ".join(f"{code} {count}" for code, count in sorted(counts.items()))
+            typer.echo(
+                f"failwell: {hidden} more finding(s) and note(s) not shown (--verbose shows all): {summary_by_code}, "
+                f"notes {len(result.notes)}",
+                err=True,
+            )
         for skipped in result.skipped:
             typer.echo(f"{document_source}: not mapped: {skipped}")
         summary = (

@@ -334,6 +334,9 @@ def test_the_cli_reimports_with_check_a_diff_and_new_handlers(tmp_path: Path) ->
     assert (handlers / "_openapi.py").is_file() and "NotImplementedError" not in (handlers / "get_pet.py").read_text()
     same = failwell("import", "openapi", source / "petstore.yaml", dest, "--check")
     assert same.returncode == 0, same.stdout + same.stderr
+    doc["paths"]["/pets"]["get"]["parameters"].append(
+        {"name": "color", "in": "query", "description": "Only pets of this color.", "schema": {"type": "string"}}
+    )
     doc["paths"]["/pets/{petId}/toys"] = {
         "get": {
             "operationId": "listToys",
@@ -350,6 +353,9 @@ def test_the_cli_reimports_with_check_a_diff_and_new_handlers(tmp_path: Path) ->
     again = failwell("import", "openapi", source / "petstore.yaml", dest)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "added list_toys" in again.stderr
+    assert (
+        "list_pets: inputs added: color; removed: none. Your handler src/pets_mcp/handlers/list_pets.py" in again.stderr
+    )
     assert 'PATH = "/pets/{petId}/toys"' in (handlers / "list_toys.py").read_text()
     assert (handlers / "get_pet.py").read_text().endswith("# my edit\n"), "a handler is never overwritten"
     assert failwell("generate", dest, "--check").returncode == 0

@@ -727,6 +727,13 @@ def import_openapi_command(
                 typer.echo(text, nl=False)
             for tool in result.added:
                 typer.echo(f"failwell: added {tool}", err=True)
+            for line in result.moved:
+                tool = line.split(":")[0]
+                typer.echo(
+                    f"failwell: {line}. Your handler src/{result.package}/handlers/{tool}.py was kept: add them to its "
+                    "WHERE (or delete it and import again to have it written anew)",
+                    err=True,
+                )
             for tool in result.removed:
                 typer.echo(
                     f"failwell: removed {tool} (its operation is no longer selected; its handler is kept)", err=True

@@ -55,6 +55,8 @@ class Imported:
     added: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Operations that could not be mapped, each with why."""
+    moved: list[str] = field(default_factory=list)
+    """`tool: ...` for each kept handler whose tool's inputs changed: its WHERE needs the person's hand."""
 
     @property
     def changed(self) -> bool:
@@ -108,6 +110,7 @@ def import_openapi(
             raise FailwellError(f"no selected operation of {source} could be mapped: {'; '.join(skipped[:5])}")
     removed: list[str] = []
     previous_tools = set((old or {}).get("tools") or {})
+    moved = _moved_inputs(old, spec) if old is not None else []
     if old is not None:
         spec, removed = _merge(old, spec)
     package = str(spec["server"].get("package") or f"{spec['server']['name'].replace('-', '_')}_mcp")
@@ -130,6 +133,7 @@ def import_openapi(
         removed=removed,
         added=sorted(set(tools) - previous_tools) if old is not None else [],
         skipped=skipped,
+        moved=[line for line in moved if (dest / f"src/{package}/handlers/{line.split(':')[0]}.py").exists()],
     )
 
 
@@ -260,6 +264,20 @@ def _merge(old: dict[str, Any], new: dict[str, Any]) -> tuple[dict[str, Any], li
     merged["tools"] = tools
     merged["imported"] = new["imported"]
     return merged, removed
+
+
+def _moved_inputs(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """For each imported tool already in `old` whose inputs the document changed, what changed: its handler is
+    the person's and is not rewritten, so its WHERE must follow by hand."""
+    out = []
+    for name, tool in new["tools"].items():
+        before = ((old.get("tools") or {}).get(name) or {}).get("input") or {}
+        after = tool.get("input") or {}
+        if name in (old.get("tools") or {}) and set(before) != set(after):
+            added = ", ".join(sorted(set(after) - set(before))) or "none"
+            gone = ", ".join(sorted(set(before) - set(after))) or "none"
+            out.append(f"{name}: inputs added: {added}; removed: {gone}")
+    return out
 
 
 def _load_existing(text: str | None) -> Any:

@@ -249,7 +249,7 @@ def test_auth_schemes_are_secret_settings_and_the_upstream_comes_from_servers(tm
     settings = spec["server"]["settings"]
     assert sorted(settings) == ["basic_password", "basic_username", "bearer_token", "header_key", "query_key"]
     assert all(s["secret"] is True for s in settings.values())
-    assert spec["upstreams"]["api"] == {
+    assert spec["upstreams"]["dest_api"] == {
         "base_url_env": "DEST_API_URL",
         "timeout_s": 10,
         "retries": 2,

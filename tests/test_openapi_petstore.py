@@ -160,7 +160,8 @@ async def test_the_imported_petstore_succeeds_and_fails_well(project: Path, pets
         # 404: not_found, naming the value and the tool to find one
         fake.reply("GET /v1/pets/404", 404, {"message": SECRET})
         text = failure(await session.call_tool("get_pet", {"pet_id": 404}), "not_found")
-        assert "404" in text and "list_pets" in text and "Nothing was changed" in text
+        assert text.startswith('The API has no record with pet_id 404 ("No pet has this id"). Each must name')
+        assert "Call list_pets to find" in text and "Nothing was changed" in text and "will not help" in text
 
         # 409 and 422 (with a field error in the body): conflict and invalid_input, keyed writes
         key = "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10"
@@ -213,6 +214,7 @@ async def test_the_imported_petstore_succeeds_and_fails_well(project: Path, pets
         fake.reply("POST /v1/pets", 201, {"id": 9, "name": "Slow"})
         before = len(fake.sent("POST /v1/pets"))
         text = failure(await session.call_tool("create_pet", {"name": "Slow", "idempotency_key": key}), "timeout")
+        assert "The pets_api service did not answer in time" in text and "may have been applied" in text
         again = await session.call_tool("create_pet", {"name": "Slow", "idempotency_key": key})
         assert again.is_error and "list_pets" in " ".join(b.text for b in again.content if hasattr(b, "text"))
         assert len(fake.sent("POST /v1/pets")) - before == 1, "the keyed POST ran twice upstream"

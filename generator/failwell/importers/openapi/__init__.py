@@ -24,7 +24,7 @@ from ...spec.load import Document as SpecDocument
 from ...spec.validate import validate
 from .document import load
 from .handlers import HELPER, HELPER_TEXT, handler
-from .mapping import UPSTREAM, Finding, Tool, auth, map_operation, tool_names
+from .mapping import Finding, Tool, auth, map_operation, tool_names, upstream_name
 from .operations import Selection, operations, tag_table
 from .schemas import Mapper, snake, trim
 
@@ -91,7 +91,9 @@ def import_openapi(
     skipped: list[str] = []
     for op in chosen:
         try:
-            tools[names[op.key]] = map_operation(doc, mapper, op, names[op.key], names, chosen, credentials, findings)
+            tools[names[op.key]] = map_operation(
+                doc, mapper, op, names[op.key], names, chosen, credentials, findings, upstream_name(server)
+            )
         except FailwellError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
@@ -169,7 +171,7 @@ def _spec(
     base = _base_url(root)
     if base:
         upstream["base_url"] = base
-    spec["upstreams"] = {UPSTREAM: upstream}
+    spec["upstreams"] = {upstream_name(server): upstream}
     spec["tools"] = {name: tool.spec for name, tool in tools.items()}
     where = source if re.match(r"^https?://", source) else _relative(Path(source), dest)
     spec["imported"] = {
@@ -230,7 +232,8 @@ def _merge(old: dict[str, Any], new: dict[str, Any]) -> tuple[dict[str, Any], li
     if settings:
         server["settings"] = settings
     upstreams = merged.get("upstreams") or {}
-    upstreams.setdefault(UPSTREAM, new["upstreams"][UPSTREAM])
+    for name, upstream in new["upstreams"].items():
+        upstreams.setdefault(name, upstream)
     merged["upstreams"] = upstreams
     tools = merged.get("tools") or {}
     before = dict((merged.get("imported") or {}).get("tools") or {})

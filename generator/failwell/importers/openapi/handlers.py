@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ...spec.naming import pascal
-from .mapping import UPSTREAM, Tool
+from .mapping import Tool
 
 LINE_LENGTH = 120
 """The generated project's ruff line length."""
@@ -45,7 +45,7 @@ def handler(tool: Tool) -> str:
     result = "Output.model_validate(fields_of(response, Output))" if tool.has_output else "text_of(response)"
     indent = "        " if lines else "    "
     args = [
-        f"ctx.upstreams.{UPSTREAM}",
+        f"ctx.upstreams.{tool.upstream}",
         _lit(tool.op.method.upper()),
         "PATH",
         "WHERE",

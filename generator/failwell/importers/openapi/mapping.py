@@ -16,7 +16,13 @@ from .schemas import Mapper, field_name, fits, jsonable, snake, trim, within
 MAX_NAME = 64
 MAX_TOOL_DESCRIPTION = 600
 """A tool's description is cut to this many characters (FW313 says when one was)."""
-UPSTREAM = "api"
+
+
+def upstream_name(server: str) -> str:
+    """The upstream's name, after the server's: `pets` calls `pets_api` (messages say "The pets_api service")."""
+    return f"{snake(server)[:59].rstrip('_')}_api"
+
+
 IDEMPOTENCY_HEADER = "idempotency-key"
 JSON_TYPES = ("application/json",)
 FORM_TYPE = "application/x-www-form-urlencoded"
@@ -61,6 +67,7 @@ class Tool:
     """(status test, failure name): `404` or `5XX`."""
     security: list[tuple[str, str, str, str]]
     has_output: bool
+    upstream: str
 
 
 @dataclass
@@ -157,6 +164,7 @@ def map_operation(
     ops: list[Operation],
     credentials: Auth,
     findings: list[Finding],
+    upstream: str,
 ) -> Tool:
     """The tool for `op`."""
     spec: dict[str, Any] = {}
@@ -316,7 +324,7 @@ def map_operation(
                         "a POST with no Idempotency-Key header: a retry after a timeout cannot be made safe",
                     )
                 )
-    spec["upstreams"] = [UPSTREAM]
+    spec["upstreams"] = [upstream]
 
     output = _output(doc, mapper, op)
     if output:
@@ -368,7 +376,7 @@ def map_operation(
         if isinstance(alternative, dict) and alternative and all(s in credentials.schemes for s in alternative):
             security = [credentials.schemes[s] for s in alternative]
             break
-    return Tool(name, op, spec, where, body, statuses, security, bool(output))
+    return Tool(name, op, spec, where, body, statuses, security, bool(output), upstream)
 
 
 def _output(doc: Document, mapper: Mapper, op: Operation) -> dict[str, Any]:

@@ -359,3 +359,33 @@ def test_the_cli_reimports_with_check_a_diff_and_new_handlers(tmp_path: Path) ->
     assert 'PATH = "/pets/{petId}/toys"' in (handlers / "list_toys.py").read_text()
     assert (handlers / "get_pet.py").read_text().endswith("# my edit\n"), "a handler is never overwritten"
     assert failwell("generate", dest, "--check").returncode == 0
+
+
+def test_a_document_by_url_is_fetched_once_and_its_refs_never(tmp_path: Path) -> None:
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    served: list[str] = []
+
+    class Handler(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            served.append(self.path)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(PETSTORE.parent)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        result = import_openapi(f"{url}/petstore.yaml", tmp_path / "pets", Selection(exclude_tags=["admin"]))
+        with pytest.raises(FailwellError, match="answered HTTP 404"):
+            import_openapi(f"{url}/nothing.yaml", tmp_path / "pets", Selection())
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+    spec = yaml.safe_load(result.spec_text)
+    assert spec["imported"]["openapi"] == f"{url}/petstore.yaml"
+    assert spec["tools"]["get_store_status"]["effect"] == "read"
+    assert any("./shared.yaml#/Status: a network reference, never fetched" in note for note in result.notes)
+    assert [path for path in served if "shared" in path] == [], "a $ref of a fetched document is never fetched"

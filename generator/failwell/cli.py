@@ -8,6 +8,7 @@ import os
 import shlex
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from enum import StrEnum
@@ -601,6 +602,172 @@ def messages_command(
         typer.echo(render_rows(rows, format.value), nl=False)
         problems = [row for row in rows if row.problems]
         return 1 if strict and problems else 0
+
+    _run(action)
+
+
+SHOWN_FINDINGS = 40
+"""The findings (FW3xx) and notes `failwell import openapi` prints without --verbose; the rest are counted."""
+
+import_app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Start a project from a description of an API you already have.",
+)
+app.add_typer(import_app, name="import")
+
+
+def _many(help_text: str, flag: str, metavar: str) -> Any:
+    return typer.Option(flag, metavar=metavar, help=help_text, show_default=False)
+
+
+@import_app.command("openapi", cls=_Command)
+def import_openapi_command(
+    document_source: Annotated[
+        str, typer.Argument(metavar="DOC", help="The OpenAPI 3.0 or 3.1 document: a file, or an http(s) URL.")
+    ],
+    dest: Annotated[
+        Path, typer.Argument(metavar="DEST", help="The project folder: new, or one made by an earlier import.")
+    ] = Path("."),
+    tag: Annotated[list[str] | None, _many("Operations with this tag (repeat).", "--tag", "TAG")] = None,
+    operation: Annotated[
+        list[str] | None, _many("The operation with this operationId (repeat).", "--operation", "ID")
+    ] = None,
+    path: Annotated[
+        list[str] | None, _many("Operations whose path matches this glob (repeat).", "--path", "GLOB")
+    ] = None,
+    method: Annotated[list[str] | None, _many("Operations with this HTTP method (repeat).", "--method", "M")] = None,
+    exclude_tag: Annotated[list[str] | None, _many("Leave out this tag (repeat).", "--exclude-tag", "TAG")] = None,
+    exclude_operation: Annotated[
+        list[str] | None, _many("Leave out this operationId (repeat).", "--exclude-operation", "ID")
+    ] = None,
+    exclude_path: Annotated[
+        list[str] | None, _many("Leave out paths matching this glob (repeat).", "--exclude-path", "GLOB")
+    ] = None,
+    exclude_method: Annotated[
+        list[str] | None, _many("Leave out this HTTP method (repeat).", "--exclude-method", "M")
+    ] = None,
+    max_tools: Annotated[
+        int | None, typer.Option("--max-tools", metavar="N", help="Allow N tools instead of 40.", show_default=False)
+    ] = None,
+    all_operations: Annotated[bool, typer.Option("--all", help="Allow any number of tools.")] = False,
+    name: Annotated[
+        str | None,
+        typer.Option(metavar="NAME", help="The server's name (default: made from DEST).", show_default=False),
+    ] = None,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check", help="Write nothing; print the diff and exit 1 when a re-import would change something."
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", help="Print every finding and note (default: the first 40 of each).")
+    ] = False,
+) -> None:
+    """Write a spec and working handlers from an OpenAPI document; run it again to merge the API's changes.
+
+    Each selected operation becomes a tool whose handler calls the API (retries, breaker, deadlines,
+    Idempotency-Key) and turns each documented status into a declared failure. The failures' words are
+    drafts (`reviewed: false`) until you have read them. A re-import keeps your wording and your choice.
+
+    \b
+    Example:
+      failwell import openapi petstore.yaml pets --tag pets
+      failwell import openapi https://api.example.com/openapi.json api --exclude-method DELETE
+      failwell import openapi petstore.yaml pets --check    # in CI: exit 1 when the API changed
+    """
+
+    def action() -> int:
+        from .importers.openapi import Selection, import_openapi
+
+        selection = Selection(
+            tags=list(tag or []),
+            operations=list(operation or []),
+            paths=list(path or []),
+            methods=[m.upper() for m in method or []],
+            exclude_tags=list(exclude_tag or []),
+            exclude_operations=list(exclude_operation or []),
+            exclude_paths=list(exclude_path or []),
+            exclude_methods=[m.upper() for m in exclude_method or []],
+            max_tools=max_tools,
+            all=all_operations,
+        )
+        spec_path = dest / "failwell.yaml"
+        existing = spec_path.read_text(encoding="utf-8") if spec_path.is_file() else None
+        if existing is None and dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+            raise FailwellError(f"{dest} is not empty and has no failwell.yaml; import into a new folder")
+        result = import_openapi(document_source, dest, selection, name=name, existing=existing)
+        shown = None if verbose else SHOWN_FINDINGS
+        for finding in result.findings[:shown]:
+            typer.echo(f"{document_source}: {finding}")
+        for note in result.notes[:shown]:
+            typer.echo(f"{document_source}: note: {note}")
+        hidden = max(0, len(result.findings) - SHOWN_FINDINGS) + max(0, len(result.notes) - SHOWN_FINDINGS)
+        if hidden and not verbose:
+            counts = Counter(finding.code for finding in result.findings)
+            summary_by_code = ", ".join(f"{code} {count}" for code, count in sorted(counts.items()))
+            typer.echo(
+                f"failwell: {hidden} more finding(s) and note(s) not shown (--verbose shows all): {summary_by_code}, "
+                f"notes {len(result.notes)}",
+                err=True,
+            )
+        for skipped in result.skipped:
+            typer.echo(f"{document_source}: not mapped: {skipped}")
+        summary = (
+            f"failwell: {len(result.tools)} tool(s) from {result.operations} operation(s) in {result.seconds:.2f} s; "
+            f"the tool list is about {result.tokens:,} tokens (characters / 4)"
+        )
+        typer.echo(summary, err=True)
+        if existing is not None:
+            text = result.diff()
+            if text:
+                typer.echo(text, nl=False)
+            for tool in result.added:
+                typer.echo(f"failwell: added {tool}", err=True)
+            for line in result.moved:
+                tool = line.split(":")[0]
+                typer.echo(
+                    f"failwell: {line}. Your handler src/{result.package}/handlers/{tool}.py was kept: add them to its "
+                    "WHERE (or delete it and import again to have it written anew)",
+                    err=True,
+                )
+            for tool in result.removed:
+                typer.echo(
+                    f"failwell: removed {tool} (its operation is no longer selected; its handler is kept)", err=True
+                )
+        if check:
+            if existing is None:
+                typer.echo(f"failwell: {dest} has no failwell.yaml: the import would create the project", err=True)
+                return 1
+            if result.changed:
+                typer.echo("failwell: a re-import would change the project; run it without --check", err=True)
+                return 1
+            typer.echo("failwell: the project is up to date with the document", err=True)
+            return 0
+        if existing is None:
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as scratch:
+                draft = Path(scratch) / "failwell.yaml"
+                draft.write_text(result.spec_text, encoding="utf-8")
+                created = new(dest, draft)
+            for relative, text in result.handlers.items():
+                safewrite.write(dest / relative, text.encode(), root=dest)
+            for diagnostic in validate(spec_path):  # its warnings (FW301 drafts), where the file now is
+                typer.echo(str(diagnostic))
+            typer.echo(
+                f"failwell: created {len(created.plan.create)} files in {dest}; the handlers call the API", err=True
+            )
+        else:
+            safewrite.write(spec_path, result.spec_text.encode(), root=dest)
+            for relative, text in result.handlers.items():
+                safewrite.make_folders(dest, (dest / relative).parent)
+                safewrite.write(dest / relative, text.encode(), root=dest)
+            return _report(generate(dest), False)
+        return 0
 
     _run(action)
 

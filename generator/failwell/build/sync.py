@@ -107,7 +107,8 @@ def orphans(
     tools = frozenset(tool_names)
     folder = project / "src" / package / "handlers"
     modules = sorted(folder.glob("*.py")) if folder.is_dir() else []
-    gone = {m.stem for m in modules if m.stem != "__init__" and m.stem not in tools}
+    # a module whose name starts with `_` is a helper the handlers share (no tool's name starts so)
+    gone = {m.stem for m in modules if not m.stem.startswith("_") and m.stem not in tools}
     found = [f"src/{package}/handlers/{stem}.py" for stem in sorted(gone)]
     for kinds, names in (("resources", frozenset(resource_names)), ("prompts", frozenset(prompt_names))):
         inner = folder / kinds

@@ -229,4 +229,31 @@ CODES: dict[str, tuple[Severity, str]] = {
         "a failure field shown `verbatim` is named like a secret (`token`, `password`, `api_key`, ...): its value "
         "would reach the model unscrubbed",
     ),
+    "FW301": (
+        "warning",
+        "a failure's words drafted by `failwell import openapi` (`reviewed: false`): read them, reword them if "
+        "needed, then set `reviewed: true` or remove the key",
+    ),
+    "FW310": ("warning", "`failwell import openapi`: an operation documents no error response"),
+    "FW311": (
+        "warning",
+        "`failwell import openapi`: a POST takes no Idempotency-Key header, so a retry cannot be made safe",
+    ),
+    "FW312": ("warning", "`failwell import openapi`: a parameter or body field without a description"),
+    "FW313": ("warning", "`failwell import openapi`: an operation's description over 600 characters, cut"),
+    "FW314": (
+        "warning",
+        "`failwell import openapi`: two inputs of one operation with the same name (path, query, header, body): the "
+        "later is renamed `<name>_<location>`, never overwritten",
+    ),
+    "FW315": (
+        "warning",
+        "`failwell import openapi`: a tool name over 64 characters, or taken by another operation: it ends in a "
+        "hash of its operation",
+    ),
+    "FW316": (
+        "warning",
+        "`failwell import openapi`: a part of the document not mapped (a cookie parameter, a binary body, an "
+        "unsupported security scheme, an operation the spec language cannot say), with why",
+    ),
 }

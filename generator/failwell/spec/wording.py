@@ -257,6 +257,8 @@ def _declared_row(
     shown = {name: example.get(name) for name in fields} if fields else None
     missing, problems = check(template, text, failure["class"], named, tool_names, own, shown)
     problems += unknown_tools(template, tool_names, prefixes, known)
+    if failure.get("reviewed") is False:
+        problems += (("FW301", "drafted by `failwell import openapi`: read it, then set `reviewed: true`"),)
     retryable = messages.is_retryable(failure["class"], effect, keyed, changed=changed, after=owner.after)
     return Row(owner.name, name, failure["class"], text, retryable, changed, missing, problems, source, owner.kind)
 

@@ -1,0 +1,227 @@
+"""The handler of each imported tool (written once, then the person's), and the helper they share."""
+
+from __future__ import annotations
+
+import json
+
+from ...spec.naming import pascal
+from .mapping import Tool
+
+LINE_LENGTH = 120
+"""The generated project's ruff line length."""
+HELPER = "_openapi.py"
+"""The helper module beside the handlers (a name starting with `_` is never taken for a tool's handler)."""
+
+
+def _lit(value: object) -> str:
+    """A Python literal as ruff's formatter writes it: strings in double quotes."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_lit(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return repr(value)
+
+
+def handler(tool: Tool) -> str:
+    """The handler module of `tool`: it calls the operation and turns each documented status into its failure."""
+    classes = {name: pascal(name) for _, name in tool.statuses}
+    imports = sorted({"Context", "Input", *(["Output"] if tool.has_output else []), *classes.values()})
+    where = "".join(f"\n    {_lit(name)}: ({_lit(loc)}, {_lit(wire)})," for name, (loc, wire) in tool.where.items())
+    where_text = f"{{{where}\n}}" if where else "{}"
+    security_text = _lit(tuple(tool.security))
+    lines = []
+    for code, name in tool.statuses:
+        test = "error.status is not None and error.status >= 500" if code == "5XX" else f"error.status == {int(code)}"
+        failure_class = tool.spec["failures"][name]["class"]
+        extra = {
+            "rate_limited": "retry_after_s=error.retry_after_s or 10.0, ",
+            "upstream_unavailable": "retry_after_s=error.retry_after_s, ",
+            "permission_denied": f'permission={_lit(tool.name)}, role="the API credentials of this server", ',
+        }.get(failure_class, "")
+        lines.append(
+            f"        if {test}:\n            raise {classes[name]}({extra}changed=error.explicit_changed) from None"
+        )
+    returns = "Output" if tool.has_output else "str"
+    result = "Output.model_validate(fields_of(response, Output))" if tool.has_output else "text_of(response)"
+    indent = "        " if lines else "    "
+    args = [
+        f"ctx.upstreams.{tool.upstream}",
+        _lit(tool.op.method.upper()),
+        "PATH",
+        "WHERE",
+        "params.model_dump()",
+        f"body={_lit(tool.body)}",
+        "security=SECURITY",
+        "settings=ctx.settings",
+    ]
+    call = f"{indent}response = await call(\n" + "".join(f"{indent}    {arg},\n" for arg in args) + f"{indent})\n"
+    if lines:
+        body = "    try:\n" + call + "    except UpstreamError as error:\n" + "\n".join(lines) + "\n        raise\n"
+    else:
+        body = call
+    text = tool.spec["description"].replace("\\", "/").replace('"""', "'''")
+    first = text.split(". ")[0].rstrip(".")[:200].rstrip("'\"")
+    upstream_import = "from .._generated.runtime.upstream import UpstreamError\n" if lines else ""
+    origin = f" (operationId {tool.op.operation_id})" if tool.op.operation_id else ""
+    helpers = "Where, call, fields_of" if tool.has_output else "Where, call, text_of"
+    imported = f"from .._generated.tools.{tool.name} import {', '.join(imports)}"
+    if len(imported) > LINE_LENGTH:
+        names = "".join(f"    {name},\n" for name in imports)
+        imported = f"from .._generated.tools.{tool.name} import (\n{names})"
+    return f'''"""`{tool.name}`: {first}.
+
+Written once by `failwell import openapi` from {tool.op.key}{origin}, and yours from now on:
+failwell never overwrites it. It sends each argument where the API takes it (WHERE), through the runtime's
+upstream client (deadline, retries, circuit breaker, Idempotency-Key), and turns each status the API
+documents into the failure the spec declares for it; any other failure keeps its class's words.
+"""
+
+{upstream_import}{imported}
+from ._openapi import {helpers}
+
+PATH = {_lit(tool.op.path)}
+WHERE: dict[str, Where] = {where_text}
+SECURITY: tuple[tuple[str, str, str, str], ...] = {security_text}
+
+
+async def handle(params: Input, ctx: Context) -> {returns}:
+    """{first}."""
+{body}    return {result}
+'''
+
+
+HELPER_TEXT = '''"""Calls an OpenAPI operation through the runtime's upstream client: written once by
+`failwell import openapi`, and yours from now on (failwell never overwrites it; a module whose name starts
+with `_` is never a tool's).
+
+The credentials come from the server's secret settings (never logged, never in a message); the upstream
+client sends the call's derived Idempotency-Key itself, retries only what is safe, and raises an
+UpstreamError of the right class for any status of 400 or more.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from .._generated.runtime.upstream import Upstream
+
+Where = tuple[str, str]
+"""(location, wire name): path, query, header, body (one property of the body) or whole (the body itself)."""
+
+MAX_TEXT = 100_000
+"""The most characters of an answer returned as text."""
+
+
+def credentials(
+    settings: Any, security: tuple[tuple[str, str, str, str], ...]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The (headers, query) that carry the credentials `security` names, from the settings that are set."""
+    headers: dict[str, str] = {}
+    query: dict[str, str] = {}
+    for kind, wire, setting, second in security:
+        value = getattr(settings, setting, None) if settings is not None else None
+        if not value:
+            continue
+        if kind == "bearer":
+            headers["Authorization"] = f"Bearer {value}"
+        elif kind == "basic":
+            password = getattr(settings, second, None) or ""
+            token = base64.b64encode(f"{value}:{password}".encode()).decode()
+            headers["Authorization"] = f"Basic {token}"
+        elif kind == "header":
+            headers[wire] = str(value)
+        elif kind == "query":
+            query[wire] = str(value)
+    return headers, query
+
+
+async def call(
+    upstream: Upstream,
+    method: str,
+    path: str,
+    where: dict[str, Where],
+    values: dict[str, Any],
+    *,
+    body: str,
+    security: tuple[tuple[str, str, str, str], ...],
+    settings: Any,
+) -> httpx.Response:
+    """Send one call: each value where `where` says, the credentials, and the body as `body` says (json, form,
+    text, or none). An argument left out (None) is not sent."""
+    headers, query = credentials(settings, security)
+    segments: dict[str, str] = {}
+    fields: dict[str, Any] = {}
+    whole: Any = None
+    for name, (location, wire) in where.items():
+        value = values.get(name)
+        if value is None:
+            continue
+        if location == "path":
+            segments[wire] = quote(str(value).lower() if isinstance(value, bool) else str(value), safe="")
+        elif location == "query":
+            query[wire] = _plain(value)
+        elif location == "header":
+            headers[wire] = str(_plain(value))
+        elif location == "body":
+            fields[wire] = value
+        else:
+            whole = value
+    url = re.sub(r"\\{([^{}]+)\\}", lambda m: segments.get(m.group(1), m.group(0)), path)
+    kwargs: dict[str, Any] = {}
+    if query:
+        kwargs["params"] = query
+    if headers:
+        kwargs["headers"] = headers
+    payload = whole if whole is not None else fields
+    if body == "json" and (payload or payload == 0 or whole is not None):
+        kwargs["json"] = payload
+    elif body == "form" and payload:
+        data = payload if isinstance(payload, dict) else {"body": payload}
+        kwargs["data"] = {key: _form(value) for key, value in data.items()}
+    elif body == "text" and whole is not None:
+        kwargs["content"] = str(whole).encode()
+    return await upstream.request(method, url, **kwargs)
+
+
+def fields_of(response: httpx.Response, model: Any) -> dict[str, Any]:
+    """The fields of a JSON answer that `model` declares (an answer's other fields are left out)."""
+    data = response.json() if response.content else {}
+    if not isinstance(data, dict):
+        return {}
+    return {name: data[name] for name in model.model_fields if name in data}
+
+
+def text_of(response: httpx.Response) -> str:
+    """A text answer: the body as it came (JSON re-indented), at most MAX_TEXT characters."""
+    if not response.content:
+        return f"Done (HTTP {response.status_code})."
+    try:
+        text = json.dumps(response.json(), indent=1, ensure_ascii=False)
+    except ValueError:
+        text = response.text
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "\\n(cut)"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _form(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict | list):
+        return json.dumps(value)
+    return value
+'''

@@ -1,0 +1,365 @@
+"""OpenAPI schemas as the spec's fields: a documented subset of JSON Schema. What the subset cannot say is
+mapped to the nearest plain value (an object, a string) with a note, never dropped in silence."""
+
+from __future__ import annotations
+
+import datetime
+import keyword
+import math
+import re
+from typing import Any
+
+from ...spec import patterns
+from ...spec.naming import RESERVED_FIELD_NAMES, reserved_model_field_name
+from .document import Document, Node
+
+MAX_DEPTH = 4
+"""Objects nested deeper than this are one plain object: a model fills a deep schema poorly."""
+MAX_DESCRIPTION = 1000
+"""A field's description is cut to this many characters."""
+FORMATS = frozenset({"uri", "email", "date", "date-time", "uuid", "ipv4", "ipv6", "hostname"})
+SCALARS = ("string", "integer", "number", "boolean")
+FIELD_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+MAX_INTEGER = 2**53
+MAX_COMPOSITION = 16
+"""The most schemas an `allOf`, `oneOf` or `anyOf` merges."""
+
+
+def jsonable(value: Any) -> Any:
+    """`value` as JSON would carry it: YAML dates as ISO strings, nothing infinite."""
+    if isinstance(value, datetime.datetime | datetime.date):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def snake(text: str) -> str:
+    """`petId` -> `pet_id`, `X-Request-ID` -> `x_request_id`, `page[size]` -> `page_size`."""
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
+    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", text)
+    text = re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower()
+    return re.sub(r"_+", "_", text)
+
+
+def field_name(wire: str) -> str:
+    """A spec field name for the wire name `wire`: snake_case, starting with a letter, not reserved."""
+    name = snake(wire) or "value"
+    if not name[0].isalpha():
+        name = f"n_{name}"
+    if name.startswith("model_"):  # pydantic's namespace
+        name = f"the_{name}"
+    if keyword.iskeyword(name) or name in RESERVED_FIELD_NAMES or reserved_model_field_name(name):
+        name = f"{name}_value"
+    return name[:64]
+
+
+def trim(raw: Any, limit: int = MAX_DESCRIPTION) -> str:
+    """A description on one paragraph's terms: whitespace folded, cut at a sentence within `limit`."""
+    if not isinstance(raw, str):
+        return ""
+    text = re.sub(r"<[^>]+>", "", raw)
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    end = cut.rfind(". ")
+    return cut[: end + 1] if end > limit // 2 else cut[: limit - 1].rstrip() + "…"
+
+
+class Mapper:
+    """Turns schemas of one document into fields, noting what could not be said."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.notes: list[str] = []
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def flatten(self, node: Node, where: str, stack: tuple[str, ...] = ()) -> tuple[dict[str, Any], set[str]]:
+        """The (properties, required) of an object schema, `allOf` merged and `oneOf`/`anyOf` of objects
+        flattened (each variant's properties optional); ({}, set()) for anything else."""
+        node = self.doc.resolve(node)
+        schema = node.value
+        if not isinstance(schema, dict) or node.where in stack or len(stack) > 3 * MAX_DEPTH:
+            return {}, set()
+        stack = (*stack, node.where)
+        properties: dict[str, Any] = {}
+        required: set[str] = set()
+        own = schema.get("properties")
+        if isinstance(own, dict):
+            for name, sub in own.items():
+                properties[str(name)] = Node(sub, node.base, f"{node.pointer}/properties/{name}")
+            required |= {r for r in schema.get("required") or [] if isinstance(r, str)}
+        for index, part in enumerate((schema.get("allOf") or [])[:MAX_COMPOSITION]):
+            props, req = self.flatten(Node(part, node.base, f"{node.pointer}/allOf/{index}"), where, stack)
+            properties.update(props)
+            required |= req
+        for key in ("oneOf", "anyOf"):
+            variants = (schema.get(key) or [])[:MAX_COMPOSITION]
+            for index, part in enumerate(variants):
+                props, _ = self.flatten(Node(part, node.base, f"{node.pointer}/{key}/{index}"), where, stack)
+                for name, sub in props.items():
+                    properties.setdefault(name, sub)
+            if variants:
+                self.note(f"{where}: {key} of objects flattened; each variant's fields are optional")
+        return properties, required
+
+    def field(
+        self, node: Node, where: str, *, depth: int = 0, output: bool = False, stack: tuple[str, ...] = ()
+    ) -> dict[str, Any]:
+        """The field for one schema. `output`: only types and descriptions (the upstream's answer is not refused
+        for a value outside its documented bounds)."""
+        raw = node
+        node = self.doc.resolve(node)
+        schema = node.value
+        if not isinstance(schema, dict):
+            return {"type": "object" if schema is None and isinstance(raw.value, dict) else "string"}
+        if node.where in stack:
+            self.note(f"{where}: a recursive schema, cut to a plain object")
+            return {"type": "object"}
+        stack = (*stack, node.where)
+        for key in ("oneOf", "anyOf"):  # [X, null]: X, nullable (the usual shape of an optional value)
+            variants = schema.get(key)
+            if isinstance(variants, list) and "type" not in schema and "properties" not in schema:
+                plain = [
+                    (index, v)
+                    for index, v in enumerate(variants)
+                    if not (isinstance(v, dict) and (v.get("type") == "null" or v.get("enum") == [None]))
+                ]
+                if len(plain) == 1 and len(variants) == 2:
+                    index, only = plain[0]
+                    inner = self.field(
+                        Node(only, node.base, f"{node.pointer}/{key}/{index}"),
+                        where,
+                        depth=depth,
+                        output=output,
+                        stack=stack,
+                    )
+                    inner["nullable"] = True
+                    described = trim(schema.get("description") or schema.get("title"))
+                    if described:
+                        inner["description"] = described
+                    return inner
+        out: dict[str, Any] = {}
+        description = trim(schema.get("description") or schema.get("title"))
+        if description:
+            out["description"] = description
+        kind, nullable = self._type(schema, node, where, stack)
+        if nullable:
+            out["nullable"] = True
+        if kind == "object":
+            if depth >= MAX_DEPTH:
+                self.note(f"{where}: nested deeper than {MAX_DEPTH} levels, cut to a plain object")
+                out["type"] = "object"
+                return out
+            properties, required = self.flatten(node, where, stack[:-1])
+            fields: dict[str, Any] = {}
+            for name, sub in properties.items():
+                if not FIELD_NAME.match(name) or name != field_name(name):
+                    self.note(f"{where}: property {name!r} is not a field name; the object is kept as a plain object")
+                    fields = {}
+                    break
+                mapped = self.field(sub, f"{where}.{name}", depth=depth + 1, output=output, stack=stack)
+                if name not in required and "default" not in mapped:
+                    mapped["required"] = False
+                fields[name] = mapped
+            out["type"] = "object"
+            if fields:
+                out["properties"] = fields
+            return out
+        if kind == "array":
+            out["type"] = "array"
+            items = schema.get("items")
+            if isinstance(items, dict):
+                out["items"] = self.field(
+                    Node(items, node.base, f"{node.pointer}/items"),
+                    f"{where}[]",
+                    depth=depth + 1,
+                    output=output,
+                    stack=stack,
+                )
+            if not output:
+                for key in ("minItems", "maxItems"):
+                    if isinstance(schema.get(key), int) and 0 <= schema[key] <= 10_000:
+                        out[key] = schema[key]
+                if out.get("minItems", 0) > out.get("maxItems", 10_000):
+                    out.pop("minItems")
+            return out
+        out["type"] = kind
+        if output:
+            return out
+        self._constraints(schema, out, where)
+        return out
+
+    def _type(self, schema: dict[str, Any], node: Node, where: str, stack: tuple[str, ...]) -> tuple[str, bool]:
+        nullable = schema.get("nullable") is True
+        declared = schema.get("type")
+        if isinstance(declared, list):  # 3.1: ["string", "null"]
+            if "null" in declared:
+                nullable = True
+            listed = [k for k in declared if k != "null"]
+            declared = listed[0] if len(listed) == 1 else None
+            if len(listed) > 1:
+                self.note(f"{where}: one of the types {', '.join(map(str, listed))}, mapped as a string")
+                return "string", nullable
+        if declared == "null":
+            return "string", True
+        if declared in (*SCALARS, "array", "object"):
+            return str(declared), nullable
+        if "properties" in schema or "allOf" in schema:
+            if "allOf" in schema and "properties" not in schema:
+                kinds = {
+                    self._type(self.doc.resolve(Node(p, node.base)).value or {}, node, where, stack)[0]
+                    for p in schema["allOf"]
+                    if isinstance(p, dict)
+                }
+                if kinds and kinds != {"object"} and len(kinds) == 1:
+                    return kinds.pop(), nullable
+            return "object", nullable
+        for key in ("oneOf", "anyOf"):
+            variants = [self.doc.resolve(Node(v, node.base)).value for v in schema.get(key) or []]
+            if not variants:
+                continue
+            plain = [
+                v
+                for v in variants
+                if not (isinstance(v, dict) and (v.get("type") == "null" or v.get("enum") == [None]))
+            ]
+            if len(plain) < len(variants):
+                nullable = True
+            kinds = {self._type(v, node, where, stack)[0] if isinstance(v, dict) else "object" for v in plain}
+            if len(kinds) == 1:
+                return kinds.pop(), nullable
+            if kinds <= {"integer", "number"}:
+                return "number", nullable
+            self.note(
+                f"{where}: {key} of {', '.join(sorted(kinds))}, mapped as "
+                + ("a plain object" if "object" in kinds else "a string")
+            )
+            return ("object" if "object" in kinds else "string"), nullable
+        if "enum" in schema and isinstance(schema["enum"], list):
+            kinds = {_json_type(v) for v in schema["enum"] if v is not None}
+            if len(kinds) == 1:
+                return kinds.pop(), nullable or None in schema["enum"]
+        if "items" in schema:
+            return "array", nullable
+        return "string", nullable
+
+    def _constraints(self, schema: dict[str, Any], out: dict[str, Any], where: str) -> None:
+        kind = out["type"]
+        enum = schema.get("enum")
+        if isinstance(enum, list):
+            values = [jsonable(v) for v in enum if v is not None]
+            if (
+                values
+                and all(fits(v, kind) and within(v, {}) for v in values)
+                and len(set(map(repr, values))) == len(values)
+            ):
+                out["enum"] = values
+        if kind == "string":
+            fmt = schema.get("format")
+            if fmt in FORMATS:
+                out["format"] = fmt
+            for key in ("minLength", "maxLength"):
+                if isinstance(schema.get(key), int) and 0 <= schema[key] <= 1_000_000:
+                    out[key] = schema[key]
+            if out.get("minLength", 0) > out.get("maxLength", 1_000_000):
+                out.pop("minLength")
+            pattern = schema.get("pattern")
+            if isinstance(pattern, str) and "enum" not in out and "format" not in out:
+                if _pattern_ok(pattern):
+                    out["pattern"] = pattern
+                else:
+                    self.note(f"{where}: pattern {pattern!r} is outside what clients and the runtime share; left out")
+        if kind in ("integer", "number"):
+            for key in ("minimum", "maximum"):
+                value = schema.get(key)
+                if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) <= 2**53:
+                    exclusive = schema.get(f"exclusive{key.capitalize()}")
+                    out[f"exclusive{key.capitalize()}" if exclusive is True else key] = value
+            for key in ("exclusiveMinimum", "exclusiveMaximum"):
+                value = schema.get(key)
+                if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) <= 2**53:
+                    out[key] = value
+            low = out.get("minimum", out.get("exclusiveMinimum"))
+            high = out.get("maximum", out.get("exclusiveMaximum"))
+            if low is not None and high is not None and low > high:
+                for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+                    out.pop(key, None)
+            if kind == "integer":
+                for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+                    if key in out and out[key] != int(out[key]):
+                        out.pop(key)
+                    elif key in out:
+                        out[key] = int(out[key])
+        for key, target in (("default", "default"), ("example", "example")):
+            value = jsonable(schema.get(key))
+            if value is not None and fits(value, kind) and within(value, out):
+                out[target] = value
+        examples = schema.get("examples")
+        if "example" not in out and isinstance(examples, list) and examples:
+            value = jsonable(examples[0])
+            if value is not None and fits(value, kind) and within(value, out):
+                out["example"] = value
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "object"
+
+
+def fits(value: Any, kind: str) -> bool:
+    actual = _json_type(value)
+    return actual == kind or (kind == "number" and actual == "integer")
+
+
+def within(value: Any, out: dict[str, Any]) -> bool:
+    """Whether a default or example keeps the field's own rules (else the spec refuses it, FW130/FW131)."""
+    if "enum" in out and value not in out["enum"]:
+        return False
+    if isinstance(value, str):
+        if len(value) < out.get("minLength", 0) or len(value) > out.get("maxLength", 1_000_000):
+            return False
+        if "pattern" in out and not _matches(out["pattern"], value):
+            return False
+        if "format" in out:
+            return False  # a format's check is the runtime's: an example that fails it would break the tests
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if abs(value) > MAX_INTEGER:  # past what a JSON Schema client reads exactly (FW024)
+            return False
+        if ("minimum" in out and value < out["minimum"]) or ("maximum" in out and value > out["maximum"]):
+            return False
+        if "exclusiveMinimum" in out and value <= out["exclusiveMinimum"]:
+            return False
+        if "exclusiveMaximum" in out and value >= out["exclusiveMaximum"]:
+            return False
+    return True
+
+
+def _pattern_ok(pattern: str) -> bool:
+    try:
+        patterns.translate(pattern)
+    except Exception:
+        return False
+    return len(pattern) <= 500
+
+
+def _matches(pattern: str, value: str) -> bool:
+    try:
+        return patterns.matches(pattern, value)
+    except Exception:
+        return False

@@ -1,0 +1,391 @@
+"""`failwell import openapi` (issue 29), its parts without a server: loading (files, relative `$ref`s, cycles,
+bad input as one FailwellError), the selection and its cap, names, inputs without silent overwrites, effects,
+failures drafted from the documented responses, the FW3xx findings, and a re-import that keeps the person's
+wording. The generated server itself is driven in test_openapi_petstore.py and test_openapi_real.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conftest import REPO, failwell
+from failwell import FailwellError, review, validate
+from failwell.importers.openapi import Selection, import_openapi
+
+PETSTORE = REPO / "tests" / "openapi" / "petstore.yaml"
+
+
+def document(tmp_path: Path, paths: dict[str, Any], **extra: Any) -> Path:
+    doc = {"openapi": "3.1.0", "info": {"title": "T", "version": "1"}, "paths": paths, **extra}
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def op(operation_id: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "operationId": operation_id,
+        "summary": f"Do {operation_id}.",
+        "responses": {"200": {"description": "ok"}},
+        **extra,
+    }
+
+
+def spec_of(tmp_path: Path, source: Path, selection: Selection | None = None) -> tuple[dict[str, Any], Any]:
+    result = import_openapi(str(source), tmp_path / "dest", selection or Selection())
+    return yaml.safe_load(result.spec_text), result
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (None, "does not exist"),
+        ("swagger: '2.0'\npaths: {}\n", "Swagger 2.0"),
+        ("title: not an api\n", "is not an OpenAPI document"),
+        ("openapi: 2.5.0\npaths: {}\n", "imports OpenAPI 3.0 and 3.1"),
+        ("openapi: 3.0.0\npaths: {/a: {get: [unclosed\n", "neither JSON nor YAML at line"),
+        ("openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths: {}\n", "has no operations"),
+    ],
+)
+def test_bad_input_is_one_clear_error(tmp_path: Path, content: str | None, words: str) -> None:
+    path = tmp_path / "doc.yaml"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(FailwellError) as error:
+        import_openapi(str(path), tmp_path / "dest", Selection())
+    assert words in error.value.message
+
+
+def test_a_broken_ref_names_the_ref_and_a_missing_file_names_the_file(tmp_path: Path) -> None:
+    body = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Nope"}}}}
+    path = document(tmp_path, {"/a": {"post": op("a", requestBody=body)}}, components={"schemas": {}})
+    with pytest.raises(FailwellError, match=r"#/components/schemas/Nope .*points at nothing: 'Nope'"):
+        import_openapi(str(path), tmp_path / "dest", Selection())
+    body = {"content": {"application/json": {"schema": {"$ref": "models/pet.yaml#/Pet"}}}}
+    path = document(tmp_path, {"/a": {"post": op("a", requestBody=body)}})
+    with pytest.raises(FailwellError, match=r"pet\.yaml .*does not exist"):
+        import_openapi(str(path), tmp_path / "dest", Selection())
+
+
+def test_the_cli_says_one_line_and_no_traceback(tmp_path: Path) -> None:
+    done = failwell("import", "openapi", tmp_path / "missing.yaml", tmp_path / "dest")
+    assert done.returncode != 0 and "Traceback" not in done.stderr + done.stdout
+    assert done.stderr.strip().count("\n") == 0 and "does not exist" in done.stderr
+    assert not (tmp_path / "dest").exists()
+
+
+def test_relative_refs_cycles_and_network_refs(tmp_path: Path) -> None:
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "node.yaml").write_text(
+        "Node:\n  type: object\n  properties:\n    name: {type: string}\n    child: {$ref: '#/Node'}\n"
+        "    remote: {$ref: 'https://example.com/schemas/x.json'}\n"
+    )
+    body = {"required": True, "content": {"application/json": {"schema": {"$ref": "models/node.yaml#/Node"}}}}
+    path = document(tmp_path, {"/nodes": {"post": op("addNode", requestBody=body)}})
+    spec, result = spec_of(tmp_path, path)
+    fields = spec["tools"]["add_node"]["input"]
+    assert fields["name"]["type"] == "string"
+    assert fields["child"]["type"] == "object" and fields["remote"]["type"] == "object"
+    assert any("recursive" in note for note in result.notes)
+    assert any("network reference, never fetched" in note for note in result.notes)
+
+
+def test_all_of_is_merged_one_of_and_nullable_as_the_field_language_allows(tmp_path: Path) -> None:
+    schema = {
+        "allOf": [
+            {"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "maxLength": 5}}},
+            {"type": "object", "properties": {"age": {"type": ["integer", "null"], "minimum": 0}}},
+        ],
+        "properties": {
+            "kind": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+            "when": {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]},
+        },
+    }
+    body = {"content": {"application/json": {"schema": schema}}}
+    spec, result = spec_of(tmp_path, document(tmp_path, {"/p": {"post": op("p", requestBody=body)}}))
+    fields = spec["tools"]["p"]["input"]
+    assert fields["name"] == {"type": "string", "maxLength": 5}
+    assert fields["age"] == {"nullable": True, "type": "integer", "minimum": 0, "required": False}
+    assert fields["kind"]["type"] == "string" and any("oneOf of integer, string" in n for n in result.notes)
+    assert fields["when"]["nullable"] is True and fields["when"]["format"] == "date-time"
+
+
+def test_the_selection_has_a_cap_and_prints_the_tags(tmp_path: Path) -> None:
+    paths = {f"/r{i}": {"get": op(f"read{i}", tags=["bulk" if i % 3 else "few"])} for i in range(45)}
+    path = document(tmp_path, paths)
+    with pytest.raises(FailwellError) as error:
+        import_openapi(str(path), tmp_path / "dest", Selection())
+    message = error.value.message
+    assert "45 operations" in message and "more than 40 tools" in message and "nothing was written" in message
+    assert "   30  bulk" in message and "   15  few" in message
+    assert len(spec_of(tmp_path, path, Selection(tags=["few"]))[0]["tools"]) == 15
+    assert len(spec_of(tmp_path, path, Selection(max_tools=45))[0]["tools"]) == 45
+    chosen = Selection(paths=["/r1*"], methods=["GET"], exclude_operations=["read1"])
+    spec, _ = spec_of(tmp_path, path, chosen)
+    assert sorted(spec["tools"]) == [f"read{i}" for i in range(10, 20)]
+    assert spec["imported"]["select"] == {"paths": ["/r1*"], "methods": ["GET"], "exclude_operations": ["read1"]}
+
+
+def test_names_fit_64_characters_collisions_get_a_hash_and_are_reported(tmp_path: Path) -> None:
+    long = "repos/" + "get-the-very-long-name-of-an-operation-that-github-would-write" * 2
+    paths = {
+        "/a": {"get": op(long), "post": op("listThings")},
+        "/b": {"get": op("list-things")},
+        "/c/{id}": {"delete": {"responses": {"204": {"description": "gone"}}}},
+    }
+    path = document(tmp_path, paths)
+    spec, result = spec_of(tmp_path, path)
+    names = sorted(spec["tools"])
+    assert all(len(name) <= 64 for name in names) and len(names) == 4
+    assert "list_things" in names and "delete_c_id" in names
+    assert sum(1 for n in names if n.startswith("list_things_")) == 1
+    codes = [f.code for f in result.findings]
+    assert codes.count("FW315") == 2
+    again, _ = spec_of(tmp_path, path)
+    assert sorted(again["tools"]) == names, "the names do not depend on the run"
+
+
+def test_inputs_from_every_location_are_never_overwritten(tmp_path: Path) -> None:
+    parameters = [
+        {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}, "description": "The id."},
+        {"name": "id", "in": "query", "schema": {"type": "integer"}},
+        {"name": "X-Trace", "in": "header", "schema": {"type": "string"}, "description": "A trace id."},
+        {"name": "Idempotency-Key", "in": "header", "required": True, "schema": {"type": "string"}},
+        {"name": "session", "in": "cookie", "schema": {"type": "string"}},
+    ]
+    body = {
+        "content": {
+            "application/x-www-form-urlencoded": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string", "description": "The body's id."},
+                        "count": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": 9,
+                            "default": 2,
+                            "description": "How many.",
+                        },
+                    },
+                }
+            }
+        }
+    }
+    responses = {
+        "201": {"description": "made"},
+        **{str(code): {"description": f"status {code}"} for code in (400, 401, 404, 409, 429, 503)},
+    }
+    path = document(
+        tmp_path, {"/things/{id}": {"post": op("make", parameters=parameters, requestBody=body, responses=responses)}}
+    )
+    spec, result = spec_of(tmp_path, path)
+    tool = spec["tools"]["make"]
+    assert list(tool["input"]) == ["id", "id_query", "x_trace", "id_body", "count"]
+    assert tool["input"]["count"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 9,
+        "default": 2,
+        "description": "How many.",
+    }
+    assert tool["effect"] == "write" and tool["idempotency"] == "required"
+    assert {name: f["class"] for name, f in tool["failures"].items()} == {
+        "bad_request": "invalid_input",
+        "unauthorized": "permission_denied",
+        "not_found": "not_found",
+        "conflict": "conflict",
+        "rate_limited": "rate_limited",
+        "server_error_503": "upstream_unavailable",
+    }
+    assert all(f["reviewed"] is False for f in tool["failures"].values())
+    assert "{id}" in tool["failures"]["not_found"]["message"]
+    findings = {(f.code, f.message.split(" ")[0]) for f in result.findings}
+    assert ("FW314", "query") in findings and ("FW314", "body") in findings
+    assert ("FW312", "query") in findings and ("FW316", "cookie") in findings
+    handler = result.handlers["src/dest_mcp/handlers/make.py"]
+    assert '"id_query": ("query", "id")' in handler and '"id_body": ("body", "id")' in handler
+    assert 'body="form"' in handler
+
+
+@pytest.mark.parametrize(
+    ("method", "effect", "extra"),
+    [
+        ("get", "read", {}),
+        ("post", "write", {"idempotency": "none"}),
+        ("put", "write", {"idempotent": True}),
+        ("patch", "write", {"idempotency": "none"}),
+        ("delete", "destructive", {"idempotency": "none"}),
+    ],
+)
+def test_the_effect_comes_from_the_method(tmp_path: Path, method: str, effect: str, extra: dict[str, Any]) -> None:
+    spec, result = spec_of(tmp_path, document(tmp_path, {"/x": {method: op("x")}}))
+    tool = spec["tools"]["x"]
+    assert tool["effect"] == effect
+    assert {key: tool[key] for key in extra} == extra
+    assert ("FW311" in [f.code for f in result.findings]) == (method == "post")
+    assert "FW310" in [f.code for f in result.findings]
+
+
+def test_auth_schemes_are_secret_settings_and_the_upstream_comes_from_servers(tmp_path: Path) -> None:
+    schemes = {
+        "basic": {"type": "http", "scheme": "basic"},
+        "bearer": {"type": "http", "scheme": "bearer"},
+        "header_key": {"type": "apiKey", "in": "header", "name": "X-Key"},
+        "query_key": {"type": "apiKey", "in": "query", "name": "key"},
+        "cookie_key": {"type": "apiKey", "in": "cookie", "name": "k"},
+    }
+    path = document(
+        tmp_path,
+        {"/x": {"get": op("x", security=[{"basic": []}])}},
+        servers=[{"url": "https://{region}.api.example.com/v2", "variables": {"region": {"default": "eu"}}}],
+        components={"securitySchemes": schemes},
+    )
+    spec, result = spec_of(tmp_path, path)
+    settings = spec["server"]["settings"]
+    assert sorted(settings) == ["basic_password", "basic_username", "bearer_token", "header_key", "query_key"]
+    assert all(s["secret"] is True for s in settings.values())
+    assert spec["upstreams"]["dest_api"] == {
+        "base_url_env": "DEST_API_URL",
+        "timeout_s": 10,
+        "retries": 2,
+        "base_url": "https://eu.api.example.com/v2",
+    }
+    assert any(f.code == "FW316" and "cookie" in f.message for f in result.findings)
+    assert (
+        '("basic", "Authorization", "basic_username", "basic_password")'
+        in result.handlers["src/dest_mcp/handlers/x.py"]
+    )
+
+
+def test_drafts_are_flagged_until_reviewed(tmp_path: Path) -> None:
+    spec_text = import_openapi(str(PETSTORE), tmp_path / "p", Selection(tags=["pets"])).spec_text
+    spec = tmp_path / "failwell.yaml"
+    spec.write_text(spec_text)
+    drafts = [d for d in validate(spec) if d.code == "FW301"]
+    assert len(drafts) == 8 and all(d.severity == "warning" for d in drafts)
+    assert all(
+        any(code == "FW301" for code, _ in row.problems)
+        for row in review(spec)
+        if row.failure in ("not_found", "conflict")
+    )
+    with pytest.raises(FailwellError):
+        validate(spec, strict=True)
+    spec.write_text(spec_text.replace("reviewed: false", "reviewed: true"))
+    assert not [d for d in validate(spec, strict=True) if d.code == "FW301"]
+    spec.write_text(spec_text.replace("reviewed: false", "reviewed: maybe", 1))
+    with pytest.raises(FailwellError):
+        validate(spec)
+
+
+def test_a_reimport_keeps_the_persons_wording_and_own_tools_and_follows_the_document(tmp_path: Path) -> None:
+    dest = tmp_path / "pets"
+    first = import_openapi(str(PETSTORE), dest, Selection(tags=["pets"]))
+    data = yaml.safe_load(first.spec_text)
+    data["tools"]["get_pet"]["failures"]["not_found"] = {
+        "class": "not_found",
+        "message": "There is no pet {pet_id}. Pet ids are whole numbers; call list_pets to find one.",
+        "reviewed": True,
+    }
+    data["tools"]["get_pet"]["description"] = "My own words about reading a pet."
+    data["tools"]["my_tool"] = {"description": "Mine.", "effect": "read"}
+    existing = yaml.safe_dump(data, sort_keys=False)
+    changed = yaml.safe_load(PETSTORE.read_text())
+    del changed["paths"]["/pets/{petId}"]["put"]
+    changed["paths"]["/pets/{petId}"]["get"]["parameters"] = [
+        {"name": "fields", "in": "query", "description": "Which fields.", "schema": {"type": "string"}}
+    ]
+    changed["paths"]["/pets/{petId}"]["get"]["responses"]["410"] = {"description": "The pet left."}
+    newer = tmp_path / "petstore.yaml"
+    newer.write_text(yaml.safe_dump(changed))
+    (tmp_path / "shared.yaml").write_text((PETSTORE.parent / "shared.yaml").read_text())
+    again = import_openapi(str(newer), dest, Selection(), existing=existing)
+    merged = yaml.safe_load(again.spec_text)
+    assert merged["imported"]["select"] == {"tags": ["pets"]}, "the recorded selection is kept"
+    get_pet = merged["tools"]["get_pet"]
+    assert get_pet["description"] == "My own words about reading a pet."
+    assert get_pet["failures"]["not_found"]["message"].startswith("There is no pet {pet_id}.")
+    assert get_pet["failures"]["not_found"]["reviewed"] is True
+    assert get_pet["failures"]["gone"]["reviewed"] is False
+    assert get_pet["input"]["fields"]["required"] is False
+    assert "replace_pet" not in merged["tools"] and again.removed == ["replace_pet"]
+    assert merged["tools"]["my_tool"] == {"description": "Mine.", "effect": "read"}
+    assert again.changed and "+      gone:" in again.diff()
+    same = import_openapi(str(newer), dest, Selection(), existing=again.spec_text)
+    assert same.spec_text == again.spec_text and same.diff() == ""
+
+
+@pytest.mark.slow
+def test_the_cli_reimports_with_check_a_diff_and_new_handlers(tmp_path: Path) -> None:
+    source = tmp_path / "api"
+    source.mkdir()
+    doc = yaml.safe_load(PETSTORE.read_text())
+    (source / "shared.yaml").write_text((PETSTORE.parent / "shared.yaml").read_text())
+    (source / "petstore.yaml").write_text(yaml.safe_dump(doc))
+    dest = tmp_path / "pets"
+    done = failwell("import", "openapi", source / "petstore.yaml", dest, "--tag", "pets")
+    assert done.returncode == 0, done.stderr
+    assert "about" in done.stderr and "tokens (characters / 4)" in done.stderr
+    handlers = dest / "src" / "pets_mcp" / "handlers"
+    assert (handlers / "_openapi.py").is_file() and "NotImplementedError" not in (handlers / "get_pet.py").read_text()
+    same = failwell("import", "openapi", source / "petstore.yaml", dest, "--check")
+    assert same.returncode == 0, same.stdout + same.stderr
+    doc["paths"]["/pets"]["get"]["parameters"].append(
+        {"name": "color", "in": "query", "description": "Only pets of this color.", "schema": {"type": "string"}}
+    )
+    doc["paths"]["/pets/{petId}/toys"] = {
+        "get": {
+            "operationId": "listToys",
+            "tags": ["pets"],
+            "summary": "The pet's toys.",
+            "responses": {"200": {"description": "ok"}, "404": {"description": "No pet."}},
+        }
+    }
+    (source / "petstore.yaml").write_text(yaml.safe_dump(doc))
+    (handlers / "get_pet.py").write_text((handlers / "get_pet.py").read_text() + "\n# my edit\n")
+    stale = failwell("import", "openapi", source / "petstore.yaml", dest, "--check")
+    assert stale.returncode == 1 and "+  list_toys:" in stale.stdout, stale.stdout + stale.stderr
+    assert not (handlers / "list_toys.py").exists(), "--check wrote nothing"
+    again = failwell("import", "openapi", source / "petstore.yaml", dest)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "added list_toys" in again.stderr
+    assert (
+        "list_pets: inputs added: color; removed: none. Your handler src/pets_mcp/handlers/list_pets.py" in again.stderr
+    )
+    assert 'PATH = "/pets/{petId}/toys"' in (handlers / "list_toys.py").read_text()
+    assert (handlers / "get_pet.py").read_text().endswith("# my edit\n"), "a handler is never overwritten"
+    assert failwell("generate", dest, "--check").returncode == 0
+
+
+def test_a_document_by_url_is_fetched_once_and_its_refs_never(tmp_path: Path) -> None:
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    served: list[str] = []
+
+    class Handler(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            served.append(self.path)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(PETSTORE.parent)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        result = import_openapi(f"{url}/petstore.yaml", tmp_path / "pets", Selection(exclude_tags=["admin"]))
+        with pytest.raises(FailwellError, match="answered HTTP 404"):
+            import_openapi(f"{url}/nothing.yaml", tmp_path / "pets", Selection())
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+    spec = yaml.safe_load(result.spec_text)
+    assert spec["imported"]["openapi"] == f"{url}/petstore.yaml"
+    assert spec["tools"]["get_store_status"]["effect"] == "read"
+    assert any("./shared.yaml#/Status: a network reference, never fetched" in note for note in result.notes)
+    assert [path for path in served if "shared" in path] == [], "a $ref of a fetched document is never fetched"

@@ -1,0 +1,220 @@
+"""`failwell import openapi` end to end (issue 29): tests/openapi/petstore.yaml imported with no hand-written code,
+generated, and run as a real stdio subprocess driven by the real `mcp` client against a fake Petstore on
+127.0.0.1 that serves the document and misbehaves on purpose (404, 409, 422 with a field error, 429 with
+Retry-After, 503 then 200, a hang). The model sees a success, and for each failure its class, the six parts
+of its message and none of the upstream's words; a keyed POST whose first attempt hung runs once upstream."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import CallToolResult
+
+from conftest import REPO, failwell
+from failwell import generate
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+DOC = REPO / "tests" / "openapi" / "petstore.yaml"
+SECRET = "upstream-secret-words-9F3A"
+TOKEN = "tok_live_abcdefghijklmnop"
+
+
+class FakePetstore:
+    """The Petstore on 127.0.0.1: replies scripted per `METHOD /path` (then a default), every request recorded
+    with its query, headers and body."""
+
+    def __init__(self) -> None:
+        self.script: dict[str, list[tuple[int, Any, dict[str, str], float]]] = {}
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def answer(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length).decode()
+                path, _, query = self.path.partition("?")
+                key = f"{self.command} {path}"
+                with fake.lock:
+                    fake.requests.append({"key": key, "query": query, "headers": dict(self.headers), "body": body})
+                    queue = fake.script.get(key) or []
+                    status, payload, headers, delay = queue.pop(0) if queue else (404, {"message": SECRET}, {}, 0.0)
+                time.sleep(delay)
+                data = b"" if payload is None else json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    for name, value in {"content-type": "application/json", **headers}.items():
+                        self.send_header(name, value)
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            do_GET = do_POST = do_PUT = do_DELETE = answer
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def reply(
+        self, key: str, status: int, payload: Any = None, headers: dict[str, str] | None = None, delay: float = 0.0
+    ) -> None:
+        self.script.setdefault(key, []).append((status, payload, headers or {}, delay))
+
+    def sent(self, key: str) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["key"] == key]
+
+    def __enter__(self) -> FakePetstore:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("openapi") / "pets"
+    done = failwell("import", "openapi", DOC, dest)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    # a hang must be seen within the test: one attempt may take 1 s (the document's API gets 10 s)
+    spec = dest / "failwell.yaml"
+    spec.write_text(spec.read_text().replace("timeout_s: 10", "timeout_s: 1"))
+    generate(dest)
+    return dest
+
+
+@pytest.fixture
+def petstore() -> Iterator[FakePetstore]:
+    with FakePetstore() as fake:
+        yield fake
+
+
+def server(project: Path, fake: FakePetstore) -> StdioServerParameters:
+    env = {**os.environ, "PYTHONPATH": str(project / "src"), "PETS_API_URL": fake.url, "PETS_BEARER_TOKEN": TOKEN}
+    env["FAILWELL_SQLITE_PATH"] = str(project / "records.sqlite3")
+    return StdioServerParameters(command=sys.executable, args=["-m", "pets_mcp"], env=env)
+
+
+def failure(result: CallToolResult, failure_class: str) -> str:
+    """The text of an error result of `failure_class`, checked for the six parts and for no upstream words."""
+    assert result.is_error, result
+    envelope = (result.meta or {})["dev.failwell/error"]
+    assert envelope["class"] == failure_class, envelope
+    text = " ".join(block.text for block in result.content if hasattr(block, "text"))
+    assert SECRET not in text and SECRET not in json.dumps(envelope), text
+    assert "127.0.0.1" not in text and TOKEN not in text
+    assert re.search(r"retry|again|wait", text, re.I), f"no word on retrying: {text}"
+    assert re.search(r"changed|may have been applied|applied", text, re.I), f"no word on what changed: {text}"
+    return text
+
+
+async def test_the_imported_petstore_succeeds_and_fails_well(project: Path, petstore: FakePetstore) -> None:
+    fake = petstore
+    async with Client(server(project, fake)) as session:  # type: ignore[arg-type]
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        assert set(tools) == {
+            "list_pets",
+            "create_pet",
+            "get_pet",
+            "replace_pet",
+            "delete_pet",
+            "add_note",
+            "get_store_status",
+        }
+        assert tools["delete_pet"].annotations.destructive_hint is True  # type: ignore[union-attr]
+        assert tools["replace_pet"].annotations.idempotent_hint is True  # type: ignore[union-attr]
+        assert tools["list_pets"].annotations.read_only_hint is True  # type: ignore[union-attr]
+        assert "idempotency_key" in tools["create_pet"].input_schema["properties"]
+        assert {"pet_id", "pet_id_body", "name"} <= set(tools["replace_pet"].input_schema["properties"])
+
+        # a success: query parameters (with the default), the bearer token from the secret setting
+        fake.reply("GET /v1/pets", 200, {"pets": [{"id": 1, "name": "Rex"}], "next": None, "extra": SECRET})
+        result = await session.call_tool("list_pets", {"tag": "dog"})
+        assert not result.is_error, result
+        assert result.structured_content == {"pets": [{"id": 1, "name": "Rex"}], "next": None}
+        (sent,) = fake.sent("GET /v1/pets")
+        assert sorted(sent["query"].split("&")) == ["limit=20", "tag=dog"]
+        assert sent["headers"].get("Authorization") == f"Bearer {TOKEN}"
+
+        # 404: not_found, naming the value and the tool to find one
+        fake.reply("GET /v1/pets/404", 404, {"message": SECRET})
+        text = failure(await session.call_tool("get_pet", {"pet_id": 404}), "not_found")
+        assert text.startswith('The API has no record with pet_id 404 ("No pet has this id"). Each must name')
+        assert "Call list_pets to find" in text and "Nothing was changed" in text and "will not help" in text
+
+        # 409 and 422 (with a field error in the body): conflict and invalid_input, keyed writes
+        key = "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10"
+        fake.reply("POST /v1/pets", 409, {"message": SECRET})
+        text = failure(await session.call_tool("create_pet", {"name": "Rex", "idempotency_key": key}), "conflict")
+        assert "Rex" in text and "list_pets" in text
+        posted = fake.sent("POST /v1/pets")[-1]
+        assert json.loads(posted["body"]) == {"name": "Rex"} and posted["headers"].get("Idempotency-Key")
+        fake.reply("POST /v1/pets", 422, {"errors": [{"field": "name", "message": SECRET}]})
+        text = failure(
+            await session.call_tool("create_pet", {"name": "Rex", "idempotency_key": key[:-1] + "1"}), "invalid_input"
+        )
+        assert "name" in text
+
+        # 429 with Retry-After (longer than the deadline leaves, so not waited for here): rate_limited, saying when
+        fake.reply("GET /v1/pets", 429, {"message": SECRET}, {"retry-after": "60"})
+        result = await session.call_tool("list_pets", {})
+        assert "60 s" in failure(result, "rate_limited")
+        assert (result.meta or {})["dev.failwell/error"]["retry_after_s"] == 60
+
+        # 503 then 200: a read is retried, and succeeds
+        before = len(fake.sent("GET /v1/pets/7"))
+        fake.reply("GET /v1/pets/7", 503, {"message": SECRET})
+        fake.reply("GET /v1/pets/7", 200, {"id": 7, "name": "Tom", "species": "cat"})
+        result = await session.call_tool("get_pet", {"pet_id": 7})
+        assert not result.is_error and result.structured_content == {
+            "id": 7,
+            "name": "Tom",
+            "species": "cat",
+            "born": None,
+        }
+        assert len(fake.sent("GET /v1/pets/7")) - before == 2
+
+        # a form-encoded body, a path parameter and a body field of the same name, a 204 answered as text
+        fake.reply("POST /v1/pets/7/notes", 201, None)
+        result = await session.call_tool("add_note", {"pet_id": 7, "text": "Needs a bath"})
+        assert not result.is_error, result
+        note = fake.sent("POST /v1/pets/7/notes")[-1]
+        assert note["body"] == "text=Needs+a+bath&urgent=false"
+        assert note["headers"]["Content-Type"].startswith("application/x-www-form-urlencoded")
+        fake.reply("PUT /v1/pets/7", 200, None)
+        result = await session.call_tool("replace_pet", {"pet_id": 7, "pet_id_body": 8, "name": "Tom"})
+        assert not result.is_error, result
+        assert json.loads(fake.sent("PUT /v1/pets/7")[-1]["body"]) == {"name": "Tom", "petId": 8}
+
+        # a hang on a keyed POST: timeout, honest about a change that may have happened; the same call again
+        # (same key) is not run a second time upstream
+        key = "hang-0000000000000001"
+        fake.reply("POST /v1/pets", 201, {"id": 9, "name": "Slow"}, delay=3.0)
+        fake.reply("POST /v1/pets", 201, {"id": 9, "name": "Slow"})
+        before = len(fake.sent("POST /v1/pets"))
+        text = failure(await session.call_tool("create_pet", {"name": "Slow", "idempotency_key": key}), "timeout")
+        assert "The pets_api service did not answer in time" in text and "may have been applied" in text
+        again = await session.call_tool("create_pet", {"name": "Slow", "idempotency_key": key})
+        assert again.is_error and "list_pets" in " ".join(b.text for b in again.content if hasattr(b, "text"))
+        assert len(fake.sent("POST /v1/pets")) - before == 1, "the keyed POST ran twice upstream"

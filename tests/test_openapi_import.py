@@ -282,6 +282,26 @@ def test_drafts_are_flagged_until_reviewed(tmp_path: Path) -> None:
         validate(spec)
 
 
+def test_a_reworded_draft_counts_as_reviewed_and_a_reimport_remembers_the_first_draft(tmp_path: Path) -> None:
+    """Rewording a drafted message is reviewing it (`reviewed: false` may stay); a re-import keeps the person's
+    words and still measures them against the first draft, so an untouched draft stays flagged."""
+    dest = tmp_path / "pets"
+    first = import_openapi(str(PETSTORE), dest, Selection(tags=["pets"]))
+    data = yaml.safe_load(first.spec_text)
+    assert data["imported"]["drafts"], "the drafts' digests are kept in the spec"
+    failure = data["tools"]["get_pet"]["failures"]["not_found"]
+    failure["message"] = "There is no pet {pet_id}. Pet ids are whole numbers; call list_pets to find one."
+    spec = dest / "failwell.yaml"
+    spec.parent.mkdir(parents=True, exist_ok=True)
+    spec.write_text(yaml.safe_dump(data, sort_keys=False))
+    flagged = {d.message.split(":")[0] for d in validate(spec) if d.code == "FW301"}
+    assert "get_pet.not_found" not in flagged and len(flagged) == 7, flagged
+    again = import_openapi(str(PETSTORE), dest, Selection(tags=["pets"]), existing=spec.read_text())
+    spec.write_text(again.spec_text)
+    flagged_again = {d.message.split(":")[0] for d in validate(spec) if d.code == "FW301"}
+    assert flagged_again == flagged
+
+
 def test_a_reimport_keeps_the_persons_wording_and_own_tools_and_follows_the_document(tmp_path: Path) -> None:
     dest = tmp_path / "pets"
     first = import_openapi(str(PETSTORE), dest, Selection(tags=["pets"]))

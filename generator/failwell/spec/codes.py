@@ -231,8 +231,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     ),
     "FW301": (
         "warning",
-        "a failure's words drafted by `failwell import openapi` (`reviewed: false`): read them, reword them if "
-        "needed, then set `reviewed: true` or remove the key",
+        "a failure's words drafted by `failwell import openapi` (`reviewed: false`), unchanged since: read them, "
+        "then reword them or set `reviewed: true` (or remove the key)",
     ),
     "FW310": ("warning", "`failwell import openapi`: an operation documents no error response"),
     "FW311": (

@@ -6,6 +6,7 @@ reports what is missing as warnings (errors with --strict)."""
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import math
 import re
@@ -118,6 +119,7 @@ def rows(data: dict[str, Any]) -> list[Row]:
     tool_names = set(data.get("tools", {}))
     default = default_deadline(float(data["server"].get("client_timeout_s", 60)))
     prefixes = frozenset(name.split("_", 1)[0] for name in tool_names)
+    drafts: dict[str, str] = (data.get("imported") or {}).get("drafts") or {}
     out: list[Row] = []
     for tool, spec in sorted(data.get("tools", {}).items()):
         inputs = with_idempotency_key(spec)
@@ -128,8 +130,11 @@ def rows(data: dict[str, Any]) -> list[Row]:
         item_fields = set(batch_items.get("properties") or {})
         owner = _Owner("tool", tool, effect, keyed, bool(spec.get("rerun_safe")))
         for name, failure in (spec.get("failures") or {}).items():
+            drafted = drafts.get(f"{tool}.{name}")
             out.append(
-                _declared_row(owner, name, failure, inputs, example, defaults, tool_names, prefixes, item_fields)
+                _declared_row(
+                    owner, name, failure, inputs, example, defaults, tool_names, prefixes, item_fields, drafted
+                )
             )
         deadline = float(spec.get("deadline_s", default))
         out.extend(_runtime_rows(owner, inputs, defaults, deadline))
@@ -227,6 +232,11 @@ class _Owner:
         return self.name if self.kind == "tool" else f"The {self.name} {self.kind}"
 
 
+def draft_digest(message: str) -> str:
+    """The digest `imported.drafts` keeps of a drafted message (whitespace aside), to tell a reworded one."""
+    return hashlib.sha256(" ".join(message.split()).encode()).hexdigest()[:12]
+
+
 def _declared_row(
     owner: _Owner,
     name: str,
@@ -237,6 +247,7 @@ def _declared_row(
     tool_names: set[str],
     prefixes: frozenset[str],
     item_fields: AbstractSet[str] = frozenset(),
+    drafted: str | None = None,
 ) -> Row:
     """The message of a declared failure, with example values for `fields` (inputs, params or arguments)."""
     template = failure_template(failure, defaults)
@@ -257,8 +268,10 @@ def _declared_row(
     shown = {name: example.get(name) for name in fields} if fields else None
     missing, problems = check(template, text, failure["class"], named, tool_names, own, shown)
     problems += unknown_tools(template, tool_names, prefixes, known)
-    if failure.get("reviewed") is False:
-        problems += (("FW301", "drafted by `failwell import openapi`: read it, then set `reviewed: true`"),)
+    if failure.get("reviewed") is False and drafted in (None, draft_digest(template)):
+        problems += (
+            ("FW301", "drafted by `failwell import openapi`: read it, then reword it or set `reviewed: true`"),
+        )
     retryable = messages.is_retryable(failure["class"], effect, keyed, changed=changed, after=owner.after)
     return Row(owner.name, name, failure["class"], text, retryable, changed, missing, problems, source, owner.kind)
 

@@ -22,6 +22,7 @@ from ...spec import bounds
 from ...spec.lint import lint
 from ...spec.load import Document as SpecDocument
 from ...spec.validate import validate
+from ...spec.wording import draft_digest
 from .document import load
 from .handlers import HELPER, HELPER_TEXT, handler
 from .mapping import Finding, Tool, auth, map_operation, tool_names, upstream_name
@@ -174,11 +175,18 @@ def _spec(
     spec["upstreams"] = {upstream_name(server): upstream}
     spec["tools"] = {name: tool.spec for name, tool in tools.items()}
     where = source if re.match(r"^https?://", source) else _relative(Path(source), dest)
+    drafts = {
+        f"{name}.{failure}": draft_digest(spec["message"])
+        for name, tool in tools.items()
+        for failure, spec in (tool.spec.get("failures") or {}).items()
+        if spec.get("reviewed") is False
+    }
     spec["imported"] = {
         "openapi": where,
         **({"version": version} if version else {}),
         "select": selection.as_spec(),
         "tools": {name: tool.op.key for name, tool in tools.items()},
+        **({"drafts": drafts} if drafts else {}),
     }
     return spec
 
@@ -265,7 +273,18 @@ def _merge(old: dict[str, Any], new: dict[str, Any]) -> tuple[dict[str, Any], li
         else:
             mine.pop("failures", None)
     merged["tools"] = tools
-    merged["imported"] = new["imported"]
+    drafted_before = (merged.get("imported") or {}).get("drafts") or {}
+    drafts = dict(new["imported"].get("drafts") or {})
+    for key in list(drafts):
+        tool_name, _, failure_name = key.partition(".")
+        kept = (tools.get(tool_name) or {}).get("failures", {}).get(failure_name)
+        if kept is not None and key in drafted_before:
+            drafts[key] = drafted_before[key]  # the person's words are kept: measured against the first draft
+        elif kept is None or kept.get("reviewed") is not False:
+            del drafts[key]
+    merged["imported"] = {key: value for key, value in new["imported"].items() if key != "drafts"}
+    if drafts:
+        merged["imported"]["drafts"] = drafts
     return merged, removed
 
 

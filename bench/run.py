@@ -297,6 +297,56 @@ def telemetry(calls: int) -> None:
           f"in-memory SDK {figure['sdk_failure_us'] / figure['sdk_success_us']:.3f}", flush=True)  # fmt: skip
 
 
+SHARED_OPENAPI = REPO.parent / "shared" / "openapi"
+REAL_DOCUMENTS = {
+    "twilio": SHARED_OPENAPI / "twilio_api_v2010.json",
+    "digitalocean": SHARED_OPENAPI / "digitalocean" / "specification" / "DigitalOcean-public.v2.yaml",
+    "github": Path(
+        os.environ.get(
+            "FAILWELL_GITHUB_OPENAPI",
+            Path.home() / ".cache" / "failwell-ci" / "octokit-openapi-23.0.2" / "api.github.com.json",
+        )
+    ),
+}
+"""The real OpenAPI documents (../shared/openapi; GitHub's is the one bash .ci/test caches)."""
+
+
+def real_imports() -> None:
+    """`failwell import openapi DOC --all` (spec, handlers and the generated project) of each whole real document,
+    side by side with openapi-python-client generating a client for the same document: seconds per operation."""
+    baseline = opc()
+    for name, document in REAL_DOCUMENTS.items():
+        if not document.is_file():
+            print(f"import.{name} skipped: {document} is not here", flush=True)
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            started = time.perf_counter()
+            run = subprocess.run(
+                [FAILWELL, "import", "openapi", str(document), str(root / "ours"), "--all"],
+                capture_output=True,
+                text=True,
+            )
+            ours = time.perf_counter() - started
+            operations = len(json.loads((root / "ours" / "failwell.manifest.json").read_text()).get("files", {}))
+            spec_text = (root / "ours" / "failwell.yaml").read_text() if run.returncode == 0 else ""
+            tools = spec_text.count("\n    effect: ")
+            started = time.perf_counter()
+            theirs_run = subprocess.run(
+                [baseline, "generate", "--path", str(document), "--output-path", str(root / "theirs")],
+                capture_output=True,
+                text=True,
+            )
+            theirs = time.perf_counter() - started
+        per_ours = ours / max(tools, 1)
+        detail = (
+            f"failwell={ours:.1f}s for {tools} tools ({per_ours * 1000:.1f}ms/operation, {operations} files) "
+            f"openapi-python-client={theirs:.1f}s"
+            + ("" if theirs_run.returncode == 0 else " (it refused the document: no client written)")
+        )
+        report(f"import.{name}_whole_vs_openapi_python_client", ours / theirs, 1.0, detail)
+
+
 def tasks_tests() -> None:
     seconds = timed([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=REPO / "examples" / "tasks",
                     env={**os.environ, "PYTHONPATH": "src"})  # fmt: skip
@@ -318,6 +368,8 @@ def main() -> None:
         ("generation", lambda: generation(sizes, 1 if args.quick else 3)),
         ("validation", lambda: validation(2000, 1 if args.quick else 5)),
     ]
+    if not args.quick:
+        steps.append(("real OpenAPI imports", real_imports))
     if not args.quick:
         steps.append(("tasks tests", tasks_tests))
     for _name, step in steps:

@@ -29,10 +29,23 @@ SRC = EXAMPLES / "tasks" / "src"
 READER = "reader-token-7f3a9c2e5b"
 TOKENS = {READER: {"subject": "ada", "scopes": ["tasks:read"]}}
 LIST = b'{"jsonrpc": "2.0", "id": 41, "method": "tools/list"}'
-HEADER_TIMEOUT_S = 10
-"""The documented bound on a request's headers (README, http_limits.py)."""
-BODY_TIMEOUT_S = 30
+DOCUMENTED_HEADER_TIMEOUT_S = 10
+"""The documented bound on a request's headers (docs/how-to/http.md, http_limits.py)."""
+DOCUMENTED_BODY_TIMEOUT_S = 30
 """The documented bound on a request's body, from its headers."""
+HEADER_TIMEOUT_S = int(os.environ.get("FAILWELL_HEADER_TIMEOUT_S", "3"))
+"""The bound on headers the server under test runs with (shorter than the shipped one, so the suite waits less;
+FAILWELL_HEADER_TIMEOUT_S=10 runs these tests at the shipped bound)."""
+BODY_TIMEOUT_S = int(os.environ.get("FAILWELL_BODY_TIMEOUT_S", "5"))
+"""The bound on a body the server under test runs with (FAILWELL_BODY_TIMEOUT_S=30: the shipped one)."""
+BOUNDED = """\
+import os, runpy
+from tasks_mcp._generated.runtime import http_limits
+http_limits.HEADER_TIMEOUT_S = float(os.environ["BOUNDED_HEADER_TIMEOUT_S"])
+http_limits.BODY_TIMEOUT_S = float(os.environ["BOUNDED_BODY_TIMEOUT_S"])
+runpy.run_module("tasks_mcp", run_name="__main__", alter_sys=True)
+"""
+"""`python -m bounded_tasks`: the tasks server with the bounds above (the runtime reads them at each use)."""
 GRACE_S = 5
 """What the bounds may run over on a busy machine."""
 LOW_SOFT_LIMIT = 256
@@ -44,13 +57,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     """The tasks server, started with a soft open-file limit of 256 (it raises it), allowing two more hosts
     (one on a fixed port) and one more origin."""
     folder = tmp_path_factory.mktemp("hardening")
-    env = {"TASKS_TOKENS": json.dumps(TOKENS), "FAILWELL_SQLITE_PATH": str(folder / "tasks.sqlite3")}
+    (folder / "bounded_tasks.py").write_text(BOUNDED)
+    env = {
+        "TASKS_TOKENS": json.dumps(TOKENS),
+        "FAILWELL_SQLITE_PATH": str(folder / "tasks.sqlite3"),
+        "BOUNDED_HEADER_TIMEOUT_S": str(HEADER_TIMEOUT_S),
+        "BOUNDED_BODY_TIMEOUT_S": str(BODY_TIMEOUT_S),
+    }
     flags = ("--allowed-hosts", "mcp.example.com:8443,docs.example.com", "--allowed-origins", "https://app.example.com")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     with ExitStack() as stack:
         resource.setrlimit(resource.RLIMIT_NOFILE, (LOW_SOFT_LIMIT, hard))  # inherited by the server process
         try:
-            running = stack.enter_context(http_server("tasks_mcp", SRC, folder / "stderr.log", env, *flags))
+            path = Path(f"{SRC}{os.pathsep}{folder}")
+            running = stack.enter_context(http_server("bounded_tasks", path, folder / "stderr.log", env, *flags))
         finally:
             resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
         yield running
@@ -180,7 +200,15 @@ def test_a_slow_body_gets_408_and_the_connection_closed(server: Running) -> None
     assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n")
     assert took < BODY_TIMEOUT_S + GRACE_S
     body = json.loads(answer.partition(b"\r\n\r\n")[2])
-    assert body["error"]["message"] == "Request Timeout: the request body did not arrive within 30 s."
+    assert body["error"]["message"] == f"Request Timeout: the request body did not arrive within {BODY_TIMEOUT_S} s."
+
+
+def test_the_shipped_bounds_are_the_documented_ones() -> None:
+    """The server above runs with shorter bounds; the ones every project ships are those the docs promise."""
+    shown = "from tasks_mcp._generated.runtime import http_limits as h; print(h.HEADER_TIMEOUT_S, h.BODY_TIMEOUT_S)"
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    printed = subprocess.run([sys.executable, "-c", shown], env=env, capture_output=True, text=True, check=True)
+    assert printed.stdout.split() == [f"{DOCUMENTED_HEADER_TIMEOUT_S:.1f}", f"{DOCUMENTED_BODY_TIMEOUT_S:.1f}"]
 
 
 def test_headers_that_never_finish_are_closed_within_the_bound(server: Running) -> None:

@@ -161,16 +161,19 @@ def read_failure(result: CallToolResult, tool: str = "", now_ms: int | None = No
     if envelope is not None and envelope.get("class") in SEP_CLASSES and isinstance(envelope.get("failure"), str):
         retryable = envelope.get("retryable") is True
         failure_class = "reliability" if retryable else SEP_CLASSES[envelope["class"]]
+        now = int(time.time() * 1000) if now_ms is None else now_ms
         after = envelope.get("retry_after_s")
         after = after if _is_number(after) else None
-        now = int(time.time() * 1000) if now_ms is None else now_ms
+        not_before = now + math.ceil(float(after) * 1000) if retryable and isinstance(after, int | float) else None
         reference = envelope.get("reference")
         return _SUBCLASS[failure_class](
             failure_class,
             envelope["failure"],
             source="failwell",
             retryable=retryable,
-            retry_not_before=now + math.ceil(float(after) * 1000) if retryable and isinstance(after, int | float) else None,
+            retry_not_before=now + math.ceil(float(after) * 1000)
+            if retryable and isinstance(after, int | float)
+            else None,
             correlation_id=reference if isinstance(reference, str) else None,
             **common,
         )

@@ -14,7 +14,9 @@ import failwell
 from conftest import REPO
 
 PACKAGE = REPO / "generator" / "failwell"
-ORDER = {"base": 0, "spec": 1, "build": 2, "client": 3, "front": 4}
+ORDER = {"base": 0, "spec": 1, "build": 2, "client": 3, "audit": 4, "front": 5}
+"""`audit/` (issue 30) talks to a server as a client and judges its answers: it may use `spec/` (the wording lint)
+and `client/` (the SEP-3313 reader), and nothing imports it but the CLI."""
 FRONT = {"failwell", "failwell.__main__", "failwell.cli"}
 
 
@@ -70,7 +72,7 @@ def test_every_module_belongs_to_a_stage_folder_or_the_shared_base() -> None:
         "failwell.templates",
         "failwell.version",
     ], "a new module at the package root: put it in the stage it serves"
-    for folder in ("spec", "build", "client"):
+    for folder in ("spec", "build", "client", "audit"):
         assert (PACKAGE / folder / "__init__.py").read_text().startswith('"""Stage')
 
 

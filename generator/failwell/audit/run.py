@@ -27,6 +27,12 @@ UNKNOWN_URI = "failwell-audit://no-such-resource"
 MAX_PAGES = 50
 
 
+class Unreachable(FailwellError):
+    """The server could not be started or reached: exit 3, apart from 1 (it answered, with errors)."""
+
+    exit_code = 3
+
+
 @dataclass(frozen=True)
 class Target:
     """A stdio server's command line, or a streamable HTTP server's URL (with headers, for auth)."""
@@ -109,9 +115,9 @@ async def audit_async(target: Target, options: Options) -> Report:
         cause: BaseException = error
         while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
             cause = cause.exceptions[0]
-        raise FailwellError(_unreachable(target, f"{type(cause).__name__}: {cause}")) from None
+        raise Unreachable(_unreachable(target, f"{type(cause).__name__}: {cause}")) from None
     if timed_out:
-        raise FailwellError(_unreachable(target, f"no answer to initialize in {options.timeout_s * 2:g} s"))
+        raise Unreachable(_unreachable(target, f"no answer to initialize in {options.timeout_s * 2:g} s"))
     if report.transport == "stdio":
         problem = None
         if noise:

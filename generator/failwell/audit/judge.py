@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,19 +94,42 @@ def judge_code(report: Report, subject: str, probe: str, answer: Answer) -> None
     )
 
 
-def judge_leaks(report: Report, subject: str, probe: str, answer: Answer) -> None:
-    """The planted credential, a stack trace or a path, address, URL or SQL in an answer."""
+def judge_leaks(
+    report: Report, subject: str, probe: str, answer: Answer, echoed: Sequence[str] = (), field: str = ""
+) -> None:
+    """The planted credential, a stack trace or a path, address, URL or SQL in a failure (what the probe sent,
+    `echoed`, may come back: a message naming the value it refused is what failwell asks for).
+
+    The planted credential quoted back as the refused value of the `field` the message names is a warning (the
+    caller sent it, but a message should mask what has a credential's shape); anywhere else (a library's dump,
+    `_meta`, structured content, an answer about something else) it is an error."""
     everything = answer.everything()
-    problem = ""
+    text = answer.text
+    for value in echoed:
+        text = text.replace(value, "x") if value else text
+    problem, severity = "", "error"
     if PLANTED_MARK in everything:
-        problem = "the planted credential came back verbatim"
+        quoted = (
+            field
+            and field in answer.text
+            and PLANTED_MARK not in everything.replace(answer.text, "")
+            and not _STACK.search(everything)
+            and "input_value=" not in everything
+        )
+        problem = (
+            "the planted credential was quoted back as the refused value: mask what has a credential's shape"
+            if quoted
+            else "the planted credential came back verbatim"
+        )
+        severity = "warning" if quoted else "error"
     elif _STACK.search(everything):
         problem = "a stack trace or a library's error dump"
-    elif answer.text and wording.shows_internals(answer.text):
+    elif text and (answer.is_error_result or answer.code is not None) and wording.shows_internals(text):
         problem = "internals in the message (a path, address, URL, SQL or stack words)"
-    report.record(
-        "leaks", subject, Finding("leaks", "error", subject, probe, problem, answer.quoted()) if problem else None
+    finding = Finding(
+        "leaks", "warning" if severity == "warning" else "error", subject, probe, problem, answer.quoted()
     )
+    report.record("leaks", subject, finding if problem else None)
 
 
 def failure_object(report: Report, subject: str, probe: str, answer: Answer) -> None:
@@ -160,7 +183,8 @@ def judge_refusal(report: Report, subject: str, probe: Probe, answer: Answer, to
         )
     report.record("channel", subject, channel)
     judge_code(report, subject, title, answer)
-    judge_leaks(report, subject, title, answer)
+    echoed = [probe.value] if isinstance(probe.value, str) else []
+    judge_leaks(report, subject, title, answer, echoed, probe.field if probe.kind != "extra" else "")
     judge_wording(report, subject, probe, answer, tools)
     if answer.is_error_result:
         failure_object(report, subject, title, answer)

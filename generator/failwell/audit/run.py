@@ -285,7 +285,7 @@ def _judge_unknown(report: Report, probe: str, answer: Answer, asked: str, also:
         )
     report.record("channel", "server", problem)
     judge_code(report, "server", probe, answer)
-    judge_leaks(report, "server", probe, answer)
+    judge_leaks(report, "server", probe, answer, [asked])
     if answer.code == -32602:
         one_line = "\n" not in answer.message.strip() and asked in answer.message
         report.record(

@@ -121,10 +121,14 @@ def tool(listed: Mapping[str, Any]) -> dict[str, Any]:
     }
     if annotations.get("title"):
         out["title"] = annotations["title"]
-    if out["effect"] != "read":
-        out["idempotency"] = "optional"
-        if annotations.get("idempotentHint") is True:
-            out["idempotent"] = True
+    if out["effect"] != "read" and annotations.get("idempotentHint") is True:
+        out["idempotency"] = "none"  # idempotent by nature, as the server says: no key needed
+        out["idempotent"] = True
+        out["idempotency_reason"] = (
+            "DRAFT: the server's idempotentHint says a second call changes nothing more; say why."
+        )
+    elif out["effect"] != "read":
+        out["idempotency"] = "optional"  # a key the model may send; `required` once every client sends one
     schema = listed.get("inputSchema") or {}
     required = set(schema.get("required") or [])
     properties = schema.get("properties") or {}

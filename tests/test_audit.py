@@ -242,7 +242,7 @@ def no_server() -> Iterator[str]:
 
 
 def test_a_server_that_cannot_start_is_one_clear_line_and_exit_3(no_server: str) -> None:
-    code, out, err = run("--", no_server)
+    code, _, err = run("--", no_server)
     assert code == 3 and "could not connect to" in err and "Traceback" not in err
     code, _, err = run("--header", "nocolon", "http://127.0.0.1:9/mcp")
     assert code == 1 and "write it as NAME:VALUE" in err

@@ -14,7 +14,7 @@ from typing import Any
 from ..client.reference import ENVELOPE_KEY, TOOL_FAILURE_KEY, read_failure
 from ..spec import wording
 from .findings import Finding, Report, Severity
-from .probes import PLANTED_MARK, Probe
+from .probes import EXTRA, PLANTED_MARK, Probe
 
 QUOTE = 500
 MAX_TEXT = 1000
@@ -161,6 +161,18 @@ def judge_refusal(report: Report, subject: str, probe: Probe, answer: Answer, to
         report.record("refuses", subject, finding)
         return
     refused = answer.code is not None or answer.is_error_result
+    if refused and probe.kind == "extra" and EXTRA not in answer.text + answer.message:
+        finding = Finding(
+            "refuses",
+            "error",
+            subject,
+            title,
+            f"the unknown argument {EXTRA} is not named: ignored, or never checked (the answer is about another)",
+            answer.quoted(),
+        )
+        report.record("refuses", subject, finding)
+        judge_leaks(report, subject, title, answer)
+        return
     report.record(
         "refuses",
         subject,

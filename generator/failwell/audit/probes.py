@@ -45,6 +45,17 @@ class Probe:
 
 
 _NONE = object()
+_FORMAT_EXAMPLES = {
+    "uri": "http://127.0.0.1:9/",
+    "url": "http://127.0.0.1:9/",
+    "email": "someone@example.invalid",
+    "date": "2026-01-01",
+    "date-time": "2026-01-01T00:00:00Z",
+    "time": "12:00:00",
+    "uuid": "00000000-0000-4000-8000-000000000000",
+}
+"""Values of the formats servers declare; a URL is the discard port on loopback, so a read-only tool that ignores
+the extra argument and runs (a fetch) reaches nothing outside the machine."""
 
 
 def example_value(schema: Mapping[str, Any]) -> Any:
@@ -60,6 +71,8 @@ def example_value(schema: Mapping[str, Any]) -> Any:
     if isinstance(enum, list) and enum:
         return enum[0]
     kind = _type(schema)
+    if kind == "string" and schema.get("format") in _FORMAT_EXAMPLES:
+        return _FORMAT_EXAMPLES[schema["format"]]
     if kind == "string":
         length = max(int(schema.get("minLength", 1) or 1), 1)
         return "a" * min(length, int(schema.get("maxLength", length)))

@@ -619,12 +619,17 @@ def audit_command(
       failwell audit -- uvx mcp-server-time
       failwell audit https://mcp.example.com/mcp --header "Authorization: Bearer $TOKEN" --html audit.html
     """
-    from .audit.draft import draft
-    from .audit.report import as_html, terminal
-    from .audit.report import as_json as report_json
-    from .audit.run import Options, Target, audit
 
     def action() -> int:
+        try:
+            from .audit.draft import draft
+            from .audit.report import as_html, terminal
+            from .audit.report import as_json as report_json
+            from .audit.run import Options, Target, audit
+        except ImportError as missing:
+            raise FailwellError(
+                f"failwell audit needs the mcp SDK ({missing.name} is missing): pip install 'failwell[client]'"
+            ) from None
         words = list(target or [])
         if not words:
             raise FailwellError("give a URL, or `--` and the command that starts a stdio server")

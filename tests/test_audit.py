@@ -158,6 +158,19 @@ def delete_everything(confirm: bool) -> str:
     return "deleted"
 
 
+@server.resource("sloppy://notes", name="notes")
+def notes() -> str:
+    return "notes"
+
+
+_capabilities = server._lowlevel_server.get_capabilities
+
+
+def unadvertised(*args, **kwargs):  # serves resources without saying so
+    return _capabilities(*args, **kwargs).model_copy(update={"resources": None})
+
+
+server._lowlevel_server.get_capabilities = unadvertised
 print("sloppy server starting")
 server.run()
 '''
@@ -183,6 +196,7 @@ def test_a_sloppy_server_is_caught_and_its_write_tool_never_called(tmp_path: Pat
     assert ("leaks", "lookup") in problems, "pydantic's dump, with the input and a documentation URL"
     assert ("envelope", "lookup") in problems and ("wording", "lookup") in problems
     assert ("listing", "delete_everything") in problems, "no annotations"
+    assert any(f["problem"] == "resources are served (notes) but not advertised" for f in data["findings"])
     assert any("delete_everything" in item for item in data["skipped"])
     assert not calls.exists(), "a tool not annotated read-only is never called without --allow-writes"
     assert data["scores"]["tools"]["lookup"] < 70

@@ -190,13 +190,20 @@ async def _audit(session: Client, report: Report, options: Options) -> None:
     for kind, method, attribute in kinds:
         capability = "resources" if kind == "resource_templates" else kind
         advertised = capabilities is not None and getattr(capabilities, capability, None) is not None
-        items, failed = await _list(session, method, attribute, timeout) if advertised else ([], None)
+        items, failed = await _list(session, method, attribute, timeout)
+        if not advertised:
+            served, items = items, []
         listed[kind] = items
         setattr(report, kind, [_dump(item) for item in items])
         if kind == "resource_templates":
             continue
         problem = None
-        if failed is not None:
+        if not advertised and served:
+            some = ", ".join(sorted(str(getattr(item, "name", "?")) for item in served)[:5])
+            problem = Finding(
+                "listing", "error", "server", method, f"{capability} are served ({some}) but not advertised"
+            )
+        elif advertised and failed is not None:
             problem = Finding(
                 "listing",
                 "error",

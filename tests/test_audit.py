@@ -197,6 +197,11 @@ def test_a_sloppy_server_is_caught_and_its_write_tool_never_called(tmp_path: Pat
     assert ("envelope", "lookup") in problems and ("wording", "lookup") in problems
     assert ("listing", "delete_everything") in problems, "no annotations"
     assert any(f["problem"] == "resources are served (notes) but not advertised" for f in data["findings"])
+    malformed = {f["probe"]: f["problem"] for f in data["findings"] if f["subject"] == "server"}
+    assert malformed["tools/call with params that are not an object"].startswith("no answer"), "the SDK drops it"
+    assert "an unknown method" not in malformed, "the SDK answers -32601"
+    assert malformed["an unknown prompt"] == "code -32603; the specification's is -32602"
+    assert "'sloppy server starting'" in json.dumps(data["findings"]), "the stray stdout line, quoted"
     assert any("delete_everything" in item for item in data["skipped"])
     assert not calls.exists(), "a tool not annotated read-only is never called without --allow-writes"
     assert data["scores"]["tools"]["lookup"] < 70

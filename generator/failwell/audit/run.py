@@ -5,6 +5,7 @@ input might run such a call), and a read-only tool is called with valid values o
 from __future__ import annotations
 
 import logging
+import re
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
@@ -13,18 +14,21 @@ from typing import Any
 
 import anyio
 from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from ..errors import FailwellError
 from .findings import Finding, Report
 from .judge import Answer, failure_object, judge_code, judge_leaks, judge_refusal
+from .malformed import probe_malformed
 from .probes import PLANTED, probes, valid_arguments
 
 UNKNOWN_TOOL = "failwell_audit_no_such_tool"
 UNKNOWN_PROMPT = "failwell_audit_no_such_prompt"
 UNKNOWN_URI = "failwell-audit://no-such-resource"
 MAX_PAGES = 50
+_INPUT = re.compile(r"input_value=(.*?), input_type=")
+"""The stdout line, in the SDK's parse error for it."""
 
 
 class Unreachable(FailwellError):
@@ -66,7 +70,8 @@ def audit(target: Target, options: Options | None = None) -> Report:
 async def _connect(target: Target, noise: list[str]) -> AsyncIterator[Client]:
     async def on_message(message: Any) -> None:
         if isinstance(message, Exception):  # a stdout line that is not a JSON-RPC message
-            noise.append(str(message).splitlines()[-1] if str(message) else type(message).__name__)
+            line = _INPUT.search(str(message))
+            noise.append(line.group(1) if line else type(message).__name__)
 
     if target.url:
         import httpx2
@@ -119,6 +124,8 @@ async def audit_async(target: Target, options: Options) -> Report:
     if timed_out:
         raise Unreachable(_unreachable(target, f"no answer to initialize in {options.timeout_s * 2:g} s"))
     if report.transport == "stdio":
+        env = {**get_default_environment(), **target.env}
+        await anyio.to_thread.run_sync(probe_malformed, report, target.command, env, target.cwd, options.timeout_s)
         problem = None
         if noise:
             problem = Finding(

@@ -13,7 +13,7 @@ from conftest import EXAMPLES
 from failwell.cli import app
 from failwell.version import VERSION
 
-COMMANDS = ["validate", "new", "generate", "messages", "schema", "install", "dev", "tools", "call"]
+COMMANDS = ["validate", "new", "generate", "messages", "schema", "install", "dev", "tools", "call", "audit"]
 
 
 def run(*args: str | Path) -> tuple[int, str, str]:

@@ -14,9 +14,11 @@ import failwell
 from conftest import REPO
 
 PACKAGE = REPO / "generator" / "failwell"
-ORDER = {"base": 0, "spec": 1, "importers": 1.5, "build": 2, "client": 3, "front": 4}
+ORDER = {"base": 0, "spec": 1, "importers": 1.5, "build": 2, "client": 3, "audit": 4, "front": 5}
 """An importer (`failwell import openapi`) is a front end that writes a spec: it may use `spec/` and the shared
-base, never `build/` or `client/` (the CLI hands its result to the public API)."""
+base, never `build/` or `client/` (the CLI hands its result to the public API). `audit/` talks to a server as a
+client and judges its answers: it may use `spec/` (the wording lint) and `client/` (the SEP-3313 reader), and
+nothing imports it but the CLI."""
 FRONT = {"failwell", "failwell.__main__", "failwell.cli"}
 
 
@@ -72,7 +74,7 @@ def test_every_module_belongs_to_a_stage_folder_or_the_shared_base() -> None:
         "failwell.templates",
         "failwell.version",
     ], "a new module at the package root: put it in the stage it serves"
-    for folder in ("spec", "importers", "build", "client"):
+    for folder in ("spec", "importers", "build", "client", "audit"):
         assert (PACKAGE / folder / "__init__.py").read_text().startswith('"""Stage')
 
 

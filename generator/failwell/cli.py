@@ -574,6 +574,96 @@ def _print_error(error: dict[str, Any]) -> int:
     return 1
 
 
+@app.command("audit", cls=_Command)
+def audit_command(
+    target: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="URL | -- COMMAND [ARGS]...",
+            help="A streamable HTTP server's URL, or `--` and the command that starts a stdio server.",
+            show_default=False,
+        ),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option("--header", metavar="NAME:VALUE", help="An HTTP header, such as Authorization (repeat)."),
+    ] = None,
+    env: Annotated[
+        list[str] | None,
+        typer.Option("--env", metavar="KEY=VALUE", help="A variable for a stdio server (repeat)."),
+    ] = None,
+    allow_writes: Annotated[
+        bool,
+        typer.Option("--allow-writes", help="Probe tools not annotated read-only too (a sloppy one may run)."),
+    ] = False,
+    call_reads: Annotated[
+        bool, typer.Option("--call-reads", help="Call each read-only tool once with example values.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of the summary.")] = False,
+    html_path: Annotated[
+        Path | None, typer.Option("--html", metavar="FILE", help="Write the report as one HTML page.")
+    ] = None,
+    write_spec: Annotated[
+        Path | None,
+        typer.Option("--write-spec", metavar="DEST", help="Write a draft failwell.yaml from what was listed."),
+    ] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
+    timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Per request.")] = 20.0,
+) -> None:
+    """Audit any MCP server: list it, probe it without side effects, judge each answer by failwell's rules.
+
+    Exits 0 when nothing is wrong (or only warnings), 1 on errors (or warnings, with --strict), 3 when the server
+    could not be reached. Tools not annotated read-only are probed only with --allow-writes.
+
+    \b
+    Example:
+      failwell audit -- uvx mcp-server-time
+      failwell audit https://mcp.example.com/mcp --header "Authorization: Bearer $TOKEN" --html audit.html
+    """
+
+    def action() -> int:
+        try:
+            from .audit.draft import draft
+            from .audit.report import as_html, terminal
+            from .audit.report import as_json as report_json
+            from .audit.run import Options, Target, audit
+        except ImportError as missing:
+            raise FailwellError(
+                f"failwell audit needs the mcp SDK ({missing.name} is missing): pip install 'failwell[client]'"
+            ) from None
+        words = list(target or [])
+        if not words:
+            raise FailwellError("give a URL, or `--` and the command that starts a stdio server")
+        headers: dict[str, str] = {}
+        for item in header or []:
+            name, colon, value = item.partition(":")
+            if not colon or not name.strip():
+                raise FailwellError(f"--header {item!r}: write it as NAME:VALUE, such as 'Authorization: Bearer x'")
+            headers[name.strip()] = value.strip()
+        variables: dict[str, str] = {}
+        for item in env or []:
+            key, equals, value = item.partition("=")
+            if not equals or not key:
+                raise FailwellError(f"--env {item!r}: write it as KEY=VALUE")
+            variables[key] = value
+        is_url = len(words) == 1 and words[0].startswith(("http://", "https://"))
+        where = (
+            Target(url=words[0], headers=headers) if is_url else Target(command=words, env={**os.environ, **variables})
+        )
+        report = audit(where, Options(allow_writes=allow_writes, call_reads=call_reads, timeout_s=timeout))
+        typer.echo(report_json(report) if as_json else terminal(report), nl=False)
+        if html_path is not None:
+            safewrite.write(html_path, as_html(report).encode())
+            typer.echo(f"wrote {html_path}", err=True)
+        if write_spec is not None:
+            safewrite.write(write_spec, draft(report).encode())
+            validate(write_spec)
+            typer.echo(f"wrote {write_spec}: a draft that validates; declare each tool's failures", err=True)
+        return 1 if report.errors or (strict and report.warnings) else 0
+
+    _run(action)
+
+
 @app.command("expand", hidden=True)
 def expand_command(dest: Annotated[Path, typer.Argument()] = Path(".")) -> None:
     """Write the per-tool files into a project Copier just rendered (the copier.yml task)."""

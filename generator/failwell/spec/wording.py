@@ -463,6 +463,11 @@ def _internals(template: str) -> bool:
     return messages.scrub(domain) != domain
 
 
+def shows_internals(text: str) -> bool:
+    """Whether a message shows internals (`_internals`): for `failwell audit`, judging another server's answers."""
+    return _internals(text)
+
+
 def unknown_tools(
     template: str, tools: set[str], prefixes: frozenset[str], fields: set[str]
 ) -> tuple[tuple[str, str], ...]:

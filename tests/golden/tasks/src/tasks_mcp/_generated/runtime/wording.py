@@ -35,6 +35,7 @@ from .classes import (
     FailureClass,
     default_changed,
 )
+from .scrub import redact_secrets
 
 
 def display(value: object) -> str:
@@ -143,8 +144,12 @@ def argument_problem(tool: str, accepts: dict[str, str], path: str, kind: str, r
 
 
 def shown(value: object) -> str:
-    """A received value quoted back, cut to 80 characters, with its JSON kind."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    """A received value quoted back, cut to 80 characters, with its JSON kind; a credential or token in it is
+    masked first (a model may have put one in the wrong argument)."""
+    if isinstance(value, str):
+        text = json.dumps(redact_secrets(value), ensure_ascii=False)
+    else:
+        text = redact_secrets(json.dumps(value, ensure_ascii=False, default=str))
     if len(text) > 80:
         text = text[:77] + "..."
     kinds = {

@@ -1,0 +1,163 @@
+"""The way out: a draft failwell.yaml from what an audited server listed (its name and version, each tool's
+description, input schema as fields, annotations as `effect`), so its author can regenerate it hardened. What
+cannot be read from a listing (the ways each tool fails, and their messages) is left as marked drafts: a
+`# DRAFT:` comment per tool, which `failwell validate` ignores, so the draft validates as written."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from .findings import Report
+
+_FIELD_KEYS = (
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minItems",
+    "maxItems",
+    "pattern",
+)
+_FORMATS = {"date", "date-time", "time", "email", "uri", "uuid", "ipv4", "ipv6", "hostname"}
+_TYPES = ("string", "integer", "number", "boolean", "array", "object")
+_NAME = re.compile(r"[^a-z0-9_-]+")
+
+
+def server_name(report: Report) -> str:
+    """The server's name as a spec takes it (lowercase letters, digits, `-` and `_`, starting with a letter)."""
+    name = _NAME.sub("-", str(report.server.get("name") or "server").lower()).strip("-_")
+    name = re.sub(r"^[^a-z]+", "", name)
+    return name or "server"
+
+
+def version(report: Report) -> str:
+    found = re.match(r"^[0-9]+(\.[0-9]+)*", str(report.server.get("version") or ""))
+    return found.group(0) if found else "0.1.0"
+
+
+def field(name: str, schema: Mapping[str, Any], required: bool, depth: int = 0) -> dict[str, Any]:
+    """One argument in failwell's subset of JSON Schema: what maps is kept, the rest dropped."""
+    out: dict[str, Any] = {}
+    kind = schema.get("type")
+    nullable = False
+    if isinstance(kind, list):
+        nullable = "null" in kind
+        kinds = [k for k in kind if k != "null"]
+        kind = kinds[0] if len(kinds) == 1 else None
+    if kind is None:
+        for union in ("anyOf", "oneOf"):
+            options = [o for o in schema.get(union) or [] if isinstance(o, Mapping)]
+            if options:
+                nullable = nullable or any(o.get("type") == "null" for o in options)
+                rest = [o for o in options if o.get("type") != "null"]
+                if len(rest) == 1:
+                    return {
+                        **field(name, {**rest[0], **_own(schema)}, required, depth),
+                        **({"nullable": True} if nullable else {}),
+                    }
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum and all(isinstance(v, str | int | float | bool) for v in enum):
+        out["enum"] = list(enum)
+    elif kind in _TYPES:
+        out["type"] = kind
+    else:
+        out["type"] = "string"  # what the listing did not say: a draft to check
+    description = schema.get("description") or schema.get("title")
+    if depth == 0:
+        out["description"] = " ".join(str(description).split()) if description else f"The {name.replace('_', ' ')}."
+    elif description:
+        out["description"] = " ".join(str(description).split())
+    if nullable:
+        out["nullable"] = True
+    for key in _FIELD_KEYS:
+        value = schema.get(key)
+        if value is not None and (key != "pattern" or out.get("type") == "string"):
+            out[key] = value
+    if schema.get("format") in _FORMATS and out.get("type") == "string":
+        out["format"] = schema["format"]
+    if "default" in schema and schema["default"] is not None:
+        out["default"] = schema["default"]
+    elif depth == 0 and not required:
+        out["required"] = False
+    examples = schema.get("examples")
+    if isinstance(examples, list) and examples and examples[0] is not None:
+        out["example"] = examples[0]
+    if out.get("type") == "array" and isinstance(schema.get("items"), Mapping) and depth < 3:
+        out["items"] = field("item", schema["items"], True, depth + 1)
+    if out.get("type") == "object" and isinstance(schema.get("properties"), Mapping) and depth < 3:
+        inner_required = set(schema.get("required") or [])
+        out["properties"] = {
+            key: field(key, value, key in inner_required, depth + 1)
+            for key, value in schema["properties"].items()
+            if isinstance(value, Mapping)
+        }
+    return out
+
+
+def _own(schema: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: schema[key] for key in ("description", "title", "default", "examples") if key in schema}
+
+
+def effect(annotations: Mapping[str, Any] | None) -> str:
+    annotations = annotations or {}
+    if annotations.get("readOnlyHint") is True:
+        return "read"
+    if annotations.get("destructiveHint") is True:
+        return "destructive"
+    return "write"
+
+
+def tool(listed: Mapping[str, Any]) -> dict[str, Any]:
+    annotations = listed.get("annotations") or {}
+    out: dict[str, Any] = {
+        "description": " ".join(str(listed.get("description") or f"The {listed['name']} tool.").split()),
+        "effect": effect(annotations),
+    }
+    if annotations.get("title"):
+        out["title"] = annotations["title"]
+    if out["effect"] != "read" and annotations.get("idempotentHint") is True:
+        out["idempotency"] = "none"  # idempotent by nature, as the server says: no key needed
+        out["idempotent"] = True
+        out["idempotency_reason"] = (
+            "DRAFT: the server's idempotentHint says a second call changes nothing more; say why."
+        )
+    elif out["effect"] != "read":
+        out["idempotency"] = "optional"  # a key the model may send; `required` once every client sends one
+    schema = listed.get("inputSchema") or {}
+    required = set(schema.get("required") or [])
+    properties = schema.get("properties") or {}
+    out["input"] = {
+        name: field(name, value, name in required) for name, value in properties.items() if isinstance(value, Mapping)
+    }
+    return out
+
+
+def draft(report: Report) -> str:
+    """The draft spec's text: YAML with a comment on each tool saying what to fill in."""
+    description = f"{server_name(report)}, as `failwell audit` listed it."
+    spec: dict[str, Any] = {
+        "failwell": 1,
+        "server": {"name": server_name(report), "version": version(report), "description": description},
+        "tools": {str(t["name"]): tool(t) for t in report.tools},
+    }
+    text = yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=110)
+    lines = [
+        f"# A DRAFT written by `failwell audit --write-spec` from what {report.target} listed.",
+        "# Check each tool's effect and fields, then declare the ways each tool fails (the lines marked DRAFT),",
+        "# and run `failwell new DEST --spec THIS_FILE` to generate the server, hardened.",
+    ]
+    for line in text.splitlines():
+        lines.append(line)
+        name = line.strip().rstrip(":")
+        if line.startswith("  ") and not line.startswith("   ") and line.endswith(":") and name in spec["tools"]:
+            lines.append(
+                "    # DRAFT: declare its failures: `failures: {name: {class: not_found, message: ...}}`, one per way "
+                "it can fail"
+            )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,243 @@
+"""Each answer judged by failwell's rules: the channel, the JSON-RPC code, the six parts of the message (the spec
+stage's wording lint, run on the words the server sent), leaks (the planted credential, internals), the
+machine-readable failure object (failwell's envelope or SEP-3313's `toolFailure`, read by the client reference),
+and retry advice against the failure and the tool's annotations."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..client.reference import ENVELOPE_KEY, TOOL_FAILURE_KEY, read_failure
+from ..spec import wording
+from .findings import Finding, Report, Severity
+from .probes import EXTRA, PLANTED_MARK, Probe
+
+QUOTE = 500
+MAX_TEXT = 1000
+"""Longer than the spec lint's 300: a live answer lists every bad argument, with what each accepts."""
+STANDARD_CODES = {-32700, -32600, -32601, -32602, -32603}
+DEFINED_RESERVED = {-32020, -32021, -32022, -32002, -32042}
+"""Codes the MCP specification defines in -32000..-32099 (the last two in the 2025 revisions)."""
+_RETRY = re.compile(r"(?i)\b(retry|retrying|try again|again later|wait|will not help|won't help|same call)\b")
+_CHANGED = re.compile(
+    r"(?i)\b(nothing|no changes?|not)\b[^.]{0,40}\b(changed|modified|made|applied|written|saved|created|deleted)\b"
+    r"|\b(may|might) have been (applied|changed|made)|\bpart of the change\b"
+)
+_STACK = re.compile(
+    r'(?i)traceback \(most recent call last\)|File "[^"]+", line \d+|errors\.pydantic\.dev|at \S+:\d+:\d+'
+)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What came back for one request: a result, a JSON-RPC error, or nothing (a timeout, a dropped connection)."""
+
+    result: Any = None
+    """A CallToolResult (or another result) when one came back."""
+    code: int | None = None
+    message: str = ""
+    data: Any = None
+    broken: str = ""
+    """What happened instead of an answer."""
+
+    @property
+    def is_error_result(self) -> bool:
+        return self.result is not None and getattr(self.result, "is_error", False) is True
+
+    @property
+    def text(self) -> str:
+        if self.result is not None:
+            blocks = getattr(self.result, "content", None) or []
+            return "\n".join(
+                str(getattr(block, "text", "")) for block in blocks if getattr(block, "type", "") == "text"
+            )
+        return self.message
+
+    def quoted(self) -> str:
+        if self.broken:
+            return self.broken
+        if self.code is not None:
+            data = f" data={json.dumps(self.data, default=str)}" if self.data is not None else ""
+            return f"JSON-RPC error {self.code}: {self.message}{data}"[:QUOTE]
+        flag = "isError result" if self.is_error_result else "success result"
+        return f"{flag}: {self.text}"[:QUOTE]
+
+    def everything(self) -> str:
+        """All the answer says, for the leak check: text, `_meta`, structured content, error data."""
+        parts = [self.text, self.message, json.dumps(self.data, default=str)]
+        if self.result is not None:
+            parts.append(json.dumps(getattr(self.result, "meta", None), default=str))
+            parts.append(json.dumps(getattr(self.result, "structured_content", None), default=str))
+        return "\n".join(parts)
+
+
+def judge_code(report: Report, subject: str, probe: str, answer: Answer) -> None:
+    """A JSON-RPC error's code: never 0, never an invented one in the reserved ranges."""
+    if answer.code is None:
+        return
+    code, problem = answer.code, ""
+    if code == 0:
+        problem = "JSON-RPC code 0 is not an error code"
+    elif -32099 <= code <= -32020 and code not in DEFINED_RESERVED:
+        problem = f"{code} is in -32020..-32099, where no undefined code may be sent"
+    elif -32019 <= code <= -32000 and code not in DEFINED_RESERVED:
+        problem = f"{code} is in -32000..-32019, which new implementations should not use"
+    elif -32768 <= code <= -32100 and code not in STANDARD_CODES:
+        problem = f"{code} is reserved by JSON-RPC and not a standard code"
+    severity: Severity = "warning" if "should not" in problem else "error"
+    report.record(
+        "codes", subject, Finding("codes", severity, subject, probe, problem, answer.quoted()) if problem else None
+    )
+
+
+def judge_leaks(
+    report: Report, subject: str, probe: str, answer: Answer, echoed: Sequence[str] = (), field: str = ""
+) -> None:
+    """The planted credential, a stack trace or a path, address, URL or SQL in a failure (what the probe sent,
+    `echoed`, may come back: a message naming the value it refused is what failwell asks for).
+
+    The planted credential quoted back as the refused value of the `field` the message names is a warning (the
+    caller sent it, but a message should mask what has a credential's shape); anywhere else (a library's dump,
+    `_meta`, structured content, an answer about something else) it is an error."""
+    everything = answer.everything()
+    text = answer.text
+    for value in echoed:
+        text = text.replace(value, "x") if value else text
+    problem, severity = "", "error"
+    if PLANTED_MARK in everything:
+        quoted = (
+            field
+            and field in answer.text
+            and PLANTED_MARK not in everything.replace(answer.text, "")
+            and not _STACK.search(everything)
+            and "input_value=" not in everything
+        )
+        problem = (
+            "the planted credential was quoted back as the refused value: mask what has a credential's shape"
+            if quoted
+            else "the planted credential came back verbatim"
+        )
+        severity = "warning" if quoted else "error"
+    elif _STACK.search(everything):
+        problem = "a stack trace or a library's error dump"
+    elif text and (answer.is_error_result or answer.code is not None) and wording.shows_internals(text):
+        problem = "internals in the message (a path, address, URL, SQL or stack words)"
+    finding = Finding(
+        "leaks", "warning" if severity == "warning" else "error", subject, probe, problem, answer.quoted()
+    )
+    report.record("leaks", subject, finding if problem else None)
+
+
+def failure_object(report: Report, subject: str, probe: str, answer: Answer) -> None:
+    """An isError result carries failwell's envelope or a well-formed SEP-3313 object."""
+    meta: Mapping[str, Any] = getattr(answer.result, "meta", None) or {}
+    draft, envelope = meta.get(TOOL_FAILURE_KEY), meta.get(ENVELOPE_KEY)
+    problem = ""
+    if draft is None and envelope is None:
+        problem = "no machine-readable failure object (failwell's envelope or SEP-3313 toolFailure) in _meta"
+    elif draft is not None:
+        failure = read_failure(answer.result, subject)
+        if failure is None or failure.source != "toolFailure":
+            problem = "a toolFailure object that is not one (class, code and correlationId are required)"
+        elif draft.get("retryable") is True and draft.get("class") != "reliability":
+            problem = "toolFailure retryable true outside class reliability"
+    severity: Severity = "warning" if problem.startswith("no machine") else "error"
+    report.record(
+        "envelope",
+        subject,
+        Finding("envelope", severity, subject, probe, problem, answer.quoted()) if problem else None,
+    )
+
+
+def judge_refusal(report: Report, subject: str, probe: Probe, answer: Answer, tools: set[str]) -> None:
+    """A call the input schema forbids: refused, as an isError result that names what was wrong."""
+    title = probe.title
+    if answer.broken:
+        finding = Finding("refuses", "error", subject, title, "no answer: " + answer.broken, answer.quoted())
+        report.record("refuses", subject, finding)
+        return
+    refused = answer.code is not None or answer.is_error_result
+    if refused and probe.kind == "extra" and EXTRA not in answer.text + answer.message:
+        finding = Finding(
+            "refuses",
+            "error",
+            subject,
+            title,
+            f"the unknown argument {EXTRA} is not named: ignored, or never checked (the answer is about another)",
+            answer.quoted(),
+        )
+        report.record("refuses", subject, finding)
+        judge_leaks(report, subject, title, answer)
+        return
+    report.record(
+        "refuses",
+        subject,
+        None
+        if refused
+        else Finding("refuses", "error", subject, title, "input the schema forbids was accepted", answer.quoted()),
+    )
+    if not refused:
+        judge_leaks(report, subject, title, answer)
+        return
+    channel = None
+    if answer.code is not None:
+        channel = Finding(
+            "channel",
+            "warning",
+            subject,
+            title,
+            "a JSON-RPC error the model may never see: bad arguments are an isError result naming each field",
+            answer.quoted(),
+        )
+    report.record("channel", subject, channel)
+    judge_code(report, subject, title, answer)
+    echoed = [probe.value] if isinstance(probe.value, str) else []
+    judge_leaks(report, subject, title, answer, echoed, probe.field if probe.kind != "extra" else "")
+    judge_wording(report, subject, probe, answer, tools)
+    if answer.is_error_result:
+        failure_object(report, subject, title, answer)
+        judge_retry(report, subject, title, answer)
+
+
+def judge_wording(report: Report, subject: str, probe: Probe, answer: Answer, tools: set[str]) -> None:
+    """The six parts, by the wording lint (`spec.wording.check`) on the text the server sent."""
+    text = answer.text
+    shown = probe.field in text or (probe.value is not None and _shown(probe.value, text))
+    named = {probe.field} if shown else set()
+    missing, _ = wording.check(text, text, "invalid_input", named, tools, subject)
+    parts = list(missing)
+    if not _RETRY.search(text):
+        parts.append("retry")
+    if not _CHANGED.search(text):
+        parts.append("changed")
+    problem = ""
+    if parts:
+        problem = "the message lacks: " + ", ".join(parts)
+    elif len(text) > MAX_TEXT:
+        problem = f"{len(text)} characters: a wall of text for the model; keep it under {MAX_TEXT}"
+    report.record(
+        "wording",
+        subject,
+        Finding("wording", "warning", subject, probe.title, problem, answer.quoted()) if problem else None,
+    )
+
+
+def _shown(value: Any, text: str) -> bool:
+    if isinstance(value, str):
+        return (value[:20] in text and value != "") or "[redacted" in text.lower() or "masked" in text.lower()
+    return json.dumps(value) in text or str(value) in text
+
+
+def judge_retry(report: Report, subject: str, probe: str, answer: Answer) -> None:
+    """Bad input: retrying the same call cannot help, and the failure object must not say it can."""
+    failure = read_failure(answer.result, subject)
+    problem = ""
+    if failure is not None and failure.source != "text" and failure.retryable:
+        problem = "a refusal of bad input is marked retryable"
+    report.record(
+        "retry", subject, Finding("retry", "error", subject, probe, problem, answer.quoted()) if problem else None
+    )

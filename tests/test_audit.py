@@ -1,0 +1,267 @@
+"""`failwell audit` (issue 30): the probes made from a schema, the draft spec written from a listing, the
+report's three forms (fast, in-process); then real servers over stdio and streamable HTTP (slow): failwell's
+own examples must score clean, and a sloppy server written the way many are (no annotations, pydantic's
+errors, a print on stdout, extra arguments ignored) is caught on each count, its write tool never called."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import REPO
+from failwell import validate
+from failwell.audit.draft import draft
+from failwell.audit.findings import Finding, Report
+from failwell.audit.judge import Answer, judge_code, judge_leaks
+from failwell.audit.probes import EXTRA, PLANTED, probes, valid_arguments
+from failwell.audit.report import as_html, as_json, terminal
+from failwell.cli import app
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "ref": {"type": "string", "pattern": "^T-[0-9]+$", "maxLength": 12, "examples": ["T-1"]},
+        "days": {"type": "integer", "minimum": 1, "maximum": 7},
+        "status": {"type": "string", "enum": ["open", "done"]},
+        "tags": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["ref", "days"],
+}
+
+
+def test_probes_cover_each_kind_the_schema_allows_and_plant_the_credential() -> None:
+    found = probes(SCHEMA)
+    kinds = {(probe.kind, probe.field) for probe in found}
+    assert {("missing", "ref"), ("missing", "days"), ("type", "ref"), ("type", "days"), ("bounds", "ref")} <= kinds
+    assert {("bounds", "days"), ("pattern", "ref"), ("enum", "status"), ("extra", EXTRA)} <= kinds
+    assert valid_arguments(SCHEMA) == {"ref": "T-1", "days": 1}
+    by_kind = {(probe.kind, probe.field): probe for probe in found}
+    assert by_kind["missing", "ref"].arguments == {"days": 1}
+    assert by_kind["bounds", "days"].arguments == {"ref": "T-1", "days": 8}
+    assert by_kind["type", "days"].arguments["days"] == "not-a-number"
+    for kind in (("pattern", "ref"), ("enum", "status"), ("extra", EXTRA)):
+        assert PLANTED in json.dumps(by_kind[kind].arguments)
+    assert (
+        len(probes({"type": "object", "properties": {f"f{i}": {"type": "string", "maxLength": 3} for i in range(9)}}))
+        <= 10
+    )
+
+
+def test_the_planted_credential_and_bad_codes_are_judged() -> None:
+    report = Report(target="t", transport="stdio")
+    judge_leaks(report, "t", "p", Answer(code=-32602, message=f"bad: input_value={PLANTED!r}"))
+    judge_leaks(report, "t", "p", Answer(code=-32602, message=f"`ref` received {PLANTED!r}, but"), [], "ref")
+    judge_leaks(report, "t", "p", Answer(code=-32602, message="No such ref; pass T-1."))
+    judge_code(report, "t", "p", Answer(code=0, message="x"))
+    judge_code(report, "t", "p", Answer(code=-32050, message="x"))
+    judge_code(report, "t", "p", Answer(code=-32602, message="x"))
+    assert [(f.rule, f.severity) for f in report.findings] == [
+        ("leaks", "error"),
+        ("leaks", "warning"),
+        ("codes", "error"),
+        ("codes", "error"),
+    ]
+    assert report.score == round(100 * 2 / 6)
+
+
+LISTED = [
+    {
+        "name": "get-sum",
+        "description": "Adds two numbers.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"a": {"type": "number", "description": "First"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
+        },
+        "annotations": {"readOnlyHint": True},
+    },
+    {
+        "name": "write_file",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "mode": {"anyOf": [{"type": "string", "enum": ["w", "a"]}, {"type": "null"}], "default": None},
+                "lines": {"type": "array", "items": {"type": "string", "maxLength": 200}, "maxItems": 10},
+                "options": {"type": "object", "properties": {"dry_run": {"type": "boolean"}}},
+            },
+            "required": ["path"],
+        },
+        "annotations": {"destructiveHint": True, "idempotentHint": True},
+    },
+]
+
+
+def test_a_draft_spec_from_a_listing_validates_as_written(tmp_path: Path) -> None:
+    report = Report(target="npx demo", transport="stdio", server={"name": "Demo Server!", "version": "2.0.1-beta"})
+    report.tools = LISTED
+    text = draft(report)
+    spec = tmp_path / "failwell.yaml"
+    spec.write_text(text)
+    validate(spec)
+    assert "  name: demo-server\n" in text and "  version: 2.0.1\n" in text
+    assert text.count("# DRAFT: declare its failures") == 2
+    assert "effect: read" in text and "effect: destructive" in text and "idempotent: true" in text
+
+
+def sample_report() -> Report:
+    report = Report(target="python -m x", transport="stdio", server={"name": "x", "version": "1"})
+    report.tools = LISTED
+    report.record("leaks", "get-sum", Finding("leaks", "error", "get-sum", "a off its pattern", "dump", "<b>x</b>"))
+    report.record("wording", "get-sum", None)
+    report.skipped.append("write_file: not annotated read-only; pass --allow-writes to probe it")
+    return report
+
+
+def test_the_report_reads_in_a_terminal_as_json_and_as_one_html_file() -> None:
+    report = sample_report()
+    summary = terminal(report)
+    assert "score 50/100: 1 error(s), 0 warning(s)" in summary and "> <b>x</b>" in summary
+    data = json.loads(as_json(report))
+    assert data["score"] == 50 and data["scores"]["rules"] == {"leaks": 0, "wording": 100}
+    assert data["findings"][0]["answer"] == "<b>x</b>"
+    page = as_html(report)
+    assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page.split("<body>")[1].replace("<b>get-sum</b>", "")
+    assert not re.search(r"<script|<link|src=|href=|@import|url\(", page), "one file, nothing fetched"
+
+
+# --- real servers (slow) -------------------------------------------------------------------------------------
+
+SLOPPY = '''\
+import os
+from typing import Annotated
+
+from pydantic import Field
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer("sloppy")
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def lookup(name: Annotated[str, Field(max_length=10, pattern="^[a-z]+$")], limit: int = 5) -> str:
+    """Look a name up."""
+    return f"found {name}"
+
+
+@server.tool()
+def delete_everything(confirm: bool) -> str:
+    with open(os.environ["CALLS_FILE"], "a") as calls:
+        calls.write("delete_everything\\n")
+    return "deleted"
+
+
+@server.resource("sloppy://notes", name="notes")
+def notes() -> str:
+    return "notes"
+
+
+_capabilities = server._lowlevel_server.get_capabilities
+
+
+def unadvertised(*args, **kwargs):  # serves resources without saying so
+    return _capabilities(*args, **kwargs).model_copy(update={"resources": None})
+
+
+server._lowlevel_server.get_capabilities = unadvertised
+print("sloppy server starting")
+server.run()
+'''
+
+
+def run(*args: str | Path) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["audit", *[str(arg) for arg in args]], prog_name="failwell")
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.slow
+def test_a_sloppy_server_is_caught_and_its_write_tool_never_called(tmp_path: Path) -> None:
+    script, calls = tmp_path / "sloppy.py", tmp_path / "calls.txt"
+    script.write_text(SLOPPY)
+    out_json = tmp_path / "report.json"
+    code, out, err = run("--json", "--env", f"CALLS_FILE={calls}", "--", sys.executable, str(script))
+    out_json.write_text(out)
+    assert code == 1, err
+    data = json.loads(out)
+    problems = {(f["rule"], f["subject"]) for f in data["findings"]}
+    assert ("stdout", "server") in problems, "the print on stdout"
+    assert ("refuses", "lookup") in problems, "an unknown extra argument was accepted"
+    assert ("leaks", "lookup") in problems, "pydantic's dump, with the input and a documentation URL"
+    assert ("envelope", "lookup") in problems and ("wording", "lookup") in problems
+    assert ("listing", "delete_everything") in problems, "no annotations"
+    assert any(f["problem"] == "resources are served (notes) but not advertised" for f in data["findings"])
+    malformed = {f["probe"]: f["problem"] for f in data["findings"] if f["subject"] == "server"}
+    assert malformed["tools/call with params that are not an object"].startswith("no answer"), "the SDK drops it"
+    assert "an unknown method" not in malformed, "the SDK answers -32601"
+    assert malformed["an unknown prompt"] == "code -32603; the specification's is -32602"
+    assert "'sloppy server starting'" in json.dumps(data["findings"]), "the stray stdout line, quoted"
+    assert any("delete_everything" in item for item in data["skipped"])
+    assert not calls.exists(), "a tool not annotated read-only is never called without --allow-writes"
+    assert data["scores"]["tools"]["lookup"] < 70
+
+    spec = tmp_path / "draft.yaml"
+    code, out, err = run("--write-spec", spec, "--html", tmp_path / "a.html", "--", sys.executable, str(script))
+    assert code == 1 and "a draft that validates" in err
+    validate(spec)
+    assert "lookup:" in spec.read_text() and "delete_everything:" in spec.read_text()
+    assert (tmp_path / "a.html").read_text().startswith("<!doctype html>")
+
+    code, out, err = run("--allow-writes", "--json", "--env", f"CALLS_FILE={calls}", "--", sys.executable, str(script))
+    assert code == 1
+    assert calls.read_text().count("delete_everything") >= 1, "with --allow-writes it is probed, and runs"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", ["weather", "tasks", "records", "refunds"])
+def test_failwell_examples_score_without_errors(example: str, tmp_path: Path) -> None:
+    env = [
+        f"PYTHONPATH={REPO / 'examples' / example / 'src'}",
+        "FORECAST_API_URL=http://127.0.0.1:9",
+        "PAYMENTS_API_URL=http://127.0.0.1:9",
+        f"FAILWELL_SQLITE_PATH={tmp_path / 'store.sqlite3'}",
+    ]
+    args = [arg for item in env for arg in ("--env", item)]
+    code, out, err = run(
+        "--allow-writes", "--call-reads", "--json", *args, "--", sys.executable, "-m", f"{example}_mcp"
+    )
+    assert code == 0, out + err
+    data = json.loads(out)
+    assert data["counts"]["errors"] == 0
+    # The one warning failwell's runtime earns today: a refused value quoted back unmasked when it has a
+    # credential's shape (rule 5 says no token in any message); the runtime's owners are told in issue 30's note.
+    assert {f["problem"].split(":")[0] for f in data["findings"]} <= {
+        "the planted credential was quoted back as the refused value"
+    }
+    if example in ("weather", "records"):
+        assert data["score"] == 100 and data["findings"] == [], "clean"
+
+
+@pytest.mark.slow
+def test_a_failwell_server_over_streamable_http_with_a_header(tmp_path: Path) -> None:
+    from httpserver import http_server
+
+    src = REPO / "examples" / "weather" / "src"
+    env = {"PYTHONPATH": str(src), "FORECAST_API_URL": "http://127.0.0.1:9"}
+    with http_server("weather_mcp", src, tmp_path / "server.log", env) as server:
+        code, out, err = run(server.url, "--header", "X-Audit: yes", "--call-reads")
+    assert code == 0, out + err
+    assert "over http" in out and "score 100/100: clean" in out
+
+
+@pytest.fixture
+def no_server() -> Iterator[str]:
+    yield str(REPO / "tests" / "no-such-server-binary")
+
+
+def test_a_server_that_cannot_start_is_one_clear_line_and_exit_3(no_server: str) -> None:
+    code, _, err = run("--", no_server)
+    assert code == 3 and "could not connect to" in err and "Traceback" not in err
+    code, _, err = run("--header", "nocolon", "http://127.0.0.1:9/mcp")
+    assert code == 1 and "write it as NAME:VALUE" in err

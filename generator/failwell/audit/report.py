@@ -22,13 +22,19 @@ def verdict(report: Report) -> str:
     return "clean"
 
 
+def counted(report: Report) -> str:
+    """`4 tools, 3 resources, 1 prompt`: what the server lists."""
+    resources = len(report.resources) + len(report.resource_templates)
+    counts = ((len(report.tools), "tool"), (resources, "resource"), (len(report.prompts), "prompt"))
+    return ", ".join(f"{count} {noun}{'' if count == 1 else 's'}" for count, noun in counts)
+
+
 def terminal(report: Report, worst: int = 8) -> str:
     server = report.server
     lines = [
         f"failwell audit: {server.get('name') or '?'} {server.get('version') or ''} over {report.transport}"
         f" ({report.target})".replace("  ", " "),
-        f"  {len(report.tools)} tools, {len(report.resources) + len(report.resource_templates)} resources,"
-        f" {len(report.prompts)} prompts; {len(report.checks)} checks",
+        f"  {counted(report)}; {len(report.checks)} checks",
         f"  score {report.score}/100: {verdict(report)}",
         "",
         "  per tool:",
@@ -95,8 +101,7 @@ def as_html(report: Report) -> str:
         f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>'
         f"<style>{_STYLE}</style></head><body>\n"
         f"<h1>{e(title)} {e(str(server.get('version') or ''))}</h1>\n"
-        f"<p>{e(report.transport)}: <code>{e(report.target)}</code>; {len(report.tools)} tools,"
-        f" {len(report.resources) + len(report.resource_templates)} resources, {len(report.prompts)} prompts;"
+        f"<p>{e(report.transport)}: <code>{e(report.target)}</code>; {e(counted(report))};"
         f" {len(report.checks)} checks.</p>\n"
         f'<p class="score">{report.score}/100</p><p>{e(verdict(report))}</p>\n'
         f"<h2>Per tool</h2><table><tr><th>tool</th><th>score</th></tr>{rows_tools}</table>\n"

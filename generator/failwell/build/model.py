@@ -256,6 +256,9 @@ class Tool:
     reconcilable: bool
     """A keyed write that is not a batch: its handler module may define `reconcile`."""
     rerun_safe: bool
+    task: str
+    """The spec's `task` (`optional` or `required`: it runs as a task for a client that declares the extension);
+    empty when it always runs inline."""
     text_line: str
     """`text=...,` in the definition: the spec's `text` template over the output's fields (empty: none)."""
     idempotent: bool
@@ -831,6 +834,7 @@ def _tool(
         broken_changed_literal=string(messages.default_changed("internal", spec["effect"])),
         reconcilable="idempotency_key" in inputs and not batch,
         rerun_safe=bool(spec.get("rerun_safe")),
+        task=str(spec.get("task") or ""),
         idempotent=idempotent,
         text_line=f"        text={string(' '.join(spec['text'].split()))},"
         if spec.get("text") and outputs is not None and not batch

@@ -1,0 +1,14 @@
+"""report_build: waits `seconds`, then answers, fails as declared or crashes (with a secret in the text)."""
+
+import anyio
+
+from .._generated.tools.report_build import Context, Input, NoData, Output
+
+
+async def handle(params: Input, ctx: Context) -> Output:
+    await anyio.sleep(params.seconds)
+    if params.outcome == "missing":
+        raise NoData(title=params.title)
+    if params.outcome == "crash":
+        raise RuntimeError("connect to postgres://admin:hunter2@10.0.0.7/reports failed")
+    return Output(report=f"report {params.title}")

@@ -1,0 +1,289 @@
+"""Tools that run as tasks (`task:`, SEP-2663) with real parts: tests/tasking/failwell.yaml generated with the CLI,
+its handlers copied in, served over streamable HTTP on 127.0.0.1 and spoken to in raw JSON-RPC at 2026-07-28 (the
+`mcp` client has no tasks support: it cannot declare the extension per request nor read a `CreateTaskResult`), and
+over stdio with the `mcp` client for the inline path. Every run of export_run appends one line to a file, counted
+outside the server process."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from conftest import REPO, failwell
+from httpserver import Running, http_server
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+pytestmark = pytest.mark.slow
+
+TASKING = REPO / "tests" / "tasking"
+PACKAGE = "tasking_mcp"
+TASKS = "io.modelcontextprotocol/tasks"
+MODERN = "2026-07-28"
+TOKENS = {
+    "tasking-token-ada-3c9e1f0a55": {"subject": "ada", "scopes": []},
+    "tasking-token-bob-7b2d4e8c19": {"subject": "bob", "scopes": []},
+}
+ADA, BOB = list(TOKENS)
+WITH_TASKS: dict[str, Any] = {"extensions": {TASKS: {}}}
+SECRETS = ("hunter2", "10.0.0.7", "postgres://", "RuntimeError", "Traceback")
+
+
+@pytest.fixture(scope="module")
+def src(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("tasks") / "tasking"
+    created = failwell("new", dest, "--spec", TASKING / "failwell.yaml")
+    assert created.returncode == 0, created.stdout + created.stderr
+    for handler in sorted((TASKING / "handlers").glob("*.py")):
+        shutil.copy(handler, dest / "src" / PACKAGE / "handlers" / handler.name)
+    return dest / "src"
+
+
+def server_env(folder: Path) -> dict[str, str]:
+    return {
+        "FAILWELL_SQLITE_PATH": str(folder / "tasking.sqlite3"),
+        "TASKING_EFFECTS": str(folder / "effects.txt"),
+        "TASKING_TOKENS": json.dumps(TOKENS),
+    }
+
+
+def effects(folder: Path) -> list[str]:
+    path = folder / "effects.txt"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+@pytest.fixture(scope="module")
+def served(src: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, Path]]:
+    folder = tmp_path_factory.mktemp("tasks-http")
+    with http_server(PACKAGE, src, folder / "server.log", server_env(folder)) as running:
+        yield running, folder
+
+
+class Raw:
+    """Raw stateless JSON-RPC at 2026-07-28 over streamable HTTP: the test decides every byte."""
+
+    def __init__(self, http: httpx.Client, url: str) -> None:
+        self.http, self.url, self.sent = http, url, 0
+
+    def post(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        token: str = ADA,
+        capabilities: dict[str, Any] | None = None,
+        name: str | None = None,
+    ) -> httpx.Response:
+        self.sent += 1
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientInfo": {"name": "tasks-test", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": WITH_TASKS if capabilities is None else capabilities,
+        }
+        named = params.get("name", params.get("taskId", "")) if name is None else name
+        headers = {
+            "accept": "application/json, text/event-stream",
+            "content-type": "application/json",
+            "mcp-protocol-version": MODERN,
+            "mcp-method": method,
+            "mcp-name": str(named),
+            "authorization": f"Bearer {token}",
+        }
+        message = {"jsonrpc": "2.0", "id": self.sent, "method": method, "params": {**params, "_meta": meta}}
+        return self.http.post(self.url, json=message, headers=headers)
+
+    def rpc(self, method: str, params: dict[str, Any], **options: Any) -> dict[str, Any]:
+        response = self.post(method, params, **options)
+        answer = body(response)
+        answer["status_code"] = response.status_code
+        return answer
+
+    def call(self, tool: str, arguments: dict[str, Any], **options: Any) -> dict[str, Any]:
+        return self.rpc("tools/call", {"name": tool, "arguments": arguments}, **options)
+
+    def get(self, task_id: str, **options: Any) -> dict[str, Any]:
+        return self.rpc("tasks/get", {"taskId": task_id}, **options)
+
+    def settled(self, task_id: str, within_s: float = 30) -> dict[str, Any]:
+        """The task once it is no longer working (polled, within a bound)."""
+        end = time.monotonic() + within_s
+        while time.monotonic() < end:
+            result = self.get(task_id)["result"]
+            if result["status"] not in ("working", "input_required"):
+                return dict(result)
+            time.sleep(0.1)
+        raise AssertionError(f"task {task_id} still working after {within_s} s")
+
+
+def body(response: httpx.Response) -> dict[str, Any]:
+    if response.headers.get("content-type", "").startswith("application/json"):
+        return dict(response.json())
+    data = [line[len("data: ") :] for line in response.text.splitlines() if line.startswith("data: ")]
+    assert data, (response.status_code, response.text)
+    return dict(json.loads(data[-1]))
+
+
+@pytest.fixture
+def raw(served: tuple[Running, Path]) -> Iterator[Raw]:
+    with httpx.Client(timeout=30) as http:
+        yield Raw(http, served[0].url)
+
+
+def _unreferenced(meta: dict[str, Any]) -> str:
+    """`meta` as JSON with each call's own reference id blanked."""
+    import re
+
+    return re.sub(r"ERR-[0-9A-F]+", "ERR-*", json.dumps(meta, sort_keys=True))
+
+
+def created(answer: dict[str, Any]) -> dict[str, Any]:
+    """The flat CreateTaskResult of `answer`."""
+    result = answer.get("result", {})
+    assert result.get("resultType") == "task", answer
+    assert "task" not in result and "requestState" not in result
+    assert result["status"] == "working"
+    assert isinstance(result["ttlMs"], int) and isinstance(result["pollIntervalMs"], int)
+    assert len(result["taskId"]) >= 40  # 256 bits, URL-safe: not guessable
+    return dict(result)
+
+
+def test_http_declared_client_gets_a_task_and_its_result(raw: Raw) -> None:
+    task = created(raw.call("report_build", {"seconds": 1, "title": "Sales"}))
+    working = raw.get(task["taskId"])["result"]
+    assert working["resultType"] == "complete" and working["status"] == "working"
+    assert "result" not in working and "error" not in working
+    done = raw.settled(task["taskId"])
+    assert done["status"] == "completed"
+    assert done["result"]["structuredContent"] == {"report": "report Sales"}
+    assert done["result"]["content"][0]["text"]
+    assert "_meta" not in done["result"] or "io.modelcontextprotocol/related-task" not in done["result"]["_meta"]
+
+
+def test_http_capabilities_declare_the_extension(raw: Raw) -> None:
+    discovered = raw.rpc("server/discover", {})
+    capabilities = discovered["result"]["capabilities"]
+    assert capabilities["extensions"] == {TASKS: {}}
+    assert "tasks" not in capabilities
+
+
+def test_http_declared_failure_is_completed_with_the_inline_envelope(raw: Raw) -> None:
+    arguments = {"seconds": 0, "title": "Nowhere", "outcome": "missing"}
+    inline = raw.call("report_build", arguments, capabilities={})["result"]
+    assert inline["isError"] is True
+    done = raw.settled(created(raw.call("report_build", arguments))["taskId"])
+    assert done["status"] == "completed"
+    assert done["result"]["isError"] is True
+    assert done["result"]["content"] == inline["content"]
+    assert done["result"].get("structuredContent") == inline.get("structuredContent")
+    assert _unreferenced(done["result"]["_meta"]) == _unreferenced(
+        {k: v for k, v in inline["_meta"].items() if "serverInfo" not in k}
+    )
+    assert "dev.failwell/error" in done["result"]["_meta"] and "io.modelcontextprotocol/toolFailure" in json.dumps(done)
+
+
+def test_http_crash_is_completed_internal_with_a_reference_only(raw: Raw, served: tuple[Running, Path]) -> None:
+    arguments = {"seconds": 0, "title": "Sales", "outcome": "crash"}
+    done = raw.settled(created(raw.call("report_build", arguments))["taskId"])
+    assert done["status"] == "completed" and done["result"]["isError"] is True
+    shown = json.dumps(done)
+    for secret in SECRETS:
+        assert secret not in shown, secret
+    assert "reference" in done["result"]["content"][0]["text"].lower()
+
+
+def test_http_optional_runs_inline_without_the_extension(raw: Raw) -> None:
+    answer = raw.call("report_build", {"seconds": 0, "title": "Sales"}, capabilities={})
+    assert answer["result"]["resultType"] == "complete"
+    assert answer["result"]["structuredContent"] == {"report": "report Sales"}
+    assert "taskId" not in answer["result"]
+
+
+def test_http_required_without_the_extension_is_32021_with_http_400(raw: Raw) -> None:
+    arguments = {"seconds": 0, "name": "monthly", "idempotency_key": "key-required-0001"}
+    answer = raw.call("export_run", arguments, capabilities={})
+    assert answer["status_code"] == 400
+    assert answer["error"]["code"] == -32021
+    assert answer["error"]["data"]["requiredCapabilities"] == {"extensions": {TASKS: {}}}
+
+
+def test_http_tasks_methods_need_the_extension(raw: Raw) -> None:
+    task = created(raw.call("report_build", {"seconds": 0, "title": "Sales"}))
+    for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+        answer = raw.rpc(method, {"taskId": task["taskId"]}, capabilities={})
+        assert answer["error"]["code"] == -32021, (method, answer)
+        assert answer["status_code"] == 400
+
+
+def test_http_tasks_result_and_list_do_not_exist(raw: Raw) -> None:
+    for method in ("tasks/result", "tasks/list"):
+        answer = raw.rpc(method, {"taskId": "x"})
+        assert answer["error"]["code"] == -32601, (method, answer)
+
+
+def test_http_unknown_task_is_32602(raw: Raw) -> None:
+    answer = raw.get("no-such-task-id")
+    assert answer["error"]["code"] == -32602
+
+
+def test_http_another_callers_task_is_not_found_exactly_as_an_unknown_one(raw: Raw) -> None:
+    task = created(raw.call("report_build", {"seconds": 5, "title": "Sales"}))
+    unknown = raw.get("no-such-task-id")["error"]
+    for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+        answer = raw.rpc(method, {"taskId": task["taskId"]}, token=BOB)
+        assert answer["error"]["code"] == -32602, (method, answer)
+        assert answer["error"]["message"] == unknown["message"]
+        assert task["taskId"] not in json.dumps(answer["error"])
+    assert raw.get(task["taskId"])["result"]["status"] == "working"  # bob's cancel did not stop it
+    raw.rpc("tasks/cancel", {"taskId": task["taskId"]})
+
+
+def test_http_mcp_name_must_be_the_task_id(raw: Raw) -> None:
+    task = created(raw.call("report_build", {"seconds": 0, "title": "Sales"}))
+    answer = raw.rpc("tasks/get", {"taskId": task["taskId"]}, name="another-id")
+    assert answer["status_code"] == 400
+    assert answer["error"]["code"] == -32020
+
+
+def test_http_cancel_stops_the_handler_and_acks_again_when_terminal(raw: Raw) -> None:
+    task = created(raw.call("report_build", {"seconds": 60, "title": "Sales"}))
+    ack = raw.rpc("tasks/cancel", {"taskId": task["taskId"]})
+    assert ack["result"] == {"resultType": "complete"} or set(ack["result"]) <= {"resultType", "_meta"}
+    done = raw.settled(task["taskId"], within_s=5)
+    assert done["status"] == "cancelled" and "result" not in done and "error" not in done
+    again = raw.rpc("tasks/cancel", {"taskId": task["taskId"]})
+    assert again["result"]["resultType"] == "complete"
+    update = raw.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": {}})
+    assert update["result"]["resultType"] == "complete"
+
+
+def test_http_keyed_task_sent_again_is_the_same_task_and_runs_once(raw: Raw, served: tuple[Running, Path]) -> None:
+    folder = served[1]
+    arguments = {"seconds": 1, "name": "weekly", "idempotency_key": "key-same-task-0001"}
+    first = created(raw.call("export_run", arguments))
+    second = raw.call("export_run", arguments)["result"]
+    assert second["resultType"] == "task" and second["taskId"] == first["taskId"]
+    assert raw.settled(first["taskId"])["result"]["structuredContent"] == {"exported": "weekly"}
+    third = raw.call("export_run", arguments)["result"]
+    assert third["taskId"] == first["taskId"]
+    assert effects(folder).count("export_run weekly key-same-task-0001") == 1
+
+
+def test_http_cancelled_keyed_task_is_never_run_again(raw: Raw, served: tuple[Running, Path]) -> None:
+    folder = served[1]
+    arguments = {"seconds": 30, "name": "yearly", "idempotency_key": "key-cancelled-0001"}
+    task = created(raw.call("export_run", arguments))
+    time.sleep(0.3)
+    raw.rpc("tasks/cancel", {"taskId": task["taskId"]})
+    assert raw.settled(task["taskId"], within_s=5)["status"] == "cancelled"
+    assert raw.call("export_run", arguments)["result"]["taskId"] == task["taskId"]
+    time.sleep(0.5)
+    assert not [line for line in effects(folder) if "key-cancelled-0001" in line]

@@ -398,6 +398,8 @@ class Project:
     settings_example: str = ""
     """The `EXAMPLE_SETTINGS = Settings.model_validate(...)` line: the settings of a server built without any."""
     """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the user's data folder)."""
+    tasks: bool = False
+    """Whether a tool runs as a task (the spec's `task:`): the generated tests then poll it as a client would."""
     asking: bool = False
     """Whether a tool confirms or a tool or prompt asks (the generated tests then answer as a person would)."""
     confirmed_line: str = "CONFIRMED: frozenset[str] = frozenset([])"
@@ -475,6 +477,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         tools=tools,
         stdio_calls=literal({n: f.example_arguments(with_idempotency_key(s)) for n, s in tool_specs}),
         asking=any(t.confirm_lines or t.asking.asks for t in tools) or any(p.asking.asks for p in prompts),
+        tasks=any(t.task for t in tools),
         confirmed_line=fitted(
             "CONFIRMED: frozenset[str] = frozenset(", sorted(n for n, s in tool_specs if s.get("confirm")), ")", 0
         ),

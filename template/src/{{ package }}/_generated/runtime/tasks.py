@@ -34,7 +34,6 @@ import json
 import logging
 import secrets
 import time
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -48,6 +47,7 @@ from mcp_types import CallToolRequestParams, RequestParams
 from pydantic import BaseModel, ConfigDict, Field
 
 from .callers import caller_name
+from .results import new_reference
 
 logger = logging.getLogger("failwell")
 
@@ -239,20 +239,21 @@ async def _run(task: Task, call_next: CallNext, ctx: ServerRequestContext[Any, A
     except asyncio.CancelledError:
         task.end("cancelled", "The task was cancelled.")
         return
-    except MCPError as error:
-        shown = {"code": error.error.code, "message": error.error.message}
-        if error.error.data is not None:
-            shown["data"] = error.error.data
-        task.end("failed", error.error.message, error=shown)
+    except MCPError as refused:  # a JSON-RPC error the call itself would have answered (failwell's own, scrubbed)
+        shown = {"code": refused.error.code, "message": refused.error.message}
+        if refused.error.data is not None:
+            shown["data"] = refused.error.data
+        task.end("failed", refused.error.message, error=shown)
         return
-    except Exception:
-        reference = uuid.uuid4().hex[:12]
+    except Exception:  # the last guard: a fault outside the handler's error boundary, never its text
+        reference = new_reference()
         logger.exception("task failed", extra={"tool": task.tool, "reference": reference})
         message = f"Internal error (reference {reference})."
-        task.end("failed", message, error={"code": INTERNAL_ERROR, "message": message, "data": {"reference": reference}})
+        masked = {"code": INTERNAL_ERROR, "message": message, "data": {"reference": reference}}
+        task.end("failed", message, error=masked)
         return
-    result = answer.model_dump(by_alias=True, mode="json", exclude_none=True) if isinstance(answer, BaseModel) else answer
-    result = {key: value for key, value in dict(result).items() if key != "resultType"}
+    dumped = answer.model_dump(by_alias=True, mode="json", exclude_none=True) if isinstance(answer, BaseModel) else {}
+    result = {key: value for key, value in (dumped or dict(answer or {})).items() if key != "resultType"}
     meta = {key: value for key, value in dict(result.get("_meta") or {}).items() if key not in _NOT_INLINED}
     result = {key: value for key, value in result.items() if key != "_meta"} | ({"_meta": meta} if meta else {})
     failed = bool(result.get("isError"))

@@ -7,21 +7,17 @@ outside the server process."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import httpx
 import pytest
-from conftest import REPO, failwell
 from httpserver import Running, http_server
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+
+from conftest import REPO, failwell
 
 pytestmark = pytest.mark.slow
 

@@ -103,15 +103,8 @@ class FailwellServer(BaseServer):
         shorter = dict(deadlines or {})
         self.task_extension = _tasks(tools, shorter)
         """The tasks extension, when a tool runs as a task (the spec's `task:`)."""
-        extensions = [self.task_extension] if self.task_extension is not None else []
-        super().__init__(
-            name=name,
-            version=version,
-            instructions=instructions or None,
-            lifespan=_lifespan,
-            extensions=extensions,
-            **sealing,
-        )
+        sealing["extensions"] = [self.task_extension] if self.task_extension is not None else []
+        super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan, **sealing)
         self.resources = tuple(
             _configured(resource, shorter.get(f"resource:{resource.name}"), tool_failure_envelope)
             for resource in resources

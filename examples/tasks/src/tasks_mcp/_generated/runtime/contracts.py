@@ -346,6 +346,8 @@ class ToolDefinition:
     """Builds its `Asks` (what the spec's `asks:` lets its handler ask)."""
     asked: frozenset[str] = frozenset()
     """The names of its questions: the only `inputResponses` it reads."""
+    task: Literal["optional", "required"] | None = None
+    """The spec's `task`: run as a task (SEP-2663) for a client that declares the extension (see `tasks`)."""
     content: ContentPolicy | None = None
     """The spec's `content`: what its handler may return besides structured output (None: text or output only)."""
 

@@ -68,6 +68,7 @@ from .scrub import redact_secrets
 from .sdk import BaseServer, cancel_mark
 from .sealing import state_security
 from .settings import described
+from .tasks import TaskExtension
 from .telemetry import TelemetryMiddleware
 
 logger = logging.getLogger("failwell")
@@ -99,8 +100,11 @@ class FailwellServer(BaseServer):
     ) -> None:
         tools, resources, prompts = _filled(settings, tools), _filled(settings, resources), _filled(settings, prompts)
         sealing = _sealing(name, tools, prompts, store)
-        super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan, **sealing)
         shorter = dict(deadlines or {})
+        self.task_extension = _tasks(tools, shorter)
+        """The tasks extension, when a tool runs as a task (the spec's `task:`)."""
+        sealing["extensions"] = [self.task_extension] if self.task_extension is not None else []
+        super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan, **sealing)
         self.resources = tuple(
             _configured(resource, shorter.get(f"resource:{resource.name}"), tool_failure_envelope)
             for resource in resources
@@ -417,6 +421,15 @@ def _sealing(
     if not any(tool.confirm or tool.asks for tool in tools) and not any(p.reader.asks for p in prompts):
         return {}
     return {"request_state_security": state_security(name, shared=isinstance(store, CancelRelay))}
+
+
+def _tasks(tools: Sequence[ToolDefinition], shorter: Mapping[str, float]) -> TaskExtension | None:
+    """The tasks extension for the tools that run as tasks, with their deadlines; None when no tool does."""
+    modes = {tool.name: tool.task for tool in tools if tool.task is not None}
+    if not modes:
+        return None
+    deadlines = {tool.name: shorter.get(tool.name, tool.deadline_s) for tool in tools if tool.name in modes}
+    return TaskExtension(modes, deadlines)
 
 
 def _configured_tool(tool: ToolDefinition, shorter: Mapping[str, float], envelope: bool) -> ToolDefinition:

@@ -6,16 +6,22 @@ outside the server process."""
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import shutil
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from httpserver import Running, http_server
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from conftest import REPO, failwell
 
@@ -283,3 +289,80 @@ def test_http_cancelled_keyed_task_is_never_run_again(raw: Raw, served: tuple[Ru
     assert raw.call("export_run", arguments)["result"]["taskId"] == task["taskId"]
     time.sleep(0.5)
     assert not [line for line in effects(folder) if "key-cancelled-0001" in line]
+
+
+# --- stdio: the real `mcp` client, with the generated project's TaskPoller (a ClientExtension) ----------------------
+
+
+def stdio_client_for(src: Path, folder: Path, extensions: list[Any]) -> Client:
+    environment = {**os.environ, **server_env(folder), "PYTHONPATH": str(src)}
+    server = StdioServerParameters(command=sys.executable, args=["-m", PACKAGE], env=environment)
+    errlog = (folder / "stdio.log").open("a")
+    return Client(stdio_client(server, errlog=errlog), extensions=extensions)
+
+
+def generated_tasks_client(src: Path) -> Any:
+    """The generated project's `_generated/tasks_client` module (imported from its `src`)."""
+    sys.path.insert(0, str(src))
+    try:
+        return importlib.import_module(f"{PACKAGE}._generated.tasks_client")
+    finally:
+        sys.path.remove(str(src))
+
+
+@pytest.fixture(scope="module")
+def stdio_session(src: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One stdio server process, spoken to by a client that declares the extension; every scripted call in it."""
+    folder = tmp_path_factory.mktemp("tasks-stdio")
+    tasks = generated_tasks_client(src)
+    poller = tasks.TaskPoller()
+    seen: dict[str, Any] = {"folder": folder}
+
+    async def script() -> None:
+        async with stdio_client_for(src, folder, [poller]) as client:
+            seen["version"] = client.protocol_version
+            report = await client.call_tool("report_build", {"seconds": 0.5, "title": "Sales"})
+            seen["report"] = report
+            keyed = {"seconds": 0.5, "name": "stdio", "idempotency_key": "key-stdio-000001"}
+            first = await client.session.call_tool("export_run", keyed, allow_claimed=True)
+            second = await client.session.call_tool("export_run", keyed, allow_claimed=True)
+            seen["same_task"] = (first.task_id, second.task_id)
+            seen["export"] = await client.call_tool("export_run", keyed)
+            slow = await client.session.call_tool("report_build", {"seconds": 60, "title": "Slow"}, allow_claimed=True)
+            params = tasks.task_params(slow.task_id)
+            await client.session.send_request(
+                tasks.CancelTask(method="tasks/cancel", params=params), tasks.Acknowledged
+            )
+            with anyio.fail_after(5):
+                while True:
+                    got = await client.session.send_request(
+                        tasks.GetTask(method="tasks/get", params=params), tasks.DetailedTask
+                    )
+                    if got.status != "working":
+                        break
+                    await anyio.sleep(0.05)
+            seen["cancelled"] = got.status
+        seen["created"] = list(poller.created)
+
+    started = time.monotonic()
+    anyio.run(script)
+    seen["wall_s"] = time.monotonic() - started
+    return seen
+
+
+def test_stdio_the_mcp_client_gets_a_task_and_its_result(stdio_session: dict[str, Any]) -> None:
+    assert stdio_session["version"] == MODERN
+    report = stdio_session["report"]
+    assert report.is_error is False and report.structured_content == {"report": "report Sales"}
+    assert len(stdio_session["created"]) >= 1  # the poller resolved a task, not an inline answer
+
+
+def test_stdio_the_same_key_is_the_same_task_and_runs_once(stdio_session: dict[str, Any]) -> None:
+    first, second = stdio_session["same_task"]
+    assert first == second
+    assert stdio_session["export"].structured_content == {"exported": "stdio"}
+    assert effects(stdio_session["folder"]) == ["export_run stdio key-stdio-000001"]
+
+
+def test_stdio_cancel_ends_the_task_cancelled(stdio_session: dict[str, Any]) -> None:
+    assert stdio_session["cancelled"] == "cancelled"

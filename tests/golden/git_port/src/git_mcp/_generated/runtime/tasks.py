@@ -57,6 +57,8 @@ MODERN = "2026-07-28"
 """The first protocol version the extension serves (under 2025-11-25 it must not enable tasks)."""
 POLL_INTERVAL_MS = 1000
 """How often a client is asked to poll `tasks/get`."""
+CANCEL_WAIT_S = 5.0
+"""How long `tasks/cancel` waits for the handler to stop before it acknowledges."""
 KEEP_S = 3600.0
 """How long a task is kept beyond its tool's deadline: its `ttlMs` is the two together."""
 NOT_FOUND = "Task not found: no task with this taskId is visible to this caller; it may have expired."
@@ -83,6 +85,8 @@ class Task:
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     runner: asyncio.Task[None] | None = None
+    cancelling: bool = False
+    """`tasks/cancel` asked for it: however the handler ends, the task ends `cancelled`."""
 
     def __post_init__(self) -> None:
         self.last_updated_at = self.last_updated_at or self.created_at
@@ -198,10 +202,13 @@ class TaskExtension(Extension):
         """Stop the handler (the runtime's cancellation: a keyed write's outcome becomes unknown) and end the task
         `cancelled`; the same empty acknowledgement for a task already ended."""
         task = self._visible(ctx, params.task_id)
-        if task.status in ("working", "input_required"):
-            task.end("cancelled", "The task was cancelled.")
-            if task.runner is not None:
-                task.runner.cancel()
+        runner = task.runner
+        if task.status in ("working", "input_required") and runner is not None and not runner.done():
+            task.cancelling = True
+            runner.cancel()
+            # Acknowledged once the handler has stopped and its key's outcome is recorded (bounded: cancelling is
+            # cooperative, and the task ends `cancelled` whenever the handler does stop).
+            await asyncio.wait({runner}, timeout=CANCEL_WAIT_S)
         return {"resultType": "complete"}
 
     def _visible(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> Task:
@@ -233,7 +240,17 @@ class TaskExtension(Extension):
 
 
 async def _run(task: Task, call_next: CallNext, ctx: ServerRequestContext[Any, Any]) -> None:
-    """Run the call as it would run inline, and keep its outcome."""
+    """Run the call as it would run inline, and keep its outcome (`cancelled` once `tasks/cancel` asked, however
+    the handler ended)."""
+    try:
+        await _settle(task, call_next, ctx)
+    finally:
+        if task.cancelling:
+            task.end("cancelled", "The task was cancelled.")
+
+
+async def _settle(task: Task, call_next: CallNext, ctx: ServerRequestContext[Any, Any]) -> None:
+    """Await the call and keep what it ended with: its result, its JSON-RPC error, or a masked fault."""
     try:
         answer = await call_next(ctx)
     except asyncio.CancelledError:

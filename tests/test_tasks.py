@@ -366,3 +366,20 @@ def test_stdio_the_same_key_is_the_same_task_and_runs_once(stdio_session: dict[s
 
 def test_stdio_cancel_ends_the_task_cancelled(stdio_session: dict[str, Any]) -> None:
     assert stdio_session["cancelled"] == "cancelled"
+
+
+def test_http_a_caller_with_too_many_working_tasks_is_rate_limited_without_a_task(raw: Raw) -> None:
+    """At most MAX_WORKING (16) tasks working per caller: the next call is a rate_limited result, and no task."""
+    started = [created(raw.call("report_build", {"seconds": 30, "title": f"R{n}"}))["taskId"] for n in range(16)]
+    try:
+        refused = raw.call("report_build", {"seconds": 30, "title": "one more"})["result"]
+        assert refused["resultType"] == "complete" and "taskId" not in refused
+        assert refused["isError"] is True
+        assert refused["_meta"]["dev.failwell/error"]["class"] == "rate_limited"
+        assert "16 of your tasks are still working" in refused["content"][0]["text"]
+        other = created(raw.call("report_build", {"seconds": 0, "title": "bob's"}, token=BOB))  # per caller
+        assert other["taskId"] not in started
+    finally:
+        for task_id in started:
+            raw.rpc("tasks/cancel", {"taskId": task_id})
+    assert created(raw.call("report_build", {"seconds": 0, "title": "after"}))["status"] == "working"

@@ -35,19 +35,26 @@ import logging
 import secrets
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
-from mcp.types import HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
+from mcp.types import (
+    HEADER_MISMATCH,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    CallToolResult,
+)
 from mcp_types import CallToolRequestParams, RequestParams
 from pydantic import BaseModel, ConfigDict, Field
 
 from .callers import caller_name
-from .results import new_reference
+from .contracts import ToolDefinition
+from .results import ErrorReply, error_result, new_reference
 
 logger = logging.getLogger("failwell")
 
@@ -57,6 +64,11 @@ MODERN = "2026-07-28"
 """The first protocol version the extension serves (under 2025-11-25 it must not enable tasks)."""
 POLL_INTERVAL_MS = 1000
 """How often a client is asked to poll `tasks/get`."""
+MAX_WORKING = 16
+"""How many tasks one caller may have working at once; one more is refused as `rate_limited` (no task made)."""
+MAX_KEPT = 10_000
+"""How many tasks the process keeps; past it the oldest ended ones are forgotten first, and with none ended a new
+task is refused as `rate_limited`."""
 CANCEL_WAIT_S = 5.0
 """How long `tasks/cancel` waits for the handler to stop before it acknowledges."""
 KEEP_S = 3600.0
@@ -141,11 +153,11 @@ class TaskExtension(Extension):
 
     identifier = TASKS
 
-    def __init__(self, modes: Mapping[str, Literal["optional", "required"]], deadlines: Mapping[str, float]) -> None:
-        self.modes = dict(modes)
+    def __init__(self, tools: Mapping[str, ToolDefinition]) -> None:
+        self.definitions = dict(tools)
+        """The tools that run as tasks, by name, as the server configured them (their mode, deadline, wording)."""
+        self.modes = {name: tool.task for name, tool in tools.items() if tool.task is not None}
         """Each task tool's `task` mode, by name."""
-        self.deadlines = dict(deadlines)
-        """Each task tool's deadline in seconds (its task's `ttlMs` is the deadline and `KEEP_S`)."""
         self.tasks: dict[str, Task] = {}
         self.keyed: dict[tuple[str, str, str], str] = {}
         """The task each (caller, tool, idempotency key) created."""
@@ -180,7 +192,10 @@ class TaskExtension(Extension):
                 return {"resultType": "task", **earlier.wire()}  # the same task: its handler never runs twice
             # Other arguments with the same key: the call runs inline, where the key refuses them (conflict).
             return await call_next(ctx)
-        ttl_ms = int((self.deadlines.get(params.name, 0.0) + KEEP_S) * 1000)
+        refused = self._refused(params.name, owner)
+        if refused is not None:
+            return refused
+        ttl_ms = int((self.definitions[params.name].deadline_s + KEEP_S) * 1000)
         task = Task(secrets.token_urlsafe(32), owner, params.name, ttl_ms, scope, fingerprint)
         self.tasks[task.task_id] = task
         if scope is not None:
@@ -229,14 +244,36 @@ class TaskExtension(Extension):
             raise MCPError(code=INVALID_PARAMS, message=NOT_FOUND)
         return task
 
+    def _refused(self, name: str, owner: str) -> CallToolResult | None:
+        """A `rate_limited` result, and no task, when the caller has MAX_WORKING tasks working or the process keeps
+        MAX_KEPT tasks none of which has ended; else None (the oldest ended task forgotten when at MAX_KEPT)."""
+        working = sum(1 for task in self.tasks.values() if task.owner == owner and task.status == "working")
+        if len(self.tasks) >= MAX_KEPT:
+            ended = next((task for task in self.tasks.values() if task.status != "working"), None)
+            if ended is not None:
+                self._forget(ended.task_id)
+        tool = self.definitions.get(name)
+        if tool is None or (working < MAX_WORKING and len(self.tasks) < MAX_KEPT):
+            return None
+        body = (
+            "{tool} did not start: {running} of your tasks are still working, the most this server runs at once "
+            "for one caller. Wait for one to end (poll tasks/get) or cancel one with tasks/cancel."
+        )
+        retry_after = POLL_INTERVAL_MS / 1000
+        reply = ErrorReply("rate_limited", "tasks_running", body, {"running": str(working)}, changed="none")
+        return error_result(tool, replace(reply, retry_after_s=retry_after))
+
+    def _forget(self, task_id: str) -> None:
+        task = self.tasks.pop(task_id)
+        if task.runner is not None and not task.runner.done():
+            task.runner.cancel()
+        if task.key is not None:
+            self.keyed.pop(task.key, None)
+
     def _forget_expired(self) -> None:
         now = time.monotonic()
         for task_id in [task_id for task_id, task in self.tasks.items() if task.expired(now)]:
-            task = self.tasks.pop(task_id)
-            if task.runner is not None and not task.runner.done():
-                task.runner.cancel()
-            if task.key is not None:
-                self.keyed.pop(task.key, None)
+            self._forget(task_id)
 
 
 async def _run(task: Task, call_next: CallNext, ctx: ServerRequestContext[Any, Any]) -> None:

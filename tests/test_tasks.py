@@ -34,8 +34,9 @@ MODERN = "2026-07-28"
 TOKENS = {
     "tasking-token-ada-3c9e1f0a55": {"subject": "ada", "scopes": []},
     "tasking-token-bob-7b2d4e8c19": {"subject": "bob", "scopes": []},
+    "tasking-token-carol-5e1a9d3f70": {"subject": "carol", "scopes": []},
 }
-ADA, BOB = list(TOKENS)
+ADA, BOB, CAROL = list(TOKENS)
 WITH_TASKS: dict[str, Any] = {"extensions": {TASKS: {}}}
 SECRETS = ("hunter2", "10.0.0.7", "postgres://", "RuntimeError", "Traceback")
 
@@ -383,3 +384,20 @@ def test_http_a_caller_with_too_many_working_tasks_is_rate_limited_without_a_tas
         for task_id in started:
             raw.rpc("tasks/cancel", {"taskId": task_id})
     assert created(raw.call("report_build", {"seconds": 0, "title": "after"}))["status"] == "working"
+
+
+def test_http_tasks_requests_count_against_the_callers_rate_limit(raw: Raw) -> None:
+    """tasks/get is counted as every read request is (the spec allows 1000 an hour per caller): polling past it is
+    -31429 with how long to wait; another caller is not affected."""
+    task = created(raw.call("report_build", {"seconds": 0, "title": "Polled"}, token=CAROL))
+    polls = 0
+    while polls < 1100:  # bounded; the bucket refills a token every 3.6 s, so a few more may pass
+        answer = raw.get(task["taskId"], token=CAROL)
+        polls += 1
+        if "error" in answer:
+            break
+    assert 999 <= polls <= 1005, polls  # the call took one token; the 1000th poll or one just after is refused
+    refused = [answer]
+    assert refused[0]["error"]["code"] == -31429
+    assert refused[0]["error"]["data"]["class"] == "rate_limited" and refused[0]["error"]["data"]["retry_after_s"]
+    assert raw.get("no-such-task-id", token=BOB)["error"]["code"] == -32602  # bob's own bucket: not refused

@@ -101,7 +101,7 @@ class FailwellServer(BaseServer):
         tools, resources, prompts = _filled(settings, tools), _filled(settings, resources), _filled(settings, prompts)
         sealing = _sealing(name, tools, prompts, store)
         shorter = dict(deadlines or {})
-        self.task_extension = _tasks(tools, shorter, tool_failure_envelope)
+        self.task_extension = _tasks(self, tools, shorter, tool_failure_envelope)
         """The tasks extension, when a tool runs as a task (the spec's `task:`)."""
         sealing["extensions"] = [self.task_extension] if self.task_extension is not None else []
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan, **sealing)
@@ -423,13 +423,20 @@ def _sealing(
     return {"request_state_security": state_security(name, shared=isinstance(store, CancelRelay))}
 
 
-def _tasks(tools: Sequence[ToolDefinition], shorter: Mapping[str, float], envelope: bool) -> TaskExtension | None:
-    """The tasks extension for the tools that run as tasks, configured as the server configures them; None when no
-    tool does."""
+def _tasks(
+    server: FailwellServer, tools: Sequence[ToolDefinition], shorter: Mapping[str, float], envelope: bool
+) -> TaskExtension | None:
+    """The tasks extension for the tools that run as tasks, configured as the server configures them, its
+    `tasks/*` requests counted against the caller's rate limit as every read request is; None when no tool runs as
+    a task."""
     task_tools = {tool.name: _configured_tool(tool, shorter, envelope) for tool in tools if tool.task is not None}
     if not task_tools:
         return None
-    return TaskExtension(task_tools)
+
+    async def admitted(method: str, context: Any) -> None:
+        await admit(method, _mcp_context(server, context), server.services)
+
+    return TaskExtension(task_tools, admitted)
 
 
 def _configured_tool(tool: ToolDefinition, shorter: Mapping[str, float], envelope: bool) -> ToolDefinition:

@@ -34,7 +34,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -75,6 +75,9 @@ KEEP_S = 3600.0
 """How long a task is kept beyond its tool's deadline: its `ttlMs` is the two together."""
 NOT_FOUND = "Task not found: no task with this taskId is visible to this caller; it may have expired."
 """The one answer for an unknown, expired or another caller's task id, so that none can be told from another."""
+
+Admit = Callable[[str, ServerRequestContext[Any, Any]], Awaitable[None]]
+"""Admits one request of a method for its caller, or raises the JSON-RPC error that refuses it (-31429)."""
 
 Status = Literal["working", "input_required", "completed", "cancelled", "failed"]
 
@@ -153,7 +156,9 @@ class TaskExtension(Extension):
 
     identifier = TASKS
 
-    def __init__(self, tools: Mapping[str, ToolDefinition]) -> None:
+    def __init__(self, tools: Mapping[str, ToolDefinition], admit: Admit | None = None) -> None:
+        self.admit = admit
+        """The server's admission of one request (its rate limit, as for every counted request), if any."""
         self.definitions = dict(tools)
         """The tools that run as tasks, by name, as the server configured them (their mode, deadline, wording)."""
         self.modes = {name: tool.task for name, tool in tools.items() if tool.task is not None}
@@ -206,17 +211,18 @@ class TaskExtension(Extension):
         return {"resultType": "task", **task.wire()}
 
     async def _get(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> HandlerResult:
-        task = self._visible(ctx, params.task_id)
+        task = await self._visible(ctx, "tasks/get", params.task_id)
         return {"resultType": "complete", **task.detailed()}
 
     async def _update(self, ctx: ServerRequestContext[Any, Any], params: UpdateParams) -> HandlerResult:
-        self._visible(ctx, params.task_id)  # nothing is asked during a task yet: answers are ignored
+        # Nothing is asked during a task yet: its answers are ignored.
+        await self._visible(ctx, "tasks/update", params.task_id)
         return {"resultType": "complete"}
 
     async def _cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> HandlerResult:
         """Stop the handler (the runtime's cancellation: a keyed write's outcome becomes unknown) and end the task
         `cancelled`; the same empty acknowledgement for a task already ended."""
-        task = self._visible(ctx, params.task_id)
+        task = await self._visible(ctx, "tasks/cancel", params.task_id)
         runner = task.runner
         if task.status in ("working", "input_required") and runner is not None and not runner.done():
             task.cancelling = True
@@ -226,8 +232,9 @@ class TaskExtension(Extension):
             await asyncio.wait({runner}, timeout=CANCEL_WAIT_S)
         return {"resultType": "complete"}
 
-    def _visible(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> Task:
-        """The task `task_id` of this caller, after the checks every `tasks/*` request passes."""
+    async def _visible(self, ctx: ServerRequestContext[Any, Any], method: str, task_id: str) -> Task:
+        """The task `task_id` of this caller, after the checks every `tasks/*` request passes: the extension, the
+        `Mcp-Name` header, the caller's rate limit, and its ownership."""
         if not declared(ctx):
             raise missing("tasks/* requests need the tasks extension")
         request = ctx.request
@@ -238,6 +245,8 @@ class TaskExtension(Extension):
                 message="Header mismatch: the Mcp-Name header must be the body's taskId.",
                 data={"header": "Mcp-Name", "expected": "the taskId of the body"},
             )
+        if self.admit is not None:
+            await self.admit(method, ctx)
         self._forget_expired()
         task = self.tasks.get(task_id)
         if task is None or task.owner != caller_name(http=request is not None):

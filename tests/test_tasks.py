@@ -10,6 +10,7 @@ import importlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -401,3 +402,25 @@ def test_http_tasks_requests_count_against_the_callers_rate_limit(raw: Raw) -> N
     assert refused[0]["error"]["code"] == -31429
     assert refused[0]["error"]["data"]["class"] == "rate_limited" and refused[0]["error"]["data"]["retry_after_s"]
     assert raw.get("no-such-task-id", token=BOB)["error"]["code"] == -32602  # bob's own bucket: not refused
+
+
+def test_the_generated_projects_own_tests_pass_with_its_task_tests(src: Path, tmp_path: Path) -> None:
+    """The generated project's tests, its task tests among them (tests/generated/test_<tool>_task.py: completed,
+    isError, timeout, cancelled, -32021 or inline, unknown id, the same key, a cancelled keyed task), run with the
+    test venv and PYTHONPATH=src."""
+    project = src.parent
+    assert sorted(path.name for path in (project / "tests" / "generated").glob("test_*_task.py")) == [
+        "test_export_run_task.py",
+        "test_report_build_task.py",
+    ]
+    environment = {**os.environ, "PYTHONPATH": str(src), "TASKING_EFFECTS": str(tmp_path / "effects.txt")}
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=project,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert " passed" in run.stdout

@@ -136,12 +136,14 @@ def apply(plan: Plan, rendered: Mapping[str, bytes], project: Path) -> None:
     for relative in plan.write + plan.create + plan.delete:
         safewrite.refuse_links(project, project / relative)
     folders: set[Path] = set()
+    files: list[tuple[Path, bytes]] = []
     for relative in plan.write + plan.create:
         target = project / relative
         if target.parent not in folders:
             safewrite.make_folders(project, target.parent)
             folders.add(target.parent)
-        safewrite.write(target, rendered[relative], root=project)
+        files.append((target, rendered[relative]))
+    safewrite.write_all(files, root=project)
     for relative in plan.delete:
         (project / relative).unlink()
 

@@ -21,7 +21,7 @@ import os
 import secrets
 import stat
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +67,17 @@ def refuse_links(root: Path, path: Path) -> None:
         current = current / part
         if current.is_symlink():
             raise link_error(current)
+
+
+def refuse_links_all(root: Path, paths: Iterable[Path]) -> None:
+    """`refuse_links` for many paths under `root`, each folder on the way checked once."""
+    folders: set[Path] = set()
+    for path in paths:
+        if path.parent not in folders:
+            refuse_links(root, path.parent)
+            folders.add(path.parent)
+        if path.is_symlink():
+            raise link_error(path)
 
 
 def own_target(path: Path) -> Path:
@@ -186,9 +197,12 @@ def write_all(files: Sequence[tuple[Path, bytes]], *, root: Path) -> None:
     file is fsynced), then each is renamed over its target, so a reader, or the disk after a crash, holds the old
     bytes or the new, never half. A link on the way is refused before anything is written."""
     staged: list[tuple[Path, Path]] = []
+    folders: set[Path] = set()
     try:
         for path, data in files:
-            refuse_links(root, path)
+            if path.parent not in folders:  # each folder once; the file itself is checked by `_temporary`
+                refuse_links(root, path.parent)
+                folders.add(path.parent)
             temporary, handle = _temporary(path, private=False, mode=None)
             staged.append((temporary, path))
             try:
@@ -221,6 +235,8 @@ def _temporary(path: Path, *, private: bool, mode: int | None) -> tuple[Path, in
         existing = None
     except OSError as exc:
         raise _os_error(path, exc) from None
+    if existing is not None and stat.S_ISLNK(existing.st_mode):
+        raise link_error(path)
     if existing is not None and not stat.S_ISREG(existing.st_mode):
         raise FailwellError(f"{path} is not a regular file; move it away, then run it again; nothing was written")
     wanted = mode if mode is not None else (stat.S_IMODE(existing.st_mode) if existing is not None else None)

@@ -133,8 +133,7 @@ def _calls(test: Path, tool: str) -> bool:
 def apply(plan: Plan, rendered: Mapping[str, bytes], project: Path) -> None:
     """Carry out a plan: first refuse it whole (writing nothing) when a symbolic link lies where it would
     write or delete, then write each file atomically, keeping an existing file's mode (`safewrite`)."""
-    for relative in plan.write + plan.create + plan.delete:
-        safewrite.refuse_links(project, project / relative)
+    safewrite.refuse_links_all(project, (project / relative for relative in plan.write + plan.create + plan.delete))
     folders: set[Path] = set()
     files: list[tuple[Path, bytes]] = []
     for relative in plan.write + plan.create:

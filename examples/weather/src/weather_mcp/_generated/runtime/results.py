@@ -337,7 +337,7 @@ def dumped(tool: ToolDefinition, output: Any) -> Any:
 
 def _item_schema(tool: ToolDefinition) -> Mapping[str, Any] | None:
     """The published schema of one handler result: the output schema, or a batch's item within it."""
-    schema: Any = tool.output_schema or {}
+    schema: Mapping[str, Any] = tool.output_schema or {}
     if tool.batch is None:
         return schema  # read, never changed: no copy
     if tool.batch.policy == "all_or_nothing":

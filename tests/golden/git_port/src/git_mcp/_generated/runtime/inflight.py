@@ -79,7 +79,7 @@ class _Tracked:
             self._forget()
 
     def _forget(self) -> None:
-        if self.key is not None:
+        if self.key is not None and self.running is not None:
             calls = self.calls[self.key]
             calls.remove(self.running)
             if not calls:

@@ -59,7 +59,6 @@ from .contracts import (
     run_handler,
 )
 from .inflight import InFlight
-from .params import NamedInvalidParams
 from .prompts import PromptDefinition
 from .reads import LastGuard, admit, invalid_parameters, jsonrpc_error, refuse_unscoped, run_read
 from .resources import Listings, ResourceDefinition, listed_uris, unknown_resource
@@ -128,7 +127,6 @@ class FailwellServer(BaseServer):
             outcome_unknown=outcome_unknown,
             settings=settings,
         )
-        self.middleware.append(NamedInvalidParams())
         self.middleware.append(LastGuard(self.services))
         self.listings = Listings()
         """The `resources/list` listings being paged, and the secret their cursors are signed with."""

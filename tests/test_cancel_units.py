@@ -77,9 +77,8 @@ async def test_a_tracked_call_is_forgotten_however_it_ends(runtime: Any) -> None
         assert in_flight.cancel("stdio", "1") == "cancelled"
         await anyio.sleep(0)  # the cancel is delivered here, and the scope swallows it
     assert first.cancelled_caught and not second.cancel_called
-    with pytest.raises(KeyError):
-        with in_flight.track("stdio", "2", anyio.Event()):
-            raise KeyError("the handler's")
+    with pytest.raises(KeyError), in_flight.track("stdio", "2", anyio.Event()):
+        raise KeyError("the handler's")
     with in_flight.track("stdio", "3", None) as untracked:  # in process: nothing can name it
         assert in_flight.cancel("stdio", "3") == "absent"
     assert not untracked.cancel_called

@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 import re
 import sys
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from typer.testing import CliRunner
 
@@ -265,3 +268,57 @@ def test_a_server_that_cannot_start_is_one_clear_line_and_exit_3(no_server: str)
     assert code == 3 and "could not connect to" in err and "Traceback" not in err
     code, _, err = run("--header", "nocolon", "http://127.0.0.1:9/mcp")
     assert code == 1 and "write it as NAME:VALUE" in err
+
+
+class _Answering(BaseHTTPRequestHandler):
+    """A loopback endpoint answering every POST with `reply` (status, content type, body)."""
+
+    reply: tuple[int, str, bytes] = (200, "text/html", b"<html>oops</html>")
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        status, kind, body = self.reply
+        self.send_response(status)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        (
+            (400, "application/json", b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}'),
+            None,
+        ),
+        ((200, "text/html", b"<html>Traceback: oops</html>"), "not a JSON-RPC error"),
+        (
+            (200, "application/json", b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}'),
+            "4xx",
+        ),
+        ((400, "application/json", b'{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"boom"}}'), "-32700"),
+    ],
+)
+def test_a_body_that_is_not_json_is_probed_over_http(reply: tuple[int, str, bytes], problem: str | None) -> None:
+    from failwell.audit.malformed import probe_malformed_http
+
+    handler = type("Handler", (_Answering,), {"reply": reply})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        report = Report(target="fake", transport="http")
+        anyio.run(probe_malformed_http, report, f"http://127.0.0.1:{server.server_port}/mcp", {}, 5.0)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+    found = [finding for finding in report.findings if finding.probe == "a body that is not JSON"]
+    if problem is None:
+        assert found == [] and report.checks, "a good answer is a check that passed"
+    else:
+        assert any(problem in finding.problem for finding in found), found

@@ -1,6 +1,8 @@
-"""Malformed requests, on stdio: what the SDK's client never sends, written as raw lines to a second copy of the
-server after a plain `initialize`. A line that is not JSON is owed -32700, an unknown method -32601, and a
-`tools/call` whose params are not an object -32602 (or -32600); a request left unanswered hangs its client."""
+"""Malformed requests: what the SDK's client never sends. On stdio, raw lines to a second copy of the server
+after a plain `initialize`: a line that is not JSON is owed -32700, an unknown method -32601, and a `tools/call`
+whose params are not an object -32602 (or -32600); a request left unanswered hangs its client. Over HTTP, a
+body that is not JSON, posted with the audit's headers: owed -32700 in a JSON body with a 4xx status, not a
+stack trace or an HTML page."""
 
 from __future__ import annotations
 
@@ -134,3 +136,36 @@ def _judge(report: Report, probe: str, line: str, response: dict[str, Any] | Non
     report.record("channel", "server", problem)
     judge_code(report, "server", probe, answer)
     judge_leaks(report, "server", probe, answer, [line])
+
+
+HTTP_BODY = "this body is not JSON {"
+
+
+async def probe_malformed_http(report: Report, url: str, headers: Mapping[str, str], timeout_s: float) -> None:
+    """POST a body that is not JSON to the server's endpoint and judge the answer."""
+    import httpx2
+
+    sent = {
+        **headers,
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": PROTOCOL,
+    }
+    probe = "a body that is not JSON"
+    try:
+        async with httpx2.AsyncClient(timeout=timeout_s) as http:
+            answer = await http.post(url, content=HTTP_BODY.encode(), headers=sent)
+    except httpx2.HTTPError:
+        return  # the main audit already judged whether the server can be reached
+    try:
+        response = answer.json()
+    except ValueError:
+        quoted = f"HTTP {answer.status_code}: {answer.text[:300]}"
+        finding = Finding("channel", "error", "server", probe, "not a JSON-RPC error: JSON-RPC asks for -32700", quoted)
+        report.record("channel", "server", finding)
+        return
+    if answer.status_code < 400 or answer.status_code >= 500:
+        quoted = f"HTTP {answer.status_code}: {answer.text[:300]}"
+        finding = Finding("channel", "warning", "server", probe, "a parse error is a 4xx (400)", quoted)
+        report.record("channel", "server", finding)
+    _judge(report, probe, HTTP_BODY, response if isinstance(response, dict) else None, (-32700,))

@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 from ..errors import FailwellError
 from .findings import Finding, Report
 from .judge import Answer, failure_object, judge_code, judge_leaks, judge_refusal
-from .malformed import probe_malformed
+from .malformed import probe_malformed, probe_malformed_http
 from .probes import PLANTED, probes, valid_arguments
 
 UNKNOWN_TOOL = "failwell_audit_no_such_tool"
@@ -123,6 +123,8 @@ async def audit_async(target: Target, options: Options) -> Report:
         raise Unreachable(_unreachable(target, f"{type(cause).__name__}: {cause}")) from None
     if timed_out:
         raise Unreachable(_unreachable(target, f"no answer to initialize in {options.timeout_s * 2:g} s"))
+    if target.url:
+        await probe_malformed_http(report, target.url, target.headers, options.timeout_s)
     if report.transport == "stdio":
         env = {**get_default_environment(), **target.env}
         await anyio.to_thread.run_sync(probe_malformed, report, target.command, env, target.cwd, options.timeout_s)

@@ -65,6 +65,27 @@ async def test_a_cancel_without_a_token_stops_nothing(runtime: Any) -> None:
         assert scope.cancel_called
 
 
+@pytest.mark.anyio
+async def test_a_tracked_call_is_forgotten_however_it_ends(runtime: Any) -> None:
+    """`InFlight.track` is on every call's path (a small class since issue 32, where it was a generator): a call is
+    findable while it runs, two of one key are ambiguous, and one that returned, raised or was cancelled is
+    forgotten (a cancel naming it then stops nothing)."""
+    in_flight = runtime.inflight.InFlight("tasks")
+    with in_flight.track("stdio", "1", anyio.Event()) as first:
+        with in_flight.track("stdio", "1", anyio.Event()) as second:
+            assert in_flight.cancel("stdio", "1") == "ambiguous"
+        assert in_flight.cancel("stdio", "1") == "cancelled"
+        await anyio.sleep(0)  # the cancel is delivered here, and the scope swallows it
+    assert first.cancelled_caught and not second.cancel_called
+    with pytest.raises(KeyError), in_flight.track("stdio", "2", anyio.Event()):
+        raise KeyError("the handler's")
+    with in_flight.track("stdio", "3", None) as untracked:  # in process: nothing can name it
+        assert in_flight.cancel("stdio", "3") == "absent"
+    assert not untracked.cancel_called
+    assert [in_flight.cancel("stdio", ref) for ref in ("1", "2", "3")] == ["absent"] * 3
+    assert not in_flight._calls
+
+
 def test_cancels_that_stop_nothing_make_one_log_line(runtime: Any, caplog: pytest.LogCaptureFixture) -> None:
     in_flight = runtime.inflight.InFlight("tasks")
     with caplog.at_level(logging.INFO, logger="failwell"):

@@ -531,3 +531,32 @@ def test_launch_secrets_are_the_ones_install_hides() -> None:
 
     assert entry("vscode", server, "project")["env"] == {"A": "1", "API_KEY": "${env:API_KEY}"}
     assert entry("vscode", server, "user")["env"] == {"A": "1", "API_KEY": "k"}
+
+
+def test_write_all_writes_every_file_atomically_keeping_modes_and_refusing_a_link_before_renaming_any(
+    tmp_path: Path,
+) -> None:
+    """`failwell generate` writes a project's files in one batch (one flush to disk for all of them): each file
+    gets its bytes and keeps its mode, no temporary file is left, and a link anywhere in the batch leaves every
+    file as it was."""
+    from failwell import safewrite
+    from failwell.errors import FailwellError
+
+    (tmp_path / "a").mkdir()
+    kept = tmp_path / "a" / "kept.py"
+    kept.write_bytes(b"old\n")
+    kept.chmod(0o640)
+    files = [(tmp_path / "a" / f"m{number}.py", f"# {number}\n".encode() * 1000) for number in range(50)]
+    safewrite.write_all([*files, (kept, b"new\n"), (tmp_path / "empty", b"")], root=tmp_path)
+    assert all(path.read_bytes() == data for path, data in files)
+    assert kept.read_bytes() == b"new\n" and stat.S_IMODE(kept.stat().st_mode) == 0o640
+    assert (tmp_path / "empty").read_bytes() == b""
+    assert not [path for path in tmp_path.rglob(".*.tmp")]
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "b").symlink_to(outside)
+    with pytest.raises(FailwellError, match="symbolic link"):
+        safewrite.write_all([(kept, b"newer\n"), (tmp_path / "b" / "x.py", b"x")], root=tmp_path)
+    assert kept.read_bytes() == b"new\n" and not list(outside.iterdir())
+    assert not [path for path in tmp_path.rglob(".*.tmp")]

@@ -20,7 +20,8 @@ import contextlib
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +67,17 @@ def refuse_links(root: Path, path: Path) -> None:
         current = current / part
         if current.is_symlink():
             raise link_error(current)
+
+
+def refuse_links_all(root: Path, paths: Iterable[Path]) -> None:
+    """`refuse_links` for many paths under `root`, each folder on the way checked once."""
+    folders: set[Path] = set()
+    for path in paths:
+        if path.parent not in folders:
+            refuse_links(root, path.parent)
+            folders.add(path.parent)
+        if path.is_symlink():
+            raise link_error(path)
 
 
 def own_target(path: Path) -> Path:
@@ -176,6 +188,97 @@ def write(
         temporary.unlink(missing_ok=True)
         raise
     return Written(path, tightened)
+
+
+def write_all(files: Sequence[tuple[Path, bytes]], *, root: Path) -> None:
+    """Write many files of one project (`root`), each atomically as `write` does, with one flush to disk for them
+    all instead of one per file (a journal commit per file made generating 2,000 tools quadratic): each file is
+    written to its temporary file beside it, the file system is synced once (`syncfs`; where there is none, each
+    file is fsynced), then each is renamed over its target, so a reader, or the disk after a crash, holds the old
+    bytes or the new, never half. A link on the way is refused before anything is written."""
+    staged: list[tuple[Path, Path]] = []
+    folders: set[Path] = set()
+    try:
+        for path, data in files:
+            if path.parent not in folders:  # each folder once; the file itself is checked by `_temporary`
+                refuse_links(root, path.parent)
+                folders.add(path.parent)
+            temporary, handle = _temporary(path, private=False, mode=None)
+            staged.append((temporary, path))
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(handle, view) :]
+            except OSError as exc:
+                raise _os_error(path, exc) from None
+            finally:
+                os.close(handle)
+        _sync_all(root, [temporary for temporary, _ in staged])
+        while staged:
+            temporary, path = staged[-1]
+            try:
+                os.replace(temporary, path)
+            except OSError as exc:
+                raise _os_error(path, exc) from None
+            staged.pop()
+    finally:
+        for temporary, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+
+def _temporary(path: Path, *, private: bool, mode: int | None) -> tuple[Path, int]:
+    """A new temporary file beside `path` (O_EXCL, O_NOFOLLOW), open for writing, given `path`'s mode (or `mode`)."""
+    try:
+        existing = os.lstat(path)
+    except FileNotFoundError:
+        existing = None
+    except OSError as exc:
+        raise _os_error(path, exc) from None
+    if existing is not None and stat.S_ISLNK(existing.st_mode):
+        raise link_error(path)
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        raise FailwellError(f"{path} is not a regular file; move it away, then run it again; nothing was written")
+    wanted = mode if mode is not None else (stat.S_IMODE(existing.st_mode) if existing is not None else None)
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    try:
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o666)
+    except OSError as exc:
+        raise _os_error(path, exc) from None
+    if wanted is not None and hasattr(os, "fchmod"):
+        os.fchmod(handle, wanted)
+    return temporary, handle
+
+
+def _sync_all(root: Path, paths: Sequence[Path]) -> None:
+    """Flush `paths` to disk: one syncfs of `root`'s file system on Linux, else an fsync of each."""
+    syncfs = _syncfs()
+    if syncfs is not None:
+        handle = os.open(root, os.O_RDONLY | _CLOEXEC)
+        try:
+            if syncfs(handle) == 0:
+                return
+        finally:
+            os.close(handle)
+    for path in paths:
+        handle = os.open(path, os.O_RDONLY | _CLOEXEC)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+
+
+def _syncfs() -> Callable[[int], int] | None:
+    """libc's syncfs (Linux), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes  # only here: a write of one file does not pay for it
+
+    try:
+        function: Callable[[int], int] = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    return function
 
 
 def _os_error(path: Path, exc: OSError) -> FailwellError:

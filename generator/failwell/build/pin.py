@@ -9,9 +9,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.version import InvalidVersion, Version
-
 from ..errors import FailwellError
 from ..version import VERSION
 
@@ -24,6 +21,8 @@ _OUTSIDE_SDK_RANGE = ("2.2.0", "2.4.0", "2.5.0", "3.0.0", "4.0.0")
 
 def refuse_newer(recorded: dict[str, Any] | None, project: Path) -> None:
     """FailwellError when the project's manifest was written by a newer failwell than this one."""
+    from packaging.version import InvalidVersion, Version  # here: `failwell new` does not pay for packaging
+
     version = str((recorded or {}).get("failwell", ""))
     try:
         newer = Version(version) > Version(VERSION)
@@ -73,6 +72,8 @@ def pin_warning(project: Path) -> str | None:
 def sdk_pin_warning(project: Path) -> str | None:
     """A line saying to narrow the project's `mcp` requirement when it admits releases the runtime was not checked
     against (`mcp>=2.3,<3` lets pip install a 2.4 whose internals may have moved)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
     try:
         data = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))
     except (OSError, ValueError):

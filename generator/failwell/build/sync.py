@@ -133,15 +133,16 @@ def _calls(test: Path, tool: str) -> bool:
 def apply(plan: Plan, rendered: Mapping[str, bytes], project: Path) -> None:
     """Carry out a plan: first refuse it whole (writing nothing) when a symbolic link lies where it would
     write or delete, then write each file atomically, keeping an existing file's mode (`safewrite`)."""
-    for relative in plan.write + plan.create + plan.delete:
-        safewrite.refuse_links(project, project / relative)
+    safewrite.refuse_links_all(project, (project / relative for relative in plan.write + plan.create + plan.delete))
     folders: set[Path] = set()
+    files: list[tuple[Path, bytes]] = []
     for relative in plan.write + plan.create:
         target = project / relative
         if target.parent not in folders:
             safewrite.make_folders(project, target.parent)
             folders.add(target.parent)
-        safewrite.write(target, rendered[relative], root=project)
+        files.append((target, rendered[relative]))
+    safewrite.write_all(files, root=project)
     for relative in plan.delete:
         (project / relative).unlink()
 

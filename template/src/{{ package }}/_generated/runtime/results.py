@@ -337,9 +337,9 @@ def dumped(tool: ToolDefinition, output: Any) -> Any:
 
 def _item_schema(tool: ToolDefinition) -> Mapping[str, Any] | None:
     """The published schema of one handler result: the output schema, or a batch's item within it."""
-    schema: Any = tool.output_schema or {}
+    schema: Mapping[str, Any] = tool.output_schema or {}
     if tool.batch is None:
-        return dict(schema)
+        return schema  # read, never changed: no copy
     if tool.batch.policy == "all_or_nothing":
         found = schema.get("properties", {}).get("results", {}).get("items")
     else:
@@ -354,11 +354,16 @@ def _pruned(value: Any, schema: Mapping[str, Any] | None) -> Any:
         properties: Mapping[str, Any] | None = (schema or {}).get("properties")
         if properties is None:  # a free-form object: its values are the handler's, as they are
             return value
-        return {
-            key: _pruned(item, properties.get(key))
-            for key, item in value.items()
-            if item is not None or _allows_null(properties.get(key))
-        }
+        pruned: dict[str, Any] = {}
+        for key, item in value.items():
+            if item is None:
+                if _allows_null(properties.get(key)):
+                    pruned[key] = None
+            elif isinstance(item, (dict, list)):
+                pruned[key] = _pruned(item, properties.get(key))
+            else:  # a scalar: nothing in it to prune (no call per field: this runs on every call)
+                pruned[key] = item
+        return pruned
     if isinstance(value, list):
         items = (schema or {}).get("items")
         return [_pruned(item, items) for item in value]

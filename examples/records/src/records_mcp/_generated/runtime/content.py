@@ -115,6 +115,10 @@ class ContentPolicy:
     too_large: str = DEFAULT_TOO_LARGE
 
 
+_MEDIA = (Image, Audio, EmbeddedResource, ResourceLink)
+_MEDIA_OR_CONTENT = (*_MEDIA, WithContent)
+"""What `is_media` looks for, built once (a union written in the call is built on every call)."""
+
 PROMPT_POLICY = ContentPolicy(("text", "image", "audio", "resource", "resource_link"))
 """A prompt's messages: any kind, checked the same way, within the default budget."""
 
@@ -134,11 +138,9 @@ class TooLarge(Exception):
 
 def is_media(value: Any) -> bool:
     """Whether `value` is a content block (or a list of them) rather than a plain result."""
-    if isinstance(value, Image | Audio | EmbeddedResource | ResourceLink | WithContent):
+    if isinstance(value, _MEDIA_OR_CONTENT):
         return True
-    return isinstance(value, list | tuple) and any(
-        isinstance(item, Image | Audio | EmbeddedResource | ResourceLink) for item in value
-    )
+    return isinstance(value, list | tuple) and any(isinstance(item, _MEDIA) for item in value)
 
 
 def blocks(owner: str, policy: ContentPolicy | None, items: Blocks) -> list[ContentBlock]:

@@ -32,6 +32,7 @@ from .callers import caller_of, scope_refused
 from .classes import JSONRPC_CODES
 from .contracts import Services, ToolContext, ToolDefinition
 from .limits import rate_limited
+from .params import named_invalid_params
 from .progress import Progress
 from .results import ENVELOPE_KEY, ErrorReply, argument_problems, error_result, internal_error, store_unavailable
 from .tool_failure import TOOL_FAILURE_KEY
@@ -148,9 +149,9 @@ def method_reader(method: str) -> ToolDefinition:
 
 
 class LastGuard:
-    """The innermost middleware: whatever a request handler raises that is not a JSON-RPC error (or params the
-    SDK's models refuse) is answered -32603 with a reference, its traceback to the log; never code 0 with the
-    exception's text, which is what the SDK would send."""
+    """The innermost middleware: whatever a request handler raises that is not a JSON-RPC error is answered -32603
+    with a reference, its traceback to the log; never code 0 with the exception's text, which is what the SDK
+    would send. Params the SDK's models refuse are -32602 naming the field (`params.named_invalid_params`)."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
@@ -158,8 +159,10 @@ class LastGuard:
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         try:
             return await call_next(ctx)
-        except (MCPError, ValidationError):
+        except MCPError:
             raise
+        except ValidationError as exc:
+            raise named_invalid_params(exc, ctx.method) from None
         except Exception as exc:
             method = getattr(ctx, "method", None)
             method = method if method in _SERVED else "this request"

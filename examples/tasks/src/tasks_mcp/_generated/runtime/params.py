@@ -5,9 +5,6 @@ only "Invalid request parameters" with no data, and never with pydantic's text."
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any
-
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 from pydantic import ValidationError
@@ -44,23 +41,17 @@ def _shown_path(loc: tuple[int | str, ...]) -> str:
     return ".".join(part for part in parts if not part[:1].isupper() and not part.startswith(("function-", "lax-")))
 
 
-class NamedInvalidParams:
+def named_invalid_params(exc: ValidationError, method: str) -> MCPError:
     """A request whose params the SDK's models refuse is -32602 naming the first field refused and what it must be,
-    where the SDK would answer only "Invalid request parameters" (and never pydantic's text)."""
-
-    async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
-        try:
-            return await call_next(ctx)
-        except ValidationError as exc:
-            errors = exc.errors(include_url=False, include_context=False)
-            paths = [_shown_path(error["loc"]) for error in errors]
-            kind, received = (errors[0]["type"], errors[0].get("input")) if errors else ("", None)
-            expected = _EXPECTED.get(kind, "has a value this method does not take")
-            said = f"{expected}." if kind == "missing" else f"{expected}, not {_json_type(received)}."
-            message = (
-                f"Invalid request parameters: `{paths[0]}` {said}"
-                if paths and paths[0]
-                else "Invalid request parameters."
-            )
-            data = {"method": ctx.method, "fields": sorted(set(paths))}
-            raise MCPError(code=INVALID_PARAMS, message=message, data=data) from None
+    where the SDK would answer only "Invalid request parameters" (and never pydantic's text). Raised by the
+    innermost middleware (`reads.LastGuard`), one middleware where there were two: each costs every request."""
+    errors = exc.errors(include_url=False, include_context=False)
+    paths = [_shown_path(error["loc"]) for error in errors]
+    kind, received = (errors[0]["type"], errors[0].get("input")) if errors else ("", None)
+    expected = _EXPECTED.get(kind, "has a value this method does not take")
+    said = f"{expected}." if kind == "missing" else f"{expected}, not {_json_type(received)}."
+    message = (
+        f"Invalid request parameters: `{paths[0]}` {said}" if paths and paths[0] else "Invalid request parameters."
+    )
+    data = {"method": method, "fields": sorted(set(paths))}
+    return MCPError(code=INVALID_PARAMS, message=message, data=data)

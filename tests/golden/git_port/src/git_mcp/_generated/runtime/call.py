@@ -74,13 +74,18 @@ class Call:
 
 
 async def run_tool(
-    tool: ToolDefinition, arguments: dict[str, Any], context: Context[Any, Any] | None, services: Services
+    tool: ToolDefinition,
+    arguments: dict[str, Any],
+    context: Context[Any, Any] | None,
+    services: Services,
+    caller: Caller | None = None,
 ) -> CallToolResult | InputRequiredResult:
-    """Answer one call; its progress notifications end with the answer (the last waiting one just before it)."""
+    """Answer one call (by `caller`, when the server has looked it up already); its progress notifications end with
+    the answer (the last waiting one just before it)."""
     progress = Progress(context)
     with telemetry.ToolCall() as traced:
         try:
-            result = await _answer(tool, arguments, context, services, progress)
+            result = await _answer(tool, arguments, context, services, progress, caller)
             await progress.finish()
             traced.answered(result)
             return result
@@ -94,6 +99,7 @@ async def _answer(
     context: Context[Any, Any] | None,
     services: Services,
     progress: Progress,
+    caller: Caller | None,
 ) -> CallToolResult | InputRequiredResult:
     """Check scopes, validate, check limits, confirm, deduplicate by idempotency key, run within the deadline, and
     answer."""
@@ -104,7 +110,7 @@ async def _answer(
         params = tool.input_model.model_validate(arguments, strict=True)
     except ValidationError as exc:
         return invalid_arguments(tool, exc)
-    caller = caller_of(context)
+    caller = caller if caller is not None else caller_of(context)
     store = services.store
     if store is not None:
         try:

@@ -22,10 +22,8 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import anyio
 
@@ -51,6 +49,44 @@ class _Running:
     """The SDK's own mark of a cancelled request: once set, it sends no response for it."""
 
 
+class _Tracked:
+    """`InFlight.track`: a class rather than a generator, as it is on every call's path."""
+
+    __slots__ = ("calls", "key", "running", "scope")
+
+    def __init__(
+        self, calls: dict[tuple[str, str], list[_Running]], caller: str, request_id: str | None, silence: Any
+    ) -> None:
+        self.calls = calls
+        self.scope = anyio.CancelScope()
+        # an in-process call (no request id, no SDK mark): nothing can name it
+        self.key = (caller, request_id) if request_id is not None and silence is not None else None
+        self.running = _Running(self.scope, silence) if self.key is not None else None
+
+    def __enter__(self) -> anyio.CancelScope:
+        if self.key is not None and self.running is not None:
+            self.calls.setdefault(self.key, []).append(self.running)
+        try:
+            return self.scope.__enter__()
+        except BaseException:
+            self._forget()
+            raise
+
+    def __exit__(self, *exc: Any) -> bool:
+        try:
+            return bool(self.scope.__exit__(*exc))
+        finally:
+            self._forget()
+
+    def _forget(self) -> None:
+        if self.key is not None and self.running is not None:
+            calls = self.calls[self.key]
+            calls.remove(self.running)
+            if not calls:
+                del self.calls[self.key]
+            self.key = None
+
+
 class InFlight:
     """The calls running in this process, by caller and request id."""
 
@@ -61,25 +97,9 @@ class InFlight:
         self._calls: dict[tuple[str, str], list[_Running]] = {}
         self._ignored = _Tally("cancel not applied")
 
-    @contextmanager
-    def track(self, caller: str, request_id: str | None, silence: anyio.Event | None) -> Iterator[anyio.CancelScope]:
-        """Run the body as a call that a cancel can find; the scope's `cancelled_caught` says if one did."""
-        scope = anyio.CancelScope()
-        if request_id is None or silence is None:  # an in-process call: nothing can name it
-            with scope:
-                yield scope
-            return
-        key = (caller, request_id)
-        running = _Running(scope, silence)
-        self._calls.setdefault(key, []).append(running)
-        try:
-            with scope:
-                yield scope
-        finally:
-            calls = self._calls[key]
-            calls.remove(running)
-            if not calls:
-                del self._calls[key]
+    def track(self, caller: str, request_id: str | None, silence: anyio.Event | None) -> _Tracked:
+        """Run the body (`with`) as a call that a cancel can find; the scope's `cancelled_caught` says if one did."""
+        return _Tracked(self._calls, caller, request_id, silence)
 
     def cancel(self, caller: str, request_id: str) -> Found:
         """Stop the one call in flight that `caller` sent with `request_id`; it is answered with nothing."""

@@ -45,7 +45,7 @@ from mcp.types import (
 
 from .asks import Refused
 from .call import is_cancellation, run_tool
-from .callers import caller_name, caller_of, missing_scopes, viewer
+from .callers import caller_in, caller_name, caller_of, missing_scopes, request_context_of, viewer
 from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
 from .config import ConfigurationError
 from .contracts import (
@@ -59,13 +59,12 @@ from .contracts import (
     run_handler,
 )
 from .inflight import InFlight
-from .params import NamedInvalidParams
 from .prompts import PromptDefinition
 from .reads import LastGuard, admit, invalid_parameters, jsonrpc_error, refuse_unscoped, run_read
 from .resources import Listings, ResourceDefinition, listed_uris, unknown_resource
 from .results import internal_error, unknown_name
 from .scrub import redact_secrets
-from .sdk import BaseServer, cancel_mark
+from .sdk import BaseServer, cancel_event, cancel_mark
 from .sealing import state_security
 from .settings import described
 from .tasks import TaskExtension
@@ -132,7 +131,6 @@ class FailwellServer(BaseServer):
             outcome_unknown=outcome_unknown,
             settings=settings,
         )
-        self.middleware.append(NamedInvalidParams())
         self.middleware.append(LastGuard(self.services))
         self.listings = Listings()
         """The `resources/list` listings being paged, and the secret their cursors are signed with."""
@@ -355,10 +353,11 @@ class FailwellServer(BaseServer):
         tool = self.definitions.get(name)
         if tool is None:
             raise unknown_name("tool", "tool", name, list(self.definitions), "tools/list")
-        caller = caller_of(context)
-        with self.in_flight.track(caller.name, caller.request_id, cancel_mark(context)):
+        request_context = request_context_of(context)
+        caller = caller_in(request_context)
+        with self.in_flight.track(caller.name, caller.request_id, cancel_event(request_context)):
             try:
-                return await run_tool(tool, arguments, context, self.services)
+                return await run_tool(tool, arguments, context, self.services, caller)
             except Refused:
                 raise  # a JSON-RPC error on purpose: a requestState it cannot use, a capability not declared
             except BaseException as exc:

@@ -168,8 +168,17 @@ def cancel_mark(context: Any) -> anyio.Event | None:
     # same session; a cancel it cannot match (stateless HTTP serves each request in a session of its own) can be
     # applied only through the request's dispatch context, which the handler's Context holds privately.
     try:
-        event = context.request_context.session._request_outbound.cancel_requested
+        request_context = context.request_context
     except (AttributeError, ValueError):
+        return None
+    return cancel_event(request_context)
+
+
+def cancel_event(request_context: Any) -> anyio.Event | None:
+    """`cancel_mark` for a request context already looked up (a tool call looks it up once)."""
+    try:
+        event = request_context.session._request_outbound.cancel_requested
+    except AttributeError:
         return None
     return event if isinstance(event, anyio.Event) else None
 

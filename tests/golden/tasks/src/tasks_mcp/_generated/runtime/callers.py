@@ -27,10 +27,20 @@ class Caller:
 
 def caller_of(context: Context[Any, Any] | None) -> Caller:
     """The caller of this request: the token's subject on HTTP, the process on stdio."""
+    return caller_in(request_context_of(context))
+
+
+def request_context_of(context: Context[Any, Any] | None) -> Any:
+    """The SDK's request context of `context`, or None (none, or outside a request). Looking it up costs a few
+    microseconds, so a tool call looks it up once (`caller_in`, `sdk.cancel_event`)."""
     try:
-        request_context = context.request_context if context is not None else None
+        return context.request_context if context is not None else None
     except ValueError:
-        request_context = None
+        return None
+
+
+def caller_in(request_context: Any) -> Caller:
+    """`caller_of` for a request context already looked up."""
     request_id = str(request_context.request_id) if request_context is not None else None
     http = request_context is not None and getattr(request_context, "request", None) is not None
     return Caller(caller_name(http), request_id)

@@ -61,6 +61,9 @@ class Progress:
 
     async def finish(self) -> None:
         """Just before the result: send the report still waiting, then accept no more."""
+        if self._waiting is None and self._timer is None and not self._lock.locked():
+            self._closed = True  # nothing to send and no one sending: no need to take the lock
+            return
         async with self._lock:
             self._cancel_timer()
             if not self._closed:

@@ -713,6 +713,13 @@ def _many(help_text: str, flag: str, metavar: str) -> Any:
     return typer.Option(flag, metavar=metavar, help=help_text, show_default=False)
 
 
+def _write_handlers(dest: Path, handlers: dict[str, str]) -> None:
+    """The imported tools' new handlers, written inside `dest` (never through a link)."""
+    for relative, text in handlers.items():
+        safewrite.make_folders(dest, (dest / relative).parent)
+        safewrite.write(dest / relative, text.encode(), root=dest)
+
+
 @import_app.command("openapi", cls=_Command)
 def import_openapi_command(
     document_source: Annotated[
@@ -844,8 +851,7 @@ def import_openapi_command(
                 draft = Path(scratch) / "failwell.yaml"
                 draft.write_text(result.spec_text, encoding="utf-8")
                 created = new(dest, draft)
-            for relative, text in result.handlers.items():
-                safewrite.write(dest / relative, text.encode(), root=dest)
+            _write_handlers(dest, result.handlers)
             for diagnostic in validate(spec_path):  # its warnings (FW301 drafts), where the file now is
                 typer.echo(str(diagnostic))
             typer.echo(
@@ -853,9 +859,7 @@ def import_openapi_command(
             )
         else:
             safewrite.write(spec_path, result.spec_text.encode(), root=dest)
-            for relative, text in result.handlers.items():
-                safewrite.make_folders(dest, (dest / relative).parent)
-                safewrite.write(dest / relative, text.encode(), root=dest)
+            _write_handlers(dest, result.handlers)
             return _report(generate(dest), False)
         return 0
 

@@ -136,11 +136,6 @@ CODES: dict[str, tuple[Severity, str]] = {
         "in a server with `auth`, a tool, resource or prompt that does not say which `scopes` it needs "
         "(`scopes: []` when any valid token may), so none is public by omission",
     ),
-    "FW161": ("error", "`asks` or `confirm` on a task tool (`task:`): a task cannot ask while it runs yet"),
-    "FW162": (
-        "error",
-        "`task` in a server with `store: redis`: tasks live in the memory of the process that made them",
-    ),
     "FW170": (
         "error",
         "a resource URI that is not one: no scheme (or not lowercase), whitespace, over 2,048 characters",

@@ -97,7 +97,6 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
                 _uses(doc, out, ("tools", name), tool, timeout, upstreams)
                 _dependencies_used(doc, out, ("tools", name), tool, timeout, dependencies)
                 _scopes(doc, out, ("tools", name), tool, auth)
-                _task(doc, out, ("tools", name), tool, server)
     resources = data.get("resources")
     if isinstance(resources, dict):
         for name, resource in resources.items():
@@ -563,27 +562,6 @@ def _text(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict
             known = ", ".join(f"{{{field}}}" for field in outputs) or "none"
             message = f"text template: {{{name}}} is not an output field; use one of: {known}"
             out.append(doc.diagnostic((*path, "text"), "FW147", message))
-
-
-def _task(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], tool: dict[str, Any], server: Any) -> None:
-    """A tool that runs as a task (`task:`): it cannot ask while it runs yet, and its tasks live in the memory of
-    the process that created them, so a server of many replicas (`store: redis`) cannot serve them."""
-    if tool.get("task") not in ("optional", "required"):
-        return
-    for key in ("asks", "confirm"):
-        if tool.get(key) is not None:
-            message = (
-                f"`{key}` on a task tool: a task cannot ask its person anything yet (input during a task is not "
-                f"supported); remove `{key}` or `task`"
-            )
-            out.append(doc.diagnostic((*path, "task"), "FW161", message))
-    store = server.get("store") if isinstance(server, dict) else None
-    if store == "redis":
-        message = (
-            "`task` with `store: redis`: tasks are kept in the memory of the process that created them, so another "
-            "replica could not answer tasks/get; use `store: sqlite` or `memory` (one process) or remove `task`"
-        )
-        out.append(doc.diagnostic((*path, "task"), "FW162", message))
 
 
 def _deadline(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], spec: dict[str, Any], timeout: float) -> None:

@@ -2,11 +2,11 @@
 """Tools that run as tasks (the spec's `task:`), on the `io.modelcontextprotocol/tasks` extension (SEP-2663).
 
 A client that declares the extension in a request's `_meta` capabilities gets, for a task tool's `tools/call`,
-a `CreateTaskResult` at once (`resultType: "task"`, flat) and reads the outcome with `tasks/get`; `tasks/cancel`
-stops the handler; `tasks/update` is acknowledged (a task asks nothing yet). `tasks/result` and `tasks/list` do not
-exist (-32601: the SDK answers an unknown method so). A client that does not declare the extension gets a
-`task: optional` tool's result inline, and -32021 (HTTP 400, `requiredCapabilities.extensions`) for a
-`task: required` one, and for every `tasks/*` request. Before 2026-07-28 nothing runs as a task.
+a `CreateTaskResult` at once (`resultType: "task"`, flat) and reads the outcome with `tasks/get`; `tasks/update`
+answers what the task asks; `tasks/cancel` stops the handler. `tasks/result` and `tasks/list` do not exist (-32601:
+the SDK answers an unknown method so). A client that does not declare the extension gets a `task: optional` tool's
+result inline, and -32021 (HTTP 400, `requiredCapabilities.extensions`) for a `task: required` one, and for every
+`tasks/*` request. Before 2026-07-28 nothing runs as a task.
 
 The handler runs exactly as an inline call runs (`FailwellServer.call_tool`: scopes, validation, limits, the
 idempotency key, the tool's own deadline, the error boundary), so a task's `result` is the very result, envelope
@@ -21,10 +21,19 @@ created a task, sent again by the same caller with the same key and arguments, a
 runs twice. `tasks/cancel` is the runtime's cancellation: the handler stops, the task ends `cancelled`, and a
 keyed write's key is left as a cancelled keyed write's is (its outcome unknown: a retry is told to check first).
 
-Where tasks are kept: in the memory of the process that created them (a task lives for its tool's deadline and
-then `KEEP_S`). A task whose process stops is forgotten (`tasks/get` answers -32602); its keyed write's record,
-in the server's store, still answers a retry honestly. So one process serves a task tool: the spec refuses
-`task` with `store: redis` (FW162).
+Asking during a task: a handler's question (`ctx.ask`, `asks:` in the spec) puts the task in `input_required`
+with the question in `inputRequests`; `tasks/update` answers it and the handler runs again from the start with
+the answer, as an MRTR retry does (so it asks before it changes anything). Answers are checked as on a retry;
+each input key is used once over the task's life. The round's state never leaves the server. A tool's
+`confirm:` is asked before its task is made, by MRTR on `tools/call` (the round that carries the person's
+`accept` makes the task), so a task never runs unconfirmed and a declined one is never made.
+
+Where tasks are kept: in the server's store (`TaskStore`: memory, SQLite or Redis; a server without a store keeps
+them in its memory), written before the task is answered, so any replica that shares the store answers
+`tasks/get`, `update` and `cancel`. The process that runs a task writes it every `BEAT_S` (its heartbeat) and
+learns there of a cancel or an answer sent to another replica. A task whose process stops (killed, crashed, shut
+down) is never run again: once its heartbeat is `stale_s` old, the next `tasks/get` ends it `failed` with an error
+saying that its outcome is unknown (and, for a keyed write, that the same key answers this task again).
 """
 
 from __future__ import annotations
@@ -35,8 +44,9 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, Literal
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -48,12 +58,14 @@ from mcp.types import (
     INVALID_PARAMS,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     CallToolResult,
+    InputRequiredResult,
 )
 from mcp_types import CallToolRequestParams, RequestParams
 from pydantic import BaseModel, ConfigDict, Field
 
 from .callers import caller_name
-from .contracts import ToolDefinition
+from .classes import ASK_UNANSWERED_MESSAGE, UNANSWERED_RETRY
+from .contracts import TaskRow, TaskStore, ToolDefinition
 from .results import ErrorReply, error_result, new_reference
 
 logger = logging.getLogger("failwell")
@@ -65,53 +77,83 @@ MODERN = "2026-07-28"
 POLL_INTERVAL_MS = 1000
 """How often a client is asked to poll `tasks/get`."""
 MAX_WORKING = 16
-"""How many tasks one caller may have working at once; one more is refused as `rate_limited` (no task made)."""
-MAX_KEPT = 10_000
-"""How many tasks the process keeps; past it the oldest ended ones are forgotten first, and with none ended a new
-task is refused as `rate_limited`."""
+"""How many tasks one caller may have running at once in one process; one more is refused as `rate_limited`."""
 CANCEL_WAIT_S = 5.0
 """How long `tasks/cancel` waits for the handler to stop before it acknowledges."""
 KEEP_S = 3600.0
 """How long a task is kept beyond its tool's deadline: its `ttlMs` is the two together."""
+BEAT_S = 1.0
+"""How often the process running a task writes it (its heartbeat) and reads what others asked of it."""
+STALE_S = 10.0
+"""How old a running task's heartbeat may be before its process counts as gone."""
+STALE_ENV = "FAILWELL_TASK_STALE_S"
+"""Environment variable that sets STALE_S for a server (whole seconds, at least three heartbeats)."""
+MAX_ANSWER_BYTES = 65_536
+"""The most JSON one answer in `tasks/update` may be; a longer one is ignored, and the question stays open."""
 NOT_FOUND = "Task not found: no task with this taskId is visible to this caller; it may have expired."
 """The one answer for an unknown, expired or another caller's task id, so that none can be told from another."""
+STOPPED = (
+    "{tool}'s task ended without an outcome: the server process running it stopped (it was restarted, killed or "
+    "crashed), so whether it finished is unknown."
+)
+"""The error message of a task whose process stopped; one of `STOPPED_NEXT` follows it."""
+STOPPED_NEXT = {
+    "read": " Nothing was changed: call {tool} again to start a new task.",
+    "keyed": (
+        " It is not run again: the same idempotency_key answers this task. First check whether the change took "
+        "effect{check}, then use a new idempotency_key if it did not."
+    ),
+    "write": " The change may have been applied: check whether it took effect{check} before you call {tool} again.",
+}
 
 Admit = Callable[[str, ServerRequestContext[Any, Any]], Awaitable[None]]
 """Admits one request of a method for its caller, or raises the JSON-RPC error that refuses it (-31429)."""
+Call = Callable[[ServerRequestContext[Any, Any], CallToolRequestParams], Awaitable[HandlerResult]]
+"""Runs one `tools/call` as an inline call runs (the SDK's handler over `FailwellServer.call_tool`)."""
 
 Status = Literal["working", "input_required", "completed", "cancelled", "failed"]
+OPEN: frozenset[str] = frozenset({"working", "input_required"})
 
 
 @dataclass
 class Task:
-    """One task, as `tasks/get` tells it."""
+    """One task, as it is kept in the store and as `tasks/get` tells it."""
 
     task_id: str
     owner: str
     tool: str
     ttl_ms: int
-    key: tuple[str, str, str] | None
+    key: str | None
     fingerprint: str
     created_at: str = field(default_factory=lambda: _now())
     last_updated_at: str = ""
-    started: float = field(default_factory=time.monotonic)
     status: Status = "working"
     status_message: str = "The operation is now in progress."
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
-    runner: asyncio.Task[None] | None = None
-    cancelling: bool = False
-    """`tasks/cancel` asked for it: however the handler ends, the task ends `cancelled`."""
+    input_requests: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.last_updated_at = self.last_updated_at or self.created_at
 
-    def end(self, status: Status, message: str, **outcome: dict[str, Any]) -> None:
-        """Settle the task once: the first terminal state stays (a cancel racing a finish changes nothing)."""
-        if self.status not in ("working", "input_required"):
+    def dumps(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def loads(cls, text: str) -> Task:
+        return cls(**json.loads(text))
+
+    @property
+    def open(self) -> bool:
+        return self.status in OPEN
+
+    def set(self, status: Status, message: str, **outcome: dict[str, Any] | None) -> None:
+        """Move the task on; a terminal state is never left (a cancel racing a finish changes nothing)."""
+        if not self.open:
             return
         self.status, self.status_message, self.last_updated_at = status, message, _now()
         self.result, self.error = outcome.get("result"), outcome.get("error")
+        self.input_requests = outcome.get("input_requests")
 
     def wire(self) -> dict[str, Any]:
         """The `Task` fields: `ttlMs` and `pollIntervalMs` integers (milliseconds), no `requestState`."""
@@ -125,17 +167,89 @@ class Task:
             "pollIntervalMs": POLL_INTERVAL_MS,
         }
 
-    def detailed(self) -> dict[str, Any]:
-        """The `DetailedTask` of `tasks/get`: the result when completed, the error when failed."""
+    def detailed(self, answered: Mapping[str, str]) -> dict[str, Any]:
+        """The `DetailedTask` of `tasks/get`: the result when completed, the error when failed, the questions not yet
+        answered when waiting for input (`working` again when all are answered and the handler is resuming)."""
         shown = self.wire()
         if self.status == "completed" and self.result is not None:
             shown["result"] = self.result
         if self.status == "failed" and self.error is not None:
             shown["error"] = self.error
+        if self.status == "input_required":
+            waiting = {key: value for key, value in (self.input_requests or {}).items() if key not in answered}
+            if waiting:
+                shown["inputRequests"] = waiting
+            else:
+                shown.update(status="working", statusMessage="The task received its input and is resuming.")
         return shown
 
-    def expired(self, now: float) -> bool:
-        return now > self.started + self.ttl_ms / 1000
+
+@dataclass
+class Local:
+    """A task this process runs: its handler's asyncio task and what it waits on."""
+
+    task: Task
+    runner: asyncio.Task[None] | None = None
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when an answer or a cancel may have come."""
+    asked: dict[str, str] = field(default_factory=dict)
+    """The input keys outstanding on the wire, each to the question's own key."""
+    used: set[str] = field(default_factory=set)
+    """Every input key this task has sent: never sent again (SEP-2663: unique over the task's life)."""
+    cancelling: bool = False
+    """`tasks/cancel` asked for it: however the handler ends, the task ends `cancelled`."""
+    lost: bool = False
+    """Another process ended it (it counted this one gone): nothing this process learns is kept."""
+
+
+class MemoryTasks:
+    """Tasks in this process's memory: for a server without a store, and the memory store."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, dict[str, Any]] = {}
+        self.keys: dict[str, str] = {}
+
+    def _prune(self, now: float) -> None:
+        for task_id in [task_id for task_id, row in self.rows.items() if row["expires_at"] <= now]:
+            del self.rows[task_id]
+        self.keys = {key: task_id for key, task_id in self.keys.items() if task_id in self.rows}
+
+    async def task_create(self, task_id: str, record: str, ttl_s: float, key: str | None) -> str:
+        now = time.time()
+        self._prune(now)
+        if key is not None and key in self.keys:
+            return self.keys[key]
+        self.rows[task_id] = {
+            "record": record,
+            "open": True,
+            "beat": now,
+            "cancel": False,
+            "answers": {},
+            "expires_at": now + ttl_s,
+        }
+        if key is not None:
+            self.keys[key] = task_id
+        return task_id
+
+    async def task_read(self, task_id: str) -> TaskRow | None:
+        row = self.rows.get(task_id)
+        if row is None or row["expires_at"] <= time.time():
+            return None
+        age = time.time() - row["beat"]
+        return TaskRow(row["record"], row["open"], age, row["cancel"], dict(row["answers"]))
+
+    async def task_write(self, task_id: str, record: str, ended: bool) -> TaskRow | None:
+        row = self.rows.get(task_id)
+        if row is None or not row["open"]:
+            return None
+        row.update(record=record, open=not ended, beat=time.time())
+        return await self.task_read(task_id)
+
+    async def task_signal(self, task_id: str, cancel: bool, answers: Mapping[str, str]) -> None:
+        row = self.rows.get(task_id)
+        if row is not None and row["open"]:
+            row["cancel"] = row["cancel"] or cancel
+            row["answers"].update(answers)
 
 
 class TaskParams(RequestParams):
@@ -146,7 +260,7 @@ class TaskParams(RequestParams):
 
 
 class UpdateParams(TaskParams):
-    """`tasks/update`: the task's id and answers (a task asks nothing yet, so they are ignored)."""
+    """`tasks/update`: the task's id and answers, by input key."""
 
     input_responses: dict[str, Any] | None = Field(default=None, alias="inputResponses")
 
@@ -156,16 +270,26 @@ class TaskExtension(Extension):
 
     identifier = TASKS
 
-    def __init__(self, tools: Mapping[str, ToolDefinition], admit: Admit | None = None) -> None:
-        self.admit = admit
-        """The server's admission of one request (its rate limit, as for every counted request), if any."""
+    def __init__(
+        self,
+        tools: Mapping[str, ToolDefinition],
+        store: TaskStore | None,
+        call: Call,
+        admit: Admit | None = None,
+        stale_s: float = STALE_S,
+    ) -> None:
         self.definitions = dict(tools)
         """The tools that run as tasks, by name, as the server configured them (their mode, deadline, wording)."""
         self.modes = {name: tool.task for name, tool in tools.items() if tool.task is not None}
         """Each task tool's `task` mode, by name."""
-        self.tasks: dict[str, Task] = {}
-        self.keyed: dict[tuple[str, str, str], str] = {}
-        """The task each (caller, tool, idempotency key) created."""
+        self.store: TaskStore = store if store is not None else MemoryTasks()
+        self.call = call
+        """Runs a handler's later rounds, with the answers `tasks/update` brought."""
+        self.admit = admit
+        """The server's admission of one request (its rate limit, as for every counted request), if any."""
+        self.stale_s = max(stale_s, 3 * BEAT_S)
+        self.local: dict[str, Local] = {}
+        """The tasks this process runs, by id."""
 
     def methods(self) -> Sequence[MethodBinding]:
         versions = frozenset({MODERN})
@@ -185,56 +309,82 @@ class TaskExtension(Extension):
             if mode == "required":
                 raise missing(f"The tool {params.name} runs only as a task")
             return await call_next(ctx)
+        tool = self.definitions[params.name]
+        if tool.confirm is not None and params.request_state is None and _can_elicit(ctx):
+            # The confirmation is asked before a task is made (MRTR): this round runs nothing but the question.
+            return await call_next(ctx)
         owner = caller_name(http=ctx.request is not None)
         arguments = dict(params.arguments or {})
         fingerprint = json.dumps(arguments, sort_keys=True, default=str)
         key = arguments.get("idempotency_key")
-        scope = (owner, params.name, key) if isinstance(key, str) and key else None
-        self._forget_expired()
-        if scope is not None and scope in self.keyed:
-            earlier = self.tasks.get(self.keyed[scope])
+        scope = "\x1f".join((owner, params.name, key)) if isinstance(key, str) and key else None
+        refused = self._refused(tool, owner)
+        if refused is not None:
+            return refused
+        ttl_ms = int((tool.deadline_s + KEEP_S) * 1000)
+        task = Task(secrets.token_urlsafe(32), owner, params.name, ttl_ms, scope, fingerprint)
+        # Kept before it is answered, so that a `tasks/get` right after resolves on every replica.
+        held = await self.store.task_create(task.task_id, task.dumps(), ttl_ms / 1000, scope)
+        if held != task.task_id:
+            row = await self.store.task_read(held)
+            earlier = Task.loads(row.record) if row is not None else None
             if earlier is not None and earlier.fingerprint == fingerprint:
                 return {"resultType": "task", **earlier.wire()}  # the same task: its handler never runs twice
             # Other arguments with the same key: the call runs inline, where the key refuses them (conflict).
             return await call_next(ctx)
-        refused = self._refused(params.name, owner)
-        if refused is not None:
-            return refused
-        ttl_ms = int((self.definitions[params.name].deadline_s + KEEP_S) * 1000)
-        task = Task(secrets.token_urlsafe(32), owner, params.name, ttl_ms, scope, fingerprint)
-        self.tasks[task.task_id] = task
-        if scope is not None:
-            self.keyed[scope] = task.task_id
-        # Created before it is answered, so a `tasks/get` right after resolves; run outside the request's scope.
-        task.runner = asyncio.get_running_loop().create_task(_run(task, call_next, ctx))
+        local = Local(task)
+        self.local[task.task_id] = local
+        local.runner = asyncio.get_running_loop().create_task(self._run(local, params, call_next, ctx))
         logger.info("task created", extra={"tool": params.name, "task": task.task_id[:8]})
         return {"resultType": "task", **task.wire()}
 
     async def _get(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> HandlerResult:
-        task = await self._visible(ctx, "tasks/get", params.task_id)
-        return {"resultType": "complete", **task.detailed()}
+        task, row = await self._visible(ctx, "tasks/get", params.task_id)
+        return {"resultType": "complete", **task.detailed(row.answers)}
 
     async def _update(self, ctx: ServerRequestContext[Any, Any], params: UpdateParams) -> HandlerResult:
-        # Nothing is asked during a task yet: its answers are ignored.
-        await self._visible(ctx, "tasks/update", params.task_id)
+        """Keep the answers to the questions the task has open (others are ignored, as are answers to questions
+        already answered), for the process that runs it."""
+        task, row = await self._visible(ctx, "tasks/update", params.task_id)
+        asked = (task.input_requests or {}) if task.status == "input_required" else {}
+        answers = {}
+        for key, value in (params.input_responses or {}).items():
+            text = json.dumps(value, separators=(",", ":"), default=str)
+            if key in asked and key not in row.answers and len(text) <= MAX_ANSWER_BYTES:
+                answers[key] = text
+        if answers:
+            await self.store.task_signal(task.task_id, False, answers)
+            local = self.local.get(task.task_id)
+            if local is not None:
+                local.wake.set()
         return {"resultType": "complete"}
 
     async def _cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> HandlerResult:
         """Stop the handler (the runtime's cancellation: a keyed write's outcome becomes unknown) and end the task
         `cancelled`; the same empty acknowledgement for a task already ended."""
-        task = await self._visible(ctx, "tasks/cancel", params.task_id)
-        runner = task.runner
-        if task.status in ("working", "input_required") and runner is not None and not runner.done():
-            task.cancelling = True
-            runner.cancel()
+        task, _ = await self._visible(ctx, "tasks/cancel", params.task_id)
+        if not task.open:
+            return {"resultType": "complete"}
+        local = self.local.get(task.task_id)
+        if local is not None and local.runner is not None and not local.runner.done():
+            local.cancelling = True
+            local.runner.cancel()
             # Acknowledged once the handler has stopped and its key's outcome is recorded (bounded: cancelling is
             # cooperative, and the task ends `cancelled` whenever the handler does stop).
-            await asyncio.wait({runner}, timeout=CANCEL_WAIT_S)
+            await asyncio.wait({local.runner}, timeout=CANCEL_WAIT_S)
+            return {"resultType": "complete"}
+        await self.store.task_signal(task.task_id, True, {})  # its process, elsewhere, reads this at its heartbeat
+        end = time.monotonic() + CANCEL_WAIT_S
+        while time.monotonic() < end:
+            row = await self.store.task_read(task.task_id)
+            if row is None or not row.open:
+                break
+            await asyncio.sleep(0.1)
         return {"resultType": "complete"}
 
-    async def _visible(self, ctx: ServerRequestContext[Any, Any], method: str, task_id: str) -> Task:
+    async def _visible(self, ctx: ServerRequestContext[Any, Any], method: str, task_id: str) -> tuple[Task, TaskRow]:
         """The task `task_id` of this caller, after the checks every `tasks/*` request passes: the extension, the
-        `Mcp-Name` header, the caller's rate limit, and its ownership."""
+        `Mcp-Name` header, the caller's rate limit, and its ownership. A task whose process is gone is ended here."""
         if not declared(ctx):
             raise missing("tasks/* requests need the tasks extension")
         request = ctx.request
@@ -247,80 +397,216 @@ class TaskExtension(Extension):
             )
         if self.admit is not None:
             await self.admit(method, ctx)
-        self._forget_expired()
-        task = self.tasks.get(task_id)
-        if task is None or task.owner != caller_name(http=request is not None):
+        row = await self.store.task_read(task_id)
+        task = Task.loads(row.record) if row is not None else None
+        if row is None or task is None or task.owner != caller_name(http=request is not None):
             raise MCPError(code=INVALID_PARAMS, message=NOT_FOUND)
-        return task
+        if row.open and row.age_s > self.stale_s and task_id not in self.local:
+            await self._stopped(task)
+            row = await self.store.task_read(task_id) or row
+            task = Task.loads(row.record)
+        return task, row
 
-    def _refused(self, name: str, owner: str) -> CallToolResult | None:
-        """A `rate_limited` result, and no task, when the caller has MAX_WORKING tasks working or the process keeps
-        MAX_KEPT tasks none of which has ended; else None (the oldest ended task forgotten when at MAX_KEPT)."""
-        working = sum(1 for task in self.tasks.values() if task.owner == owner and task.status == "working")
-        if len(self.tasks) >= MAX_KEPT:
-            ended = next((task for task in self.tasks.values() if task.status != "working"), None)
-            if ended is not None:
-                self._forget(ended.task_id)
-        tool = self.definitions.get(name)
-        if tool is None or (working < MAX_WORKING and len(self.tasks) < MAX_KEPT):
+    async def _stopped(self, task: Task) -> None:
+        """End a task whose process is gone: `failed`, its outcome unknown, never run again."""
+        tool = self.definitions.get(task.tool)
+        kind = "read" if tool is None or tool.effect == "read" else "keyed" if task.key is not None else "write"
+        check = f" (with {tool.check_with})" if tool is not None and tool.check_with else ""
+        message = (STOPPED + STOPPED_NEXT[kind]).format(tool=task.tool, check=check)
+        error = {
+            "code": INTERNAL_ERROR,
+            "message": message,
+            "data": {"failure": "server_stopped", "outcome": "unknown"},
+        }
+        task.set("failed", message, error=error)
+        if await self.store.task_write(task.task_id, task.dumps(), ended=True) is not None:
+            logger.warning("task ended: its process stopped", extra={"tool": task.tool, "task": task.task_id[:8]})
+
+    def _refused(self, tool: ToolDefinition, owner: str) -> CallToolResult | None:
+        """A `rate_limited` result, and no task, when the caller has MAX_WORKING tasks running in this process."""
+        running = sum(1 for local in self.local.values() if local.task.owner == owner)
+        if running < MAX_WORKING:
             return None
         body = (
             "{tool} did not start: {running} of your tasks are still working, the most this server runs at once "
             "for one caller. Wait for one to end (poll tasks/get) or cancel one with tasks/cancel."
         )
-        retry_after = POLL_INTERVAL_MS / 1000
-        reply = ErrorReply("rate_limited", "tasks_running", body, {"running": str(working)}, changed="none")
-        return error_result(tool, replace(reply, retry_after_s=retry_after))
+        reply = ErrorReply("rate_limited", "tasks_running", body, {"running": str(running)}, changed="none")
+        return error_result(tool, replace(reply, retry_after_s=POLL_INTERVAL_MS / 1000))
 
-    def _forget(self, task_id: str) -> None:
-        task = self.tasks.pop(task_id)
-        if task.runner is not None and not task.runner.done():
-            task.runner.cancel()
-        if task.key is not None:
-            self.keyed.pop(task.key, None)
+    async def _run(
+        self, local: Local, params: CallToolRequestParams, call_next: CallNext, ctx: ServerRequestContext[Any, Any]
+    ) -> None:
+        """Run the call's rounds, beating meanwhile, and keep how it ended (`cancelled` once `tasks/cancel` asked,
+        however the handler ended; `failed` as stopped when the process shuts down under it)."""
+        task = local.task
+        beat = asyncio.get_running_loop().create_task(self._beat(local))
+        try:
+            await self._rounds(local, params, call_next, ctx)
+        except asyncio.CancelledError:
+            if not local.cancelling and not local.lost:
+                await self._stopped(task)
+                raise
+        except Exception:  # never here (`_rounds` keeps every outcome); ended rather than left working
+            logger.exception("task runner failed", extra={"tool": task.tool})
+            task.set("failed", "Internal error.", error={"code": INTERNAL_ERROR, "message": "Internal error."})
+        finally:
+            beat.cancel()
+            self.local.pop(task.task_id, None)
+        if local.cancelling:
+            task.set("cancelled", "The task was cancelled.")
+        if not local.lost:
+            await self._save(task, ended=True)
 
-    def _forget_expired(self) -> None:
-        now = time.monotonic()
-        for task_id in [task_id for task_id, task in self.tasks.items() if task.expired(now)]:
-            self._forget(task_id)
+    async def _rounds(
+        self, local: Local, params: CallToolRequestParams, call_next: CallNext, ctx: ServerRequestContext[Any, Any]
+    ) -> None:
+        """The call, and again with each answer `tasks/update` brings, until it ends; its outcome kept on `task`."""
+        task = local.task
+        tool = self.definitions[task.tool]
+        started = time.monotonic()
+        answer = await _settled(task, lambda: call_next(ctx))
+        while isinstance(answer, InputRequiredResult):
+            await self._ask(local, answer)
+            left = tool.deadline_s - (time.monotonic() - started)
+            answers = await self._answers(local, left)
+            if answers is None:
+                asked = ", ".join(sorted(set(local.asked.values())))
+                values = {"deadline_s": f"{tool.deadline_s:g}", "ask": asked}
+                reply = ErrorReply("timeout", "unanswered", ASK_UNANSWERED_MESSAGE, values, changed="none")
+                unanswered = error_result(tool, replace(reply, retry=UNANSWERED_RETRY, retryable=True))
+                _complete(task, unanswered)
+                return
+            task.set("working", "The task received its input and is resuming.")
+            await self._save(task, ended=False)
+            again = CallToolRequestParams.model_validate(
+                {
+                    **params.model_dump(by_alias=True, exclude_none=True),
+                    "requestState": answer.request_state,
+                    "inputResponses": answers,
+                }
+            )
+            answer = await _settled(task, partial(self.call, ctx, again))
+        if answer is not None:
+            _complete(task, answer)
+
+    async def _ask(self, local: Local, asked: InputRequiredResult) -> None:
+        """Put the task in `input_required` with this round's questions, each under an input key not used before."""
+        wire: dict[str, Any] = {}
+        local.asked = {}
+        for key, request in (asked.input_requests or {}).items():
+            sent, n = key, 1
+            while sent in local.used and sent not in local.asked:
+                n += 1
+                sent = f"{key}~{n}"
+            local.asked[sent] = key
+            dumped = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+            wire[sent] = dumped if isinstance(request, BaseModel) else request
+        local.used.update(local.asked)
+        local.task.set("input_required", "The task is waiting for input.", input_requests=wire)
+        await self._save(local.task, ended=False)
+
+    async def _answers(self, local: Local, left_s: float) -> dict[str, Any] | None:
+        """The answers to this round's questions once any comes (by the question's own key), or None when none
+        came within `left_s` seconds (the task's deadline)."""
+        end = time.monotonic() + left_s
+        while time.monotonic() < end:
+            row = await self.store.task_read(local.task.task_id)
+            got = {
+                local.asked[key]: json.loads(text)
+                for key, text in (row.answers if row else {}).items()
+                if key in local.asked
+            }
+            if got:
+                answered = [key for key in local.asked if row is not None and key in row.answers]
+                for key in answered:
+                    local.asked.pop(key)
+                return got
+            local.wake.clear()
+            try:
+                await asyncio.wait_for(local.wake.wait(), timeout=max(0.0, min(BEAT_S, end - time.monotonic())))
+            except TimeoutError:
+                pass
+        return None
+
+    async def _beat(self, local: Local) -> None:
+        """Write the task every BEAT_S (so every replica knows its process lives), and act on what others asked:
+        a cancel stops the handler, an answer wakes it; a task another process ended stops here too."""
+        while True:
+            await asyncio.sleep(BEAT_S)
+            try:
+                row = await self.store.task_write(local.task.task_id, local.task.dumps(), ended=False)
+            except Exception:  # the store is unreachable for now: the next beat tries again
+                logger.warning("task heartbeat failed", extra={"tool": local.task.tool}, exc_info=True)
+                continue
+            runner = local.runner
+            if row is None:
+                local.lost = True
+            elif row.cancel and not local.cancelling:
+                local.cancelling = True
+            elif row.answers:
+                local.wake.set()
+                continue
+            else:
+                continue
+            if runner is not None and not runner.done():
+                runner.cancel()
+            return
+
+    async def _save(self, task: Task, ended: bool) -> None:
+        try:
+            await self.store.task_write(task.task_id, task.dumps(), ended=ended)
+        except Exception:  # the store is unreachable: the heartbeat writes it again, or a reader ends it as stopped
+            logger.warning("task not saved", extra={"tool": task.tool}, exc_info=True)
+
+    async def aclose(self) -> None:
+        """Stop the tasks this process runs (the server is shutting down), each ended as stopped, before the store
+        closes."""
+        runners = [local.runner for local in self.local.values() if local.runner is not None]
+        for runner in runners:
+            runner.cancel()
+        if runners:
+            await asyncio.wait(runners, timeout=CANCEL_WAIT_S)
 
 
-async def _run(task: Task, call_next: CallNext, ctx: ServerRequestContext[Any, Any]) -> None:
-    """Run the call as it would run inline, and keep its outcome (`cancelled` once `tasks/cancel` asked, however
-    the handler ended)."""
+async def _settled(
+    task: Task, call: Callable[[], Awaitable[HandlerResult]]
+) -> CallToolResult | InputRequiredResult | dict[str, Any] | None:
+    """What one round of the call answered; None when it ended the task (`failed` with its JSON-RPC error, or a
+    masked fault)."""
     try:
-        await _settle(task, call_next, ctx)
-    finally:
-        if task.cancelling:
-            task.end("cancelled", "The task was cancelled.")
-
-
-async def _settle(task: Task, call_next: CallNext, ctx: ServerRequestContext[Any, Any]) -> None:
-    """Await the call and keep what it ended with: its result, its JSON-RPC error, or a masked fault."""
-    try:
-        answer = await call_next(ctx)
-    except asyncio.CancelledError:
-        task.end("cancelled", "The task was cancelled.")
-        return
+        answer = await call()
     except MCPError as refused:  # a JSON-RPC error the call itself would have answered (failwell's own, scrubbed)
         shown = {"code": refused.error.code, "message": refused.error.message}
         if refused.error.data is not None:
             shown["data"] = refused.error.data
-        task.end("failed", refused.error.message, error=shown)
-        return
+        task.set("failed", refused.error.message, error=shown)
+        return None
     except Exception:  # the last guard: a fault outside the handler's error boundary, never its text
         reference = new_reference()
         logger.exception("task failed", extra={"tool": task.tool, "reference": reference})
         message = f"Internal error (reference {reference})."
-        masked = {"code": INTERNAL_ERROR, "message": message, "data": {"reference": reference}}
-        task.end("failed", message, error=masked)
-        return
+        task.set(
+            "failed", message, error={"code": INTERNAL_ERROR, "message": message, "data": {"reference": reference}}
+        )
+        return None
+    if isinstance(answer, InputRequiredResult):
+        return answer
+    if isinstance(answer, Mapping) and answer.get("resultType") == "input_required":
+        return InputRequiredResult.model_validate(answer)
+    if isinstance(answer, CallToolResult):
+        return answer
+    return dict(answer or {}) if not isinstance(answer, BaseModel) else CallToolResult.model_validate(answer)
+
+
+def _complete(task: Task, answer: CallToolResult | dict[str, Any]) -> None:
+    """End the task `completed` with the call's result, as an inline call would have answered it."""
     dumped = answer.model_dump(by_alias=True, mode="json", exclude_none=True) if isinstance(answer, BaseModel) else {}
-    result = {key: value for key, value in (dumped or dict(answer or {})).items() if key != "resultType"}
+    result = {key: value for key, value in (dumped or dict(answer)).items() if key != "resultType"}
     meta = {key: value for key, value in dict(result.get("_meta") or {}).items() if key not in _NOT_INLINED}
     result = {key: value for key, value in result.items() if key != "_meta"} | ({"_meta": meta} if meta else {})
     failed = bool(result.get("isError"))
-    task.end("completed", "The tool answered with an error." if failed else "The task completed.", result=result)
+    task.set("completed", "The tool answered with an error." if failed else "The task completed.", result=result)
 
 
 _NOT_INLINED = frozenset({"io.modelcontextprotocol/related-task", "io.modelcontextprotocol/serverInfo"})
@@ -329,10 +615,20 @@ _NOT_INLINED = frozenset({"io.modelcontextprotocol/related-task", "io.modelconte
 
 def declared(ctx: ServerRequestContext[Any, Any]) -> bool:
     """Whether this request's `_meta` capabilities declare the extension (per request, as the extension says)."""
+    capabilities = _capabilities(ctx)
+    extensions = capabilities.get("extensions")
+    return isinstance(extensions, dict) and TASKS in extensions
+
+
+def _can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """Whether this request's `_meta` capabilities declare elicitation (so a confirmation can be asked)."""
+    return isinstance(_capabilities(ctx).get("elicitation"), dict)
+
+
+def _capabilities(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
     meta = (ctx.params or {}).get("_meta") or {}
     capabilities = meta.get("io.modelcontextprotocol/clientCapabilities") if isinstance(meta, dict) else None
-    extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
-    return isinstance(extensions, dict) and TASKS in extensions
+    return capabilities if isinstance(capabilities, dict) else {}
 
 
 def missing(what: str) -> MCPError:

@@ -293,6 +293,128 @@ def test_http_cancelled_keyed_task_is_never_run_again(raw: Raw, served: tuple[Ru
     assert not [line for line in effects(folder) if "key-cancelled-0001" in line]
 
 
+# --- asking during a task, and confirming before one is made ------------------------------------------------------
+
+ASKING: dict[str, Any] = {"extensions": {TASKS: {}}, "elicitation": {"form": {}}}
+
+
+def waiting(raw: Raw, task_id: str, keys: set[str], within_s: float = 20) -> dict[str, Any]:
+    """The task once it waits for exactly the input `keys` (polled, within a bound)."""
+    end = time.monotonic() + within_s
+    while time.monotonic() < end:
+        result = dict(raw.get(task_id)["result"])
+        if result["status"] == "input_required" and set(result.get("inputRequests", {})) == keys:
+            return result
+        assert result["status"] in ("working", "input_required"), result
+        time.sleep(0.05)
+    raise AssertionError(f"task {task_id} never asked exactly {keys}: {result}")
+
+
+def accept(**content: Any) -> dict[str, Any]:
+    return {"action": "accept", "content": content}
+
+
+def test_http_a_task_asks_on_tasks_get_and_resumes_on_tasks_update(raw: Raw) -> None:
+    task = created(raw.call("survey_run", {"topic": "lunch"}, capabilities=ASKING))
+    asked = waiting(raw, task["taskId"], {"name", "colour"})
+    assert "result" not in asked and "requestState" not in json.dumps(asked)
+    name = asked["inputRequests"]["name"]
+    assert name["method"] == "elicitation/create"
+    assert name["params"]["message"] == "Who answers the lunch survey?"
+    assert name["params"]["requestedSchema"]["properties"]["name"]["maxLength"] == 20
+    answers = {"name": accept(name="Ada"), "colour": accept(colour="green")}
+    ack = raw.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": answers})
+    assert ack["result"]["resultType"] == "complete" and set(ack["result"]) <= {"resultType", "_meta"}
+    done = raw.settled(task["taskId"])
+    assert done["status"] == "completed", done
+    assert done["result"]["structuredContent"] == {"summary": "Ada chose green for lunch"}
+
+
+def test_http_a_partial_answer_is_acked_and_only_the_open_question_stays(raw: Raw) -> None:
+    task = created(raw.call("survey_run", {"topic": "tea"}, capabilities=ASKING))
+    waiting(raw, task["taskId"], {"name", "colour"})
+    raw.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": {"name": accept(name="Bob")}})
+    right_after = raw.get(task["taskId"])["result"]
+    assert "name" not in right_after.get("inputRequests", {}), "an answered key is gone at once"
+    asked = waiting(raw, task["taskId"], {"colour"})
+    assert asked["inputRequests"]["colour"]["params"]["message"] == "Which colour for tea?"
+    raw.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": {"colour": accept(colour="red")}})
+    assert raw.settled(task["taskId"])["result"]["structuredContent"] == {"summary": "Bob chose red for tea"}
+
+
+def test_http_an_answer_that_does_not_fit_is_asked_again_under_a_new_key(raw: Raw) -> None:
+    task = created(raw.call("survey_run", {"topic": "cake", "together": False}, capabilities=ASKING))
+    waiting(raw, task["taskId"], {"name"})
+    raw.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": {"name": accept(name="Carol")}})
+    waiting(raw, task["taskId"], {"colour"})
+    unknown = {"colour": accept(colour="purple"), "not-asked": accept(x=1)}
+    raw.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": unknown})
+    again = waiting(raw, task["taskId"], {"colour~2"})
+    assert again["inputRequests"]["colour~2"]["params"]["message"] == "Which colour for cake?"
+    stale = raw.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": {"colour": accept(colour="red")}})
+    assert stale["result"]["resultType"] == "complete", "an answered key is ignored, not refused"
+    assert set(raw.get(task["taskId"])["result"]["inputRequests"]) == {"colour~2"}
+    raw.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": {"colour~2": accept(colour="blue")}})
+    assert raw.settled(task["taskId"])["result"]["structuredContent"] == {"summary": "Carol chose blue for cake"}
+
+
+def test_http_a_declined_question_ends_the_task_completed_with_nothing_changed(raw: Raw) -> None:
+    task = created(raw.call("survey_run", {"topic": "soup", "together": False}, capabilities=ASKING))
+    waiting(raw, task["taskId"], {"name"})
+    raw.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": {"name": {"action": "decline"}}})
+    done = raw.settled(task["taskId"])
+    assert done["status"] == "completed" and done["result"]["isError"] is True
+    assert "declined" in done["result"]["content"][0]["text"]
+
+
+def test_http_a_task_waiting_for_input_is_cancelled_and_another_caller_cannot_answer(raw: Raw) -> None:
+    task = created(raw.call("survey_run", {"topic": "tacos"}, capabilities=ASKING))
+    waiting(raw, task["taskId"], {"name", "colour"})
+    answers = {"name": accept(name="Mallory"), "colour": accept(colour="red")}
+    refused = raw.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": answers}, token=BOB)
+    assert refused["error"]["code"] == -32602
+    assert waiting(raw, task["taskId"], {"name", "colour"})
+    raw.rpc("tasks/cancel", {"taskId": task["taskId"]})
+    assert raw.settled(task["taskId"], within_s=5)["status"] == "cancelled"
+
+
+def test_http_a_task_that_cannot_ask_fails_with_32021(raw: Raw) -> None:
+    task = created(raw.call("survey_run", {"topic": "pie"}))  # the tasks extension, but no elicitation
+    done = raw.settled(task["taskId"])
+    assert done["status"] == "failed" and done["error"]["code"] == -32021
+    assert done["error"]["data"]["requiredCapabilities"] == {"elicitation": {}}
+
+
+def test_http_a_confirmation_is_asked_before_the_task_is_made(raw: Raw, served: tuple[Running, Path]) -> None:
+    folder = served[1]
+    arguments = {"archive": "2019", "seconds": 0.5, "idempotency_key": "key-purge-000000001"}
+    asked = raw.call("archive_purge", arguments, capabilities=ASKING)["result"]
+    assert asked["resultType"] == "input_required" and "taskId" not in asked, asked["content"]
+    assert asked["inputRequests"]["confirm"]["params"]["message"].startswith("Purge the archive 2019?")
+    assert not [line for line in effects(folder) if "key-purge-000000001" in line], "nothing runs before the accept"
+    accepted = {"requestState": asked["requestState"], "inputResponses": {"confirm": accept(confirm=True)}}
+    params = {"name": "archive_purge", "arguments": arguments, **accepted}
+    task = raw.rpc("tools/call", params, capabilities=ASKING)["result"]
+    assert task["resultType"] == "task" and "requestState" not in task
+    again = raw.rpc("tools/call", params, capabilities=ASKING)["result"]
+    assert again.get("taskId") == task["taskId"], "the same accepted round, sent again, is the same task"
+    done = raw.settled(task["taskId"])
+    assert done["status"] == "completed" and done["result"]["structuredContent"] == {"purged": "2019"}
+    assert effects(folder).count("archive_purge 2019 key-purge-000000001") == 1
+
+
+def test_http_a_declined_confirmation_makes_no_task(raw: Raw, served: tuple[Running, Path]) -> None:
+    folder = served[1]
+    arguments = {"archive": "2020", "seconds": 0, "idempotency_key": "key-purge-000000002"}
+    asked = raw.call("archive_purge", arguments, capabilities=ASKING)["result"]
+    declined = {"requestState": asked["requestState"], "inputResponses": {"confirm": {"action": "decline"}}}
+    answer = raw.rpc("tools/call", {"name": "archive_purge", "arguments": arguments, **declined}, capabilities=ASKING)
+    assert answer["result"]["isError"] is True and "taskId" not in answer["result"]
+    assert "Nothing was changed" in answer["result"]["content"][0]["text"]
+    time.sleep(0.3)
+    assert not [line for line in effects(folder) if "key-purge-000000002" in line]
+
+
 # --- stdio: the real `mcp` client, with the generated project's TaskPoller (a ClientExtension) ----------------------
 
 
@@ -410,8 +532,10 @@ def test_the_generated_projects_own_tests_pass_with_its_task_tests(src: Path, tm
     test venv and PYTHONPATH=src."""
     project = src.parent
     assert sorted(path.name for path in (project / "tests" / "generated").glob("test_*_task.py")) == [
+        "test_archive_purge_task.py",
         "test_export_run_task.py",
         "test_report_build_task.py",
+        "test_survey_run_task.py",
     ]
     environment = {**os.environ, "PYTHONPATH": str(src), "TASKING_EFFECTS": str(tmp_path / "effects.txt")}
     run = subprocess.run(

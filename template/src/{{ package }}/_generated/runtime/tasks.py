@@ -65,6 +65,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .callers import caller_name
 from .classes import ASK_UNANSWERED_MESSAGE, UNANSWERED_RETRY
+from .confirm import QUESTION
 from .contracts import TaskRow, TaskStore, ToolDefinition
 from .results import ErrorReply, error_result, new_reference
 
@@ -194,8 +195,8 @@ class Local:
     """Set when an answer or a cancel may have come."""
     asked: dict[str, str] = field(default_factory=dict)
     """The input keys outstanding on the wire, each to the question's own key."""
-    used: set[str] = field(default_factory=set)
-    """Every input key this task has sent: never sent again (SEP-2663: unique over the task's life)."""
+    answered: set[str] = field(default_factory=set)
+    """Every input key answered so far: never sent again (SEP-2663: unique over the task's life)."""
     cancelling: bool = False
     """`tasks/cancel` asked for it: however the handler ends, the task ends `cancelled`."""
     lost: bool = False
@@ -310,8 +311,9 @@ class TaskExtension(Extension):
                 raise missing(f"The tool {params.name} runs only as a task")
             return await call_next(ctx)
         tool = self.definitions[params.name]
-        if tool.confirm is not None and params.request_state is None and _can_elicit(ctx):
-            # The confirmation is asked before a task is made (MRTR): this round runs nothing but the question.
+        if tool.confirm is not None and _can_elicit(ctx) and not _accepted(params):
+            # The confirmation is asked before a task is made (MRTR): this round runs nothing but the question, and
+            # a decline is answered at once; the round that carries an `accept` makes the task.
             return await call_next(ctx)
         owner = caller_name(http=ctx.request is not None)
         arguments = dict(params.arguments or {})
@@ -491,18 +493,17 @@ class TaskExtension(Extension):
             _complete(task, answer)
 
     async def _ask(self, local: Local, asked: InputRequiredResult) -> None:
-        """Put the task in `input_required` with this round's questions, each under an input key not used before."""
+        """Put the task in `input_required` with this round's questions, each under an input key never answered."""
         wire: dict[str, Any] = {}
         local.asked = {}
         for key, request in (asked.input_requests or {}).items():
             sent, n = key, 1
-            while sent in local.used and sent not in local.asked:
+            while sent in local.answered or sent in local.asked:
                 n += 1
                 sent = f"{key}~{n}"
             local.asked[sent] = key
             dumped = request.model_dump(by_alias=True, mode="json", exclude_none=True)
             wire[sent] = dumped if isinstance(request, BaseModel) else request
-        local.used.update(local.asked)
         local.task.set("input_required", "The task is waiting for input.", input_requests=wire)
         await self._save(local.task, ended=False)
 
@@ -521,6 +522,7 @@ class TaskExtension(Extension):
                 answered = [key for key in local.asked if row is not None and key in row.answers]
                 for key in answered:
                     local.asked.pop(key)
+                local.answered.update(answered)
                 return got
             local.wake.clear()
             try:
@@ -623,6 +625,13 @@ def declared(ctx: ServerRequestContext[Any, Any]) -> bool:
 def _can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
     """Whether this request's `_meta` capabilities declare elicitation (so a confirmation can be asked)."""
     return isinstance(_capabilities(ctx).get("elicitation"), dict)
+
+
+def _accepted(params: CallToolRequestParams) -> bool:
+    """Whether this round carries its person's `accept` of the confirmation (checked again when the task runs)."""
+    answer = (params.input_responses or {}).get(QUESTION)
+    action = answer.get("action") if isinstance(answer, Mapping) else getattr(answer, "action", None)
+    return params.request_state is not None and action == "accept"
 
 
 def _capabilities(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:

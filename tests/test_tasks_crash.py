@@ -22,7 +22,6 @@ import shutil
 import signal
 import time
 from collections import Counter
-from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -120,7 +119,8 @@ def rounds(alive: Raw, start: Raw, kill: Any, restart: Any, folder: Path, label:
         started = []
         for index in range(TASKS_PER_ROUND):
             key = f"crash-{label}-{number:02d}-{index:02d}-key"
-            arguments = {"seconds": round(chosen.uniform(0.0, 2.5), 2), "name": f"n{number}x{index}", "idempotency_key": key}
+            seconds = round(chosen.uniform(0.0, 2.5), 2)
+            arguments = {"seconds": seconds, "name": f"n{number}x{index}", "idempotency_key": key}
             task = created(start.call("export_run", arguments))
             started.append((task["taskId"], arguments))
         time.sleep(chosen.uniform(0.2, 2.0))
@@ -228,3 +228,32 @@ def test_a_replica_answers_cancels_and_updates_for_a_task_another_runs(redis_src
         finally:
             a.close()
             b.close()
+
+
+def test_a_server_shut_down_under_a_task_ends_it_at_once_and_never_runs_it_again(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """SIGTERM (a restart, a deploy): the server ends the tasks it runs as stopped before it exits, so the next
+    `tasks/get` tells so at once, without waiting for the heartbeat to go stale."""
+    src = project(tmp_path_factory, "sqlite")
+    folder = tmp_path_factory.mktemp("tasks-shutdown")
+    env = environment(folder, FAILWELL_TASK_STALE_S="600")  # a stale heartbeat could not end it within the test
+    server = Replica(src, folder, env, "sqlite")
+    server.start()
+    try:
+        with httpx.Client(timeout=30) as http:
+            raw = Raw(http, server.url)
+            arguments = {"seconds": 30, "name": "long", "idempotency_key": "shutdown-key-000000001"}
+            task = created(raw.call("export_run", arguments))
+            assert server.running is not None
+            server.running.process.terminate()
+            server.running.process.wait(timeout=30)
+            server.stack.close()
+            server.stack = ExitStack()
+            server.start()
+            ended = raw.get(task["taskId"])["result"]
+            assert ended["status"] == "failed" and ended["error"]["data"]["failure"] == "server_stopped"
+            assert raw.call("export_run", arguments)["result"]["taskId"] == task["taskId"]
+            assert effects(folder) == []
+    finally:
+        server.close()

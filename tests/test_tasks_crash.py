@@ -30,7 +30,7 @@ import httpx
 import pytest
 from httpserver import Running, free_port, http_server
 from ledger import running_redis
-from test_tasks import ADA, PACKAGE, TASKING, TOKENS, Raw, created, effects
+from test_tasks import ADA, PACKAGE, TASKING, TASKS, TOKENS, Raw, created, effects
 
 from conftest import failwell
 
@@ -132,7 +132,7 @@ def rounds(alive: Raw, start: Raw, kill: Any, restart: Any, folder: Path, label:
     time.sleep(1.0)  # a handler that somehow still ran would have written by now
     lines = Counter(line.split()[-1] for line in effects(folder))
     for task_id, (arguments, ended) in seen.items():
-        key = arguments["idempotency_key"]
+        key = str(arguments["idempotency_key"])
         again = alive.get(task_id)["result"]
         assert again["status"] == ended["status"], "a terminal state is kept on every later read"
         resent = alive.call("export_run", arguments)["result"]
@@ -212,7 +212,7 @@ def test_a_replica_answers_cancels_and_updates_for_a_task_another_runs(redis_src
                 assert not [line for line in effects(tmp_path) if "replica-cancel-key-0001" in line]
                 assert on_b.call("export_run", arguments)["result"]["taskId"] == task["taskId"]
 
-                asking = {"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {"form": {}}}
+                asking: dict[str, Any] = {"extensions": {TASKS: {}}, "elicitation": {"form": {}}}
                 survey = created(on_a.call("survey_run", {"topic": "replicas"}, capabilities=asking))
                 end = time.monotonic() + 20
                 while set(on_b.get(survey["taskId"])["result"].get("inputRequests", {})) != {"name", "colour"}:

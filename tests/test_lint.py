@@ -382,6 +382,17 @@ def test_a_task_tool_may_have_a_deadline_past_the_clients_timeout() -> None:
             [],
         ),
         (replace("    deadline_s: 10\n", "    deadline_s: 10\n    task: always\n"), [("FW012", 10)]),
+        (
+            replace(
+                "    deadline_s: 10\n",
+                "    deadline_s: 10\n    asks:\n      when: {kind: roots, before_task: true}\n",
+            ),
+            [("FW161", 11)],
+        ),
+        (
+            replace("    deadline_s: 10\n", TASK + "    asks:\n      when: {kind: roots, before_task: true}\n"),
+            [],
+        ),
     ],
 )
 def test_task_rules(text: str, expected: list[tuple[str, int]]) -> None:

@@ -385,6 +385,32 @@ def test_http_a_task_that_cannot_ask_fails_with_32021(raw: Raw) -> None:
     assert done["error"]["data"]["requiredCapabilities"] == {"elicitation": {}}
 
 
+def test_http_a_before_task_question_is_asked_by_mrtr_and_the_answer_reaches_the_task(raw: Raw) -> None:
+    first = raw.call("import_run", {"source": "billing"}, capabilities=ASKING)["result"]
+    assert first["resultType"] == "input_required" and "taskId" not in first
+    assert set(first["inputRequests"]) == {"month"}, "only the before_task question, before any task"
+    assert first["inputRequests"]["month"]["params"]["message"] == "Which month of billing should be imported?"
+    answered = {"requestState": first["requestState"], "inputResponses": {"month": accept(month="2026-10")}}
+    params = {"name": "import_run", "arguments": {"source": "billing"}, **answered}
+    task = raw.rpc("tools/call", params, capabilities=ASKING)["result"]
+    assert task["resultType"] == "task" and "requestState" not in task and "inputRequests" not in task
+    asked = waiting(raw, task["taskId"], {"overwrite"})
+    assert "month" not in json.dumps(asked["inputRequests"]), "a before_task question is not asked again"
+    raw.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": {"overwrite": accept(overwrite=True)}})
+    done = raw.settled(task["taskId"])
+    assert done["result"]["structuredContent"] == {"imported": "billing 2026-10, overwriting existing records"}
+
+
+def test_http_a_before_task_answer_that_does_not_fit_is_asked_again_before_any_task(raw: Raw) -> None:
+    first = raw.call("import_run", {"source": "crm"}, capabilities=ASKING)["result"]
+    wrong = {"requestState": first["requestState"], "inputResponses": {"month": accept(month="October")}}
+    again = raw.rpc("tools/call", {"name": "import_run", "arguments": {"source": "crm"}, **wrong}, capabilities=ASKING)
+    assert again["result"]["resultType"] == "input_required" and set(again["result"]["inputRequests"]) == {"month"}
+    tampered = {"requestState": first["requestState"][:-4] + "AAAA", "inputResponses": {"month": accept(month="2026-01")}}
+    refused = raw.rpc("tools/call", {"name": "import_run", "arguments": {"source": "crm"}, **tampered}, capabilities=ASKING)
+    assert refused["error"]["code"] == -32602, "a requestState that is not the server's makes no task"
+
+
 def test_http_a_confirmation_is_asked_before_the_task_is_made(raw: Raw, served: tuple[Running, Path]) -> None:
     folder = served[1]
     arguments = {"archive": "2019", "seconds": 0.5, "idempotency_key": "key-purge-000000001"}
@@ -534,6 +560,7 @@ def test_the_generated_projects_own_tests_pass_with_its_task_tests(src: Path, tm
     assert sorted(path.name for path in (project / "tests" / "generated").glob("test_*_task.py")) == [
         "test_archive_purge_task.py",
         "test_export_run_task.py",
+        "test_import_run_task.py",
         "test_report_build_task.py",
         "test_survey_run_task.py",
     ]

@@ -382,6 +382,8 @@ class ToolDefinition:
     """Builds its `Asks` (what the spec's `asks:` lets its handler ask)."""
     asked: frozenset[str] = frozenset()
     """The names of its questions: the only `inputResponses` it reads."""
+    before_task: frozenset[str] = frozenset()
+    """The questions a task tool asks before its task is made (the spec's `before_task`), by MRTR."""
     task: Literal["optional", "required"] | None = None
     """The spec's `task`: run as a task (SEP-2663) for a client that declares the extension (see `tasks`)."""
     content: ContentPolicy | None = None

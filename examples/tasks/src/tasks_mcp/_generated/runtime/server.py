@@ -443,7 +443,11 @@ def _tasks(
         await admit(method, _mcp_context(server, context), server.services)
 
     stale_s = count_env(STALE_ENV) or STALE_S
-    return TaskExtension(task_tools, store, server.call_tool_handler(), admitted, stale_s)
+
+    def context(request: Any, params: Any) -> Context[None, Any]:
+        return _mcp_context(server, request, params)
+
+    return TaskExtension(task_tools, store, server.call_tool_handler(), context, admitted, stale_s)
 
 
 def _configured_tool(tool: ToolDefinition, shorter: Mapping[str, float], envelope: bool) -> ToolDefinition:

@@ -26,7 +26,8 @@ with the question in `inputRequests`; `tasks/update` answers it and the handler 
 the answer, as an MRTR retry does (so it asks before it changes anything). Answers are checked as on a retry;
 each input key is used once over the task's life. The round's state never leaves the server. A tool's
 `confirm:` is asked before its task is made, by MRTR on `tools/call` (the round that carries the person's
-`accept` makes the task), so a task never runs unconfirmed and a declined one is never made.
+`accept` makes the task), so a task never runs unconfirmed and a declined one is never made; so are the questions
+the spec marks `before_task` (the round that carries every answer makes the task).
 
 Where tasks are kept: in the server's store (`TaskStore`: memory, SQLite or Redis; a server without a store keeps
 them in its memory), written before the task is answered, so any replica that shares the store answers
@@ -51,6 +52,7 @@ from typing import Any, Literal
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding
+from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     HEADER_MISMATCH,
@@ -61,10 +63,12 @@ from mcp.types import (
     InputRequiredResult,
 )
 from mcp_types import CallToolRequestParams, RequestParams
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .callers import caller_name
+from .asks import CannotAsk, Conversation, Declined, InputNeeded, together
+from .callers import caller_name, missing_scopes
 from .classes import ASK_UNANSWERED_MESSAGE, UNANSWERED_RETRY
+from .confirm import QUESTION
 from .contracts import TaskRow, TaskStore, ToolDefinition
 from .results import ErrorReply, error_result, new_reference
 
@@ -110,6 +114,8 @@ Admit = Callable[[str, ServerRequestContext[Any, Any]], Awaitable[None]]
 """Admits one request of a method for its caller, or raises the JSON-RPC error that refuses it (-31429)."""
 Call = Callable[[ServerRequestContext[Any, Any], CallToolRequestParams], Awaitable[HandlerResult]]
 """Runs one `tools/call` as an inline call runs (the SDK's handler over `FailwellServer.call_tool`)."""
+HandlerContext = Callable[[ServerRequestContext[Any, Any], CallToolRequestParams], Context[Any, Any]]
+"""The request as a handler's `Context` (its answers and `requestState`, its client's capabilities)."""
 
 Status = Literal["working", "input_required", "completed", "cancelled", "failed"]
 OPEN: frozenset[str] = frozenset({"working", "input_required"})
@@ -194,8 +200,8 @@ class Local:
     """Set when an answer or a cancel may have come."""
     asked: dict[str, str] = field(default_factory=dict)
     """The input keys outstanding on the wire, each to the question's own key."""
-    used: set[str] = field(default_factory=set)
-    """Every input key this task has sent: never sent again (SEP-2663: unique over the task's life)."""
+    answered: set[str] = field(default_factory=set)
+    """Every input key answered so far: never sent again (SEP-2663: unique over the task's life)."""
     cancelling: bool = False
     """`tasks/cancel` asked for it: however the handler ends, the task ends `cancelled`."""
     lost: bool = False
@@ -275,6 +281,7 @@ class TaskExtension(Extension):
         tools: Mapping[str, ToolDefinition],
         store: TaskStore | None,
         call: Call,
+        context: HandlerContext,
         admit: Admit | None = None,
         stale_s: float = STALE_S,
     ) -> None:
@@ -285,6 +292,7 @@ class TaskExtension(Extension):
         self.store: TaskStore = store if store is not None else MemoryTasks()
         self.call = call
         """Runs a handler's later rounds, with the answers `tasks/update` brought."""
+        self.context = context
         self.admit = admit
         """The server's admission of one request (its rate limit, as for every counted request), if any."""
         self.stale_s = max(stale_s, 3 * BEAT_S)
@@ -310,9 +318,14 @@ class TaskExtension(Extension):
                 raise missing(f"The tool {params.name} runs only as a task")
             return await call_next(ctx)
         tool = self.definitions[params.name]
-        if tool.confirm is not None and params.request_state is None and _can_elicit(ctx):
-            # The confirmation is asked before a task is made (MRTR): this round runs nothing but the question.
+        if tool.confirm is not None and _can_elicit(ctx) and not _accepted(params):
+            # The confirmation is asked before a task is made (MRTR): this round runs nothing but the question, and
+            # a decline is answered at once; the round that carries an `accept` makes the task.
             return await call_next(ctx)
+        if tool.before_task and tool.asks is not None:
+            asked = await self._ask_first(tool, params, ctx)
+            if asked is not None:
+                return asked
         owner = caller_name(http=ctx.request is not None)
         arguments = dict(params.arguments or {})
         fingerprint = json.dumps(arguments, sort_keys=True, default=str)
@@ -422,6 +435,32 @@ class TaskExtension(Extension):
         if await self.store.task_write(task.task_id, task.dumps(), ended=True) is not None:
             logger.warning("task ended: its process stopped", extra={"tool": task.tool, "task": task.task_id[:8]})
 
+    async def _ask_first(
+        self, tool: ToolDefinition, params: CallToolRequestParams, ctx: ServerRequestContext[Any, Any]
+    ) -> InputRequiredResult | None:
+        """The round that asks a task tool's `before_task` questions not answered yet (MRTR, inline: nothing runs and
+        no task is made); None once every one is answered (the task's handler gets the answers), declined (the
+        handler is told so), or cannot be asked (the task finds so); and None for a call that cannot run (its arguments
+        or the caller's scopes), which the task refuses as an inline call would, having asked nothing."""
+        arguments = dict(params.arguments or {})
+        try:
+            tool.input_model.model_validate(arguments)
+        except ValidationError:
+            return None  # refused by the call itself, in the task: nothing is asked about a call that cannot run
+        if missing_scopes(tool.scopes):
+            return None  # likewise: a caller without the scopes is not shown the questions
+        asked = tool.asked | {QUESTION} if tool.confirm else tool.asked
+        conversation = Conversation(tool.name, self.context(ctx, params), asked)
+        assert tool.asks is not None
+        questions = tool.asks(conversation, arguments)
+        try:
+            await together(*(getattr(questions, name)() for name in sorted(tool.before_task)))
+        except InputNeeded:
+            return conversation.asked()
+        except (CannotAsk, Declined):
+            return None
+        return None
+
     def _refused(self, tool: ToolDefinition, owner: str) -> CallToolResult | None:
         """A `rate_limited` result, and no task, when the caller has MAX_WORKING tasks running in this process."""
         running = sum(1 for local in self.local.values() if local.task.owner == owner)
@@ -491,18 +530,17 @@ class TaskExtension(Extension):
             _complete(task, answer)
 
     async def _ask(self, local: Local, asked: InputRequiredResult) -> None:
-        """Put the task in `input_required` with this round's questions, each under an input key not used before."""
+        """Put the task in `input_required` with this round's questions, each under an input key never answered."""
         wire: dict[str, Any] = {}
         local.asked = {}
         for key, request in (asked.input_requests or {}).items():
             sent, n = key, 1
-            while sent in local.used and sent not in local.asked:
+            while sent in local.answered or sent in local.asked:
                 n += 1
                 sent = f"{key}~{n}"
             local.asked[sent] = key
             dumped = request.model_dump(by_alias=True, mode="json", exclude_none=True)
             wire[sent] = dumped if isinstance(request, BaseModel) else request
-        local.used.update(local.asked)
         local.task.set("input_required", "The task is waiting for input.", input_requests=wire)
         await self._save(local.task, ended=False)
 
@@ -521,6 +559,7 @@ class TaskExtension(Extension):
                 answered = [key for key in local.asked if row is not None and key in row.answers]
                 for key in answered:
                     local.asked.pop(key)
+                local.answered.update(answered)
                 return got
             local.wake.clear()
             try:
@@ -623,6 +662,13 @@ def declared(ctx: ServerRequestContext[Any, Any]) -> bool:
 def _can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
     """Whether this request's `_meta` capabilities declare elicitation (so a confirmation can be asked)."""
     return isinstance(_capabilities(ctx).get("elicitation"), dict)
+
+
+def _accepted(params: CallToolRequestParams) -> bool:
+    """Whether this round carries its person's `accept` of the confirmation (checked again when the task runs)."""
+    answer = (params.input_responses or {}).get(QUESTION)
+    action = answer.get("action") if isinstance(answer, Mapping) else getattr(answer, "action", None)
+    return params.request_state is not None and action == "accept"
 
 
 def _capabilities(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:

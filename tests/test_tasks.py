@@ -406,8 +406,10 @@ def test_http_a_before_task_answer_that_does_not_fit_is_asked_again_before_any_t
     wrong = {"requestState": first["requestState"], "inputResponses": {"month": accept(month="October")}}
     again = raw.rpc("tools/call", {"name": "import_run", "arguments": {"source": "crm"}, **wrong}, capabilities=ASKING)
     assert again["result"]["resultType"] == "input_required" and set(again["result"]["inputRequests"]) == {"month"}
-    tampered = {"requestState": first["requestState"][:-4] + "AAAA", "inputResponses": {"month": accept(month="2026-01")}}
-    refused = raw.rpc("tools/call", {"name": "import_run", "arguments": {"source": "crm"}, **tampered}, capabilities=ASKING)
+    state = first["requestState"][:-4] + "AAAA"
+    tampered = {"requestState": state, "inputResponses": {"month": accept(month="2026-01")}}
+    params = {"name": "import_run", "arguments": {"source": "crm"}, **tampered}
+    refused = raw.rpc("tools/call", params, capabilities=ASKING)
     assert refused["error"]["code"] == -32602, "a requestState that is not the server's makes no task"
 
 

@@ -212,6 +212,25 @@ async def test_tasks_and_their_keys_expire_after_their_ttl(store: Any) -> None:
     assert await store.task_create("t2", "{}", 60, "ada\x1fexport\x1fk9") == "t2", "an expired task frees its key"
 
 
+async def test_tasks_in_memory_are_capped_by_forgetting_the_oldest_ended_first(
+    ledger_src: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ledger_mcp._generated.runtime import tasks
+    from ledger_mcp._generated.runtime.store_memory import MemoryStore
+
+    monkeypatch.setattr(tasks, "MAX_KEPT", 5)
+    store = MemoryStore()
+    for n in range(4):
+        await store.task_create(f"ended-{n}", "{}", 60, f"k{n}")
+        await store.task_write(f"ended-{n}", "{}", ended=True)
+    await store.task_create("open-0", "{}", 60, None)
+    for n in range(3):
+        await store.task_create(f"more-{n}", "{}", 60, None)
+    kept = {task_id for task_id in store.rows}
+    assert kept == {"ended-3", "open-0", "more-0", "more-1", "more-2"}, "the oldest ended go first, open ones stay"
+    assert await store.task_create("again", "{}", 60, "k0") == "again", "a forgotten task frees its key"
+
+
 async def take(store: Any) -> float:
     """One token from a bucket of two a second, through the one call the runtime makes."""
     from ledger_mcp._generated.runtime.contracts import RateLimit

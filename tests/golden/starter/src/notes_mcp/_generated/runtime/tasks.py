@@ -82,6 +82,8 @@ POLL_INTERVAL_MS = 1000
 """How often a client is asked to poll `tasks/get`."""
 MAX_WORKING = 16
 """How many tasks one caller may have running at once in one process; one more is refused as `rate_limited`."""
+MAX_KEPT = 10_000
+"""How many tasks a store in memory keeps; past it the oldest ended ones are forgotten first."""
 CANCEL_WAIT_S = 5.0
 """How long `tasks/cancel` waits for the handler to stop before it acknowledges."""
 KEEP_S = 3600.0
@@ -209,22 +211,31 @@ class Local:
 
 
 class MemoryTasks:
-    """Tasks in this process's memory: for a server without a store, and the memory store."""
+    """Tasks in this process's memory: for a server without a store, and the memory store. At most MAX_KEPT are
+    kept: past it, the oldest ended tasks are forgotten first (running ones are bounded by MAX_WORKING)."""
 
     def __init__(self) -> None:
         self.rows: dict[str, dict[str, Any]] = {}
         self.keys: dict[str, str] = {}
+        self.made = 0
 
     def _prune(self, now: float) -> None:
         for task_id in [task_id for task_id, row in self.rows.items() if row["expires_at"] <= now]:
             del self.rows[task_id]
+        if len(self.rows) >= MAX_KEPT:
+            ended = [task_id for task_id, row in self.rows.items() if not row["open"]]
+            for task_id in ended[: len(self.rows) - MAX_KEPT + 1]:
+                del self.rows[task_id]
         self.keys = {key: task_id for key, task_id in self.keys.items() if task_id in self.rows}
 
     async def task_create(self, task_id: str, record: str, ttl_s: float, key: str | None) -> str:
         now = time.time()
-        self._prune(now)
-        if key is not None and key in self.keys:
-            return self.keys[key]
+        self.made += 1
+        if self.made % 100 == 0 or len(self.rows) >= MAX_KEPT:
+            self._prune(now)
+        if key is not None and key in self.keys and self.keys[key] in self.rows:
+            if self.rows[self.keys[key]]["expires_at"] > now:
+                return self.keys[key]
         self.rows[task_id] = {
             "record": record,
             "open": True,

@@ -86,13 +86,16 @@ class Raw:
         token: str = ADA,
         capabilities: dict[str, Any] | None = None,
         name: str | None = None,
+        progress: str | None = None,
     ) -> httpx.Response:
         self.sent += 1
-        meta = {
+        meta: dict[str, Any] = {
             "io.modelcontextprotocol/protocolVersion": MODERN,
             "io.modelcontextprotocol/clientInfo": {"name": "tasks-test", "version": "0"},
             "io.modelcontextprotocol/clientCapabilities": WITH_TASKS if capabilities is None else capabilities,
         }
+        if progress is not None:
+            meta["progressToken"] = progress
         named = params.get("name", params.get("taskId", "")) if name is None else name
         headers = {
             "accept": "application/json, text/event-stream",
@@ -170,6 +173,14 @@ def test_http_declared_client_gets_a_task_and_its_result(raw: Raw) -> None:
     assert done["result"]["structuredContent"] == {"report": "report Sales"}
     assert done["result"]["content"][0]["text"]
     assert "_meta" not in done["result"] or "io.modelcontextprotocol/related-task" not in done["result"]["_meta"]
+
+
+def test_http_a_task_whose_handler_reports_progress_to_a_gone_request_still_completes(raw: Raw) -> None:
+    """The call that made the task was answered at once; its progress token's stream is gone when the handler
+    reports, and the task must not break for it."""
+    task = created(raw.call("report_build", {"seconds": 0.5, "title": "Progress"}, progress="progress-token-1"))
+    done = raw.settled(task["taskId"])
+    assert done["status"] == "completed" and done["result"]["structuredContent"] == {"report": "report Progress"}
 
 
 def test_http_capabilities_declare_the_extension(raw: Raw) -> None:

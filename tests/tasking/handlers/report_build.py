@@ -1,4 +1,4 @@
-"""report_build: waits `seconds`, then answers, fails as declared or crashes (with a secret in the text)."""
+"""report_build: reports progress, waits `seconds`, then answers, fails as declared or crashes (with a secret in the text)."""
 
 import anyio
 
@@ -6,7 +6,9 @@ from .._generated.tools.report_build import Context, Input, NoData, Output
 
 
 async def handle(params: Input, ctx: Context) -> Output:
+    await ctx.report_progress(0, 1)
     await anyio.sleep(params.seconds)
+    await ctx.report_progress(1, 1)
     if params.outcome == "missing":
         raise NoData(title=params.title)
     if params.outcome == "crash":

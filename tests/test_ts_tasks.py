@@ -24,7 +24,8 @@ What the client library does that a reader must know (asserted below, as it happ
 - **The same key while the first execution is live.** The server answers the same task (its tools/call is on the
   wire), but the session refuses to own one task twice: `callTool` throws `TaskRecoveryOwnershipError`. After the
   first settles, the same call is a new execution of that same task and settles with its result; the handler ran
-  once.
+  once. Likewise `resumeTask` right after `await execution.handoff(...)` is refused with that error: the session lets
+  the task go only when the handed-off execution's local result settles, a few ticks later.
 
 Every run of export_run appends one line to the effects file, read after the server has stopped.
 """
@@ -41,7 +42,7 @@ from typing import Any
 
 import pytest
 from httpserver import http_server
-from test_tasks import ADA, PACKAGE, TASKING, server_env
+from test_tasks import ADA, BOB, PACKAGE, TASKING, server_env
 
 from conftest import REPO, failwell
 
@@ -53,6 +54,9 @@ SCRIPT = NODE_TOOLS / "ts_tasks.mjs"
 LENIENT = "absent-is-complete"
 EXPORT = {"seconds": 1, "name": "weekly", "idempotency_key": "key-ts-export-0001"}
 CANCEL = {"seconds": 30, "name": "yearly", "idempotency_key": "key-ts-cancel-0001"}
+PURGE = {"archive": "2019", "seconds": 0.5, "idempotency_key": "key-ts-purge-000001"}
+DECLINED = {"archive": "2020", "seconds": 0, "idempotency_key": "key-ts-purge-000002"}
+HANDOFF = {"seconds": 1, "name": "monthly", "idempotency_key": "key-ts-handoff-0001"}
 STEPS: list[dict[str, Any]] = [
     {"label": "default", "name": "report_build", "arguments": {"seconds": 1, "title": "Sales"}, "codec": "default"},
     {"label": "report", "name": "report_build", "arguments": {"seconds": 1, "title": "Sales"}, "codec": LENIENT},
@@ -72,7 +76,12 @@ STEPS: list[dict[str, Any]] = [
         "codec": LENIENT,
         "answers": {"name": "Ada", "colour": "green"},
     },
+    {"label": "purge", "name": "archive_purge", "arguments": PURGE, "codec": LENIENT, "answers": {"confirm": True}},
+    {"label": "purge-declined", "name": "archive_purge", "arguments": DECLINED, "codec": LENIENT, "decline": True},
+    {"label": "handoff", "name": "export_run", "arguments": HANDOFF, "codec": LENIENT, "handoff": True},
 ]
+PEEK: dict[str, Any] = {"label": "bob", "peek": "survey"}
+"""Over HTTP, another caller (BOB's token) reads and cancels ADA's survey task, and reads an id that does not exist."""
 MISSING_TEXT = (
     "No data for the report Nowhere; titles look like Sales. Check the title with the person. Nothing was changed. "
     "Retrying the same call will not help."
@@ -107,7 +116,7 @@ def seen(request: pytest.FixtureRequest, src: Path, tmp_path_factory: pytest.Tem
     transport: str = request.param
     folder = tmp_path_factory.mktemp(f"ts-tasks-{transport}")
     env = server_env(folder)
-    options: dict[str, Any] = {"transport": transport, "steps": STEPS}
+    options: dict[str, Any] = {"transport": transport, "steps": STEPS + ([PEEK] if transport == "http" else [])}
     started = time.monotonic()
     if transport == "stdio":
         base = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(src)}
@@ -116,7 +125,7 @@ def seen(request: pytest.FixtureRequest, src: Path, tmp_path_factory: pytest.Tem
         out = drive(options)
     else:
         with http_server(PACKAGE, src, folder / "server.log", env) as running:
-            options["server"] = {"url": running.url, "token": ADA}
+            options["server"] = {"url": running.url, "token": ADA, "otherToken": BOB}
             out = drive(options)
     out["wall_s"] = round(time.monotonic() - started, 1)
     effects = folder / "effects.txt"
@@ -230,3 +239,56 @@ def test_the_clients_input_routing_answers_a_tasks_questions(seen: dict[str, Any
     assert [each["answered"] for each in updates] == ["complete"]
     assert survey["outcome"]["status"] == "completed"
     assert survey["outcome"]["result"]["structuredContent"] == {"summary": "Ada chose green for lunch"}
+
+
+def test_a_confirmation_is_answered_before_the_task_is_made_and_a_decline_makes_none(seen: dict[str, Any]) -> None:
+    """archive_purge's `confirm:` is asked by MRTR on tools/call (the client's request-scope input routing answers
+    and retries), and only the round that carries the accept makes the task; a declined one is an immediate
+    result, with nothing run."""
+    purge, declined = step(seen, "purge"), step(seen, "purge-declined")
+    assert [(asked["scope"], asked["delivery"], asked["inputId"]) for asked in purge["asked"]] == [
+        ("request", "request-retry", "confirm")
+    ]
+    assert purge["asked"][0]["message"].startswith("Purge the archive 2019?")
+    assert [each["answered"] for each in sent(seen, "tools/call", name="archive_purge")][:2] == [
+        "input_required",
+        "task",
+    ]
+    assert purge["kind"] == "task" and purge["outcome"]["status"] == "completed"
+    assert purge["outcome"]["result"]["structuredContent"] == {"purged": "2019"}
+    assert declined["kind"] == "immediate" and "taskId" not in declined
+    assert declined["asked"][0]["message"].startswith("Purge the archive 2020?")
+    assert declined["outcome"]["status"] == "completed" and declined["outcome"]["result"]["isError"] is True
+    assert "Nothing was changed" in declined["outcome"]["result"]["text"]
+    assert seen["effects"].count("archive_purge 2019 key-ts-purge-000001") == 1, seen["effects"]
+    assert not [line for line in seen["effects"] if "key-ts-purge-000002" in line], seen["effects"]
+
+
+def test_a_task_handed_off_by_its_reference_is_resumed_and_settles(seen: dict[str, Any]) -> None:
+    """The client persists a task's reference, lets it go, and resumes it from the reference (as a restarted client
+    would): the same task settles with its result, and the handler ran once."""
+    handoff = step(seen, "handoff")
+    assert handoff["reference"] == {"generation": "v2", "originalOperation": "tools/call"}
+    assert handoff["resumedTaskId"] == handoff["taskId"]
+    # ext-tasks 0.2.2: right after `await handoff()` the session still owns the task (it lets go when the local
+    # result settles, a few ticks later), so an immediate resumeTask is refused; the script waits and resumes.
+    assert handoff["resumedAtOnce"] == "TaskRecoveryOwnershipError"
+    assert handoff["outcome"]["status"] == "completed"
+    assert handoff["outcome"]["result"]["structuredContent"] == {"exported": "monthly"}
+    assert seen["effects"].count("export_run monthly key-ts-handoff-0001") == 1, seen["effects"]
+
+
+def test_another_caller_sees_the_task_exactly_as_an_unknown_one(seen: dict[str, Any]) -> None:
+    """Over HTTP, BOB's session reads and cancels ADA's task: each is -32602 with the message an unknown id gets."""
+    if seen["transport"] != "http":
+        pytest.skip("one caller on stdio")
+    bob = step(seen, "bob")
+    unknown = bob["unknown"]["error"]
+    assert unknown["type"] == "JsonRpcResponseError" and unknown["code"] == -32602
+    for refused in (bob["get"]["error"], bob["cancel"]["error"]):
+        assert (refused["type"], refused["code"], refused["message"]) == (
+            "JsonRpcResponseError",
+            -32602,
+            unknown["message"],
+        )
+    assert step(seen, "survey")["serverStatus"] == "completed"

@@ -16,7 +16,10 @@
 // protocol's rule for a result that lacks it) and validates the rest with the package's CallToolResultV2Schema;
 // `answers` are the form values the elicitation handler gives, by field; `cancelAfterMs` cancels the execution
 // through the client after that long; `again` makes a second callTool with the same arguments while the first is
-// still owned by the session. Prints one JSON object: what the session saw, step by step, and the wire it sent.
+// still owned by the session; `decline` makes the elicitation handler decline; `handoff` persists the task's
+// reference, releases it and resumes it from the reference. A step {label, peek: <earlier label>} has another
+// caller (HTTP only: `server.otherToken`) read and cancel that step's task, and read an id that does not exist.
+// Prints one JSON object: what the session saw, step by step, and the wire it sent.
 // The Python test asserts on it; this file asserts nothing.
 import { closeSync, openSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -134,6 +137,25 @@ function outcomeSeen(outcome) {
   return { status: outcome.status };
 }
 
+async function settledError(promise) {
+  try {
+    return { answered: await promise };
+  } catch (error) {
+    return { error: errorSeen(error) };
+  }
+}
+
+/** Another caller's session reads and cancels a task of an earlier step, and a task id that does not exist. */
+async function peekStep(other, step, earlier) {
+  const taskId = earlier.find((each) => each.label === step.peek).taskId;
+  return {
+    label: step.label,
+    get: await settledError(other.task(taskId).snapshot().then((task) => task.status)),
+    cancel: await settledError(other.cancelTask(taskId).then(() => 'acked')),
+    unknown: await settledError(other.task('no-such-task-id').snapshot().then((task) => task.status)),
+  };
+}
+
 async function runStep(session, step, asked) {
   const seen = { label: step.label };
   const callOptions = step.codec === 'absent-is-complete' ? { resultCodec: absentIsComplete } : {};
@@ -142,10 +164,36 @@ async function runStep(session, step, asked) {
     execution = await session.callTool(step.name, step.arguments, callOptions);
   } catch (error) {
     seen.callError = errorSeen(error);
+    seen.asked = asked.splice(0);
     return seen;
   }
   seen.kind = execution.kind;
   seen.taskId = execution.handle?.taskId;
+  if (execution.kind === 'immediate') {
+    seen.outcome = outcomeSeen(await execution.result());
+    seen.asked = asked.splice(0);
+    return seen;
+  }
+  if (step.handoff) {
+    // Persist the task's reference, release it, and resume it from the reference (as a restarted client would).
+    let reference;
+    await execution.handoff((persisted) => {
+      reference = JSON.parse(JSON.stringify(persisted));
+    });
+    seen.reference = { generation: reference.generation, originalOperation: reference.originalOperation };
+    const released = execution;
+    try {
+      execution = await session.resumeTask(reference, callOptions);
+      seen.resumedAtOnce = true;
+    } catch (error) {
+      // The session lets the handed-off task go when its local result settles, a few ticks after handoff().
+      seen.resumedAtOnce = errorSeen(error).type;
+      await released.result().catch(() => undefined);
+      await sleep(0);
+      execution = await session.resumeTask(reference, callOptions);
+    }
+    seen.resumedTaskId = execution.handle?.taskId;
+  }
   if (step.again) {
     try {
       const second = await session.callTool(step.name, step.arguments, callOptions);
@@ -177,6 +225,19 @@ async function runStep(session, step, asked) {
   return seen;
 }
 
+/** A second client and session over HTTP as another caller (`server.otherToken`). */
+async function otherSession(clientInfo, clientCapabilities) {
+  const transport = transportFor({ url: options.server.url, token: options.server.otherToken });
+  const client = new Client(clientInfo, { capabilities: clientCapabilities, versionNegotiation: { mode: { pin: MODERN } } });
+  await client.connect(transport);
+  const session = createTaskSessionFromClient(client, {
+    endpointId: 'failwell-ts-tasks-other',
+    rawDispatch: rawCoordinator(transport, []),
+    v2RequestFraming: { protocolVersion: MODERN, clientInfo, clientCapabilities },
+  });
+  return { client, session };
+}
+
 async function main() {
   const out = { transport: options.transport, steps: [], wire: [], errors: [] };
   const clientInfo = { name: 'failwell-ts-tasks', version: '1.0.0' };
@@ -189,6 +250,7 @@ async function main() {
   out.serverExtensions = client.getServerCapabilities()?.extensions;
   const asked = [];
   let answers = {};
+  let decline = false;
   const session = createTaskSessionFromClient(client, {
     endpointId: `failwell-ts-tasks-${options.transport}`,
     rawDispatch: rawCoordinator(transport, out.wire),
@@ -204,6 +266,7 @@ async function main() {
           inputId: context.inputId,
           taskId: context.taskId,
         });
+        if (decline) return { action: 'decline' };
         return { action: 'accept', content: Object.fromEntries(fields.map((field) => [field, answers[field]])) };
       },
       sampling: async () => {
@@ -214,9 +277,20 @@ async function main() {
     onError: (error) => out.errors.push(errorSeen(error)),
   });
   out.capabilities = session.capabilities;
+  let other;
   for (const step of options.steps) {
+    if (step.peek !== undefined) {
+      other ??= await otherSession(clientInfo, clientCapabilities);
+      out.steps.push(await peekStep(other.session, step, out.steps));
+      continue;
+    }
     answers = step.answers ?? {};
+    decline = step.decline === true;
     out.steps.push(await runStep(session, step, asked));
+  }
+  if (other !== undefined) {
+    await other.session.close();
+    await other.client.close();
   }
   await session.close();
   await client.close();

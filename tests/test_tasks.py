@@ -171,6 +171,7 @@ def test_http_declared_client_gets_a_task_and_its_result(raw: Raw) -> None:
     done = raw.settled(task["taskId"])
     assert done["status"] == "completed"
     assert done["result"]["structuredContent"] == {"report": "report Sales"}
+    assert done["result"]["resultType"] == "complete", "every 2026-07-28 result says its type, inlined too"
     assert done["result"]["content"][0]["text"]
     assert "_meta" not in done["result"] or "io.modelcontextprotocol/related-task" not in done["result"]["_meta"]
 

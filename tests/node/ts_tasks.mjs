@@ -10,10 +10,8 @@
 // the protocol version, clientInfo and capabilities the Client was made with.
 //
 // Usage: node ts_tasks.mjs '<json>' with {transport, server, steps}: `server` is {url, token} over HTTP or
-// {command, args, env, log} over stdio (its stderr goes to `log`). Each step is {label, name, arguments, codec?,
-// answers?, cancelAfterMs?, again?}: call the tool through the session; `codec` "default" keeps the package's own
-// result codec, "absent-is-complete" reads a nested result without `resultType` as "complete" (the base
-// protocol's rule for a result that lacks it) and validates the rest with the package's CallToolResultV2Schema;
+// {command, args, env, log} over stdio (its stderr goes to `log`). Each step is {label, name, arguments,
+// answers?, cancelAfterMs?, again?}: call the tool through the session, on the package's own result codec;
 // `answers` are the form values the elicitation handler gives, by field; `cancelAfterMs` cancels the execution
 // through the client after that long; `again` makes a second callTool with the same arguments while the first is
 // still owned by the session; `decline` makes the elicitation handler decline; `handoff` persists the task's
@@ -30,8 +28,6 @@ import {
   createApplicationInputHandler,
   createTaskSessionFromClient,
 } from '@modelcontextprotocol/ext-tasks/client';
-import { ProtocolDecodeError } from '@modelcontextprotocol/ext-tasks/core';
-import { CallToolResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 
 const MODERN = '2026-07-28';
 const ENVELOPE = 'dev.failwell/error';
@@ -97,19 +93,6 @@ function rawCoordinator(transport, wire) {
   };
 }
 
-/** Reads a nested CallToolResult without `resultType` as "complete"; validates the rest as the package does. */
-const absentIsComplete = {
-  parse(value) {
-    const framed = value !== null && typeof value === 'object' && !Array.isArray(value) && value.resultType === undefined
-      ? { ...value, resultType: 'complete' }
-      : value;
-    const parsed = CallToolResultV2Schema.safeParse(framed);
-    return parsed.success
-      ? { success: true, value: parsed.data }
-      : { success: false, error: new ProtocolDecodeError('Protocol value failed schema validation', {}, { cause: parsed.error }) };
-  },
-};
-
 function resultSeen(result) {
   return {
     resultType: result.resultType,
@@ -158,10 +141,9 @@ async function peekStep(other, step, earlier) {
 
 async function runStep(session, step, asked) {
   const seen = { label: step.label };
-  const callOptions = step.codec === 'absent-is-complete' ? { resultCodec: absentIsComplete } : {};
   let execution;
   try {
-    execution = await session.callTool(step.name, step.arguments, callOptions);
+    execution = await session.callTool(step.name, step.arguments);
   } catch (error) {
     seen.callError = errorSeen(error);
     seen.asked = asked.splice(0);
@@ -183,20 +165,20 @@ async function runStep(session, step, asked) {
     seen.reference = { generation: reference.generation, originalOperation: reference.originalOperation };
     const released = execution;
     try {
-      execution = await session.resumeTask(reference, callOptions);
+      execution = await session.resumeTask(reference);
       seen.resumedAtOnce = true;
     } catch (error) {
       // The session lets the handed-off task go when its local result settles, a few ticks after handoff().
       seen.resumedAtOnce = errorSeen(error).type;
       await released.result().catch(() => undefined);
       await sleep(0);
-      execution = await session.resumeTask(reference, callOptions);
+      execution = await session.resumeTask(reference);
     }
     seen.resumedTaskId = execution.handle?.taskId;
   }
   if (step.again) {
     try {
-      const second = await session.callTool(step.name, step.arguments, callOptions);
+      const second = await session.callTool(step.name, step.arguments);
       seen.again = { kind: second.kind, taskId: second.handle?.taskId };
       await second.detach();
     } catch (error) {

@@ -652,7 +652,8 @@ async def _settled(
 def _complete(task: Task, answer: CallToolResult | dict[str, Any]) -> None:
     """End the task `completed` with the call's result, as an inline call would have answered it."""
     dumped = answer.model_dump(by_alias=True, mode="json", exclude_none=True) if isinstance(answer, BaseModel) else {}
-    result = {key: value for key, value in (dumped or dict(answer)).items() if key != "resultType"}
+    # Every 2026-07-28 `Result` carries `resultType`; a strict client's codec requires it in the inlined result too.
+    result = {"resultType": "complete"} | {key: value for key, value in (dumped or dict(answer)).items()}
     meta = {key: value for key, value in dict(result.get("_meta") or {}).items() if key not in _NOT_INLINED}
     result = {key: value for key, value in result.items() if key != "_meta"} | ({"_meta": meta} if meta else {})
     failed = bool(result.get("isError"))

@@ -184,6 +184,15 @@ def test_http_a_task_whose_handler_reports_progress_to_a_gone_request_still_comp
     assert done["status"] == "completed" and done["result"]["structuredContent"] == {"report": "report Progress"}
 
 
+def test_http_a_working_task_tells_its_progress_in_its_status_message(raw: Raw) -> None:
+    task = created(raw.call("report_build", {"seconds": 3, "title": "Quarterly"}))
+    end = time.monotonic() + 10
+    while (status := raw.get(task["taskId"])["result"])["statusMessage"] != "Working: 0 of 1 (building Quarterly).":
+        assert status["status"] == "working" and time.monotonic() < end, status
+        time.sleep(0.1)
+    assert raw.settled(task["taskId"])["statusMessage"] == "The task completed."
+
+
 def test_http_capabilities_declare_the_extension(raw: Raw) -> None:
     discovered = raw.rpc("server/discover", {})
     capabilities = discovered["result"]["capabilities"]

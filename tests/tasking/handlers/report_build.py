@@ -6,7 +6,7 @@ from .._generated.tools.report_build import Context, Input, NoData, Output
 
 
 async def handle(params: Input, ctx: Context) -> Output:
-    await ctx.report_progress(0, 1)
+    await ctx.report_progress(0, 1, f"building {params.title}")
     await anyio.sleep(params.seconds)
     await ctx.report_progress(1, 1)
     if params.outcome == "missing":

@@ -70,7 +70,9 @@ from .callers import caller_name, missing_scopes
 from .classes import ASK_UNANSWERED_MESSAGE, UNANSWERED_RETRY
 from .confirm import QUESTION
 from .contracts import TaskRow, TaskStore, ToolDefinition
+from .progress import TASK_PROGRESS
 from .results import ErrorReply, error_result, new_reference
+from .scrub import redact_secrets
 
 logger = logging.getLogger("failwell")
 
@@ -96,6 +98,8 @@ STALE_ENV = "FAILWELL_TASK_STALE_S"
 """Environment variable that sets STALE_S for a server (whole seconds, at least three heartbeats)."""
 MAX_ANSWER_BYTES = 65_536
 """The most JSON one answer in `tasks/update` may be; a longer one is ignored, and the question stays open."""
+MAX_STATUS_CHARS = 200
+"""The most of a handler's progress message a task's `statusMessage` shows."""
 NOT_FOUND = "Task not found: no task with this taskId is visible to this caller; it may have expired."
 """The one answer for an unknown, expired or another caller's task id, so that none can be told from another."""
 STOPPED = (
@@ -488,8 +492,10 @@ class TaskExtension(Extension):
         self, local: Local, params: CallToolRequestParams, call_next: CallNext, ctx: ServerRequestContext[Any, Any]
     ) -> None:
         """Run the call's rounds, beating meanwhile, and keep how it ended (`cancelled` once `tasks/cancel` asked,
-        however the handler ended; `failed` as stopped when the process shuts down under it)."""
+        however the handler ended; `failed` as stopped when the process shuts down under it). The handler's progress
+        reports become the task's `statusMessage`, written at the next heartbeat."""
         task = local.task
+        TASK_PROGRESS.set(partial(_progressed, task))  # this asyncio task's own context: this call's reports only
         beat = asyncio.get_running_loop().create_task(self._beat(local))
         try:
             await self._rounds(local, params, call_next, ctx)
@@ -647,6 +653,15 @@ async def _settled(
     if isinstance(answer, CallToolResult):
         return answer
     return dict(answer or {}) if not isinstance(answer, BaseModel) else CallToolResult.model_validate(answer)
+
+
+def _progressed(task: Task, progress: float, total: float | None, message: str | None) -> None:
+    """A progress report of the handler, as its working task's status: `Working: 3 of 10 (copying rows).`"""
+    if task.status != "working":
+        return
+    done = f"{progress:g} of {total:g}" if total is not None else f"{progress:g}"
+    said = f" ({redact_secrets(message)[:MAX_STATUS_CHARS]})" if message else ""
+    task.status_message, task.last_updated_at = f"Working: {done}{said}.", _now()
 
 
 def _complete(task: Task, answer: CallToolResult | dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""report_build: reports progress, waits `seconds`, then answers, fails as declared or crashes (a secret in its text)."""
+"""report_build: reports progress, waits, then answers, fails as declared or crashes (a secret in its text)."""
 
 import anyio
 

@@ -1,0 +1,183 @@
+"""Tasks attacked as a hostile tester would: tests/tasking/failwell.yaml served by two real server processes on one
+SQLite file (and, for the store going down, two replicas on a real redis-server), spoken to in raw JSON-RPC at
+2026-07-28, with SIGSTOP/SIGCONT, concurrent keyed calls and cancels. Every run of export_run's handler appends one
+line to the file TASKING_EFFECTS names, counted outside the server processes.
+
+Each test here failed against the `tasks` branch when it was written (or holds a promise an attack could break);
+see the report of branch tasks-hostile for the figures of the attacks that held.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from ledger import running_redis
+from test_tasks import ADA, Raw, created, effects
+from test_tasks_crash import Replica, environment, project
+
+pytestmark = pytest.mark.slow
+
+STALE_S = 3
+"""The servers' FAILWELL_TASK_STALE_S (test_tasks_crash.environment)."""
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Replica, Replica, Path]]:
+    """Two server processes on one SQLite file (as two replicas of one machine would be)."""
+    src = project(tmp_path_factory, "sqlite")
+    folder = tmp_path_factory.mktemp("tasks-hostile")
+    env = environment(folder)
+    a, b = Replica(src, folder, env, "a"), Replica(src, folder, env, "b")
+    a.start()
+    b.start()
+    try:
+        yield a, b, folder
+    finally:
+        for replica in (a, b):
+            if replica.running is not None and replica.running.process.poll() is None:
+                replica.running.process.send_signal(signal.SIGCONT)
+            replica.close()
+
+
+@pytest.fixture
+def raws(pair: tuple[Replica, Replica, Path]) -> Iterator[tuple[Raw, Raw]]:
+    a, b, _ = pair
+    with httpx.Client(timeout=30) as one, httpx.Client(timeout=30) as two:
+        yield Raw(one, a.url), Raw(two, b.url)
+
+
+def lines(folder: Path, key: str) -> int:
+    return sum(1 for line in effects(folder) if line.endswith(f" {key}"))
+
+
+def test_twenty_concurrent_keyed_calls_on_two_processes_make_one_task_and_one_run(
+    pair: tuple[Replica, Replica, Path], raws: tuple[Raw, Raw]
+) -> None:
+    _, _, folder = pair
+    key = f"hostile-{uuid.uuid4().hex}"
+    arguments = {"seconds": 1, "name": "monthly", "idempotency_key": key}
+
+    def send(index: int) -> dict[str, Any]:
+        with httpx.Client(timeout=30) as http:
+            raw = Raw(http, (pair[0] if index % 2 else pair[1]).url)
+            return raw.call("export_run", arguments)
+
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(send, range(20)))
+    ids = {answer["result"]["taskId"] for answer in answers if answer.get("result", {}).get("resultType") == "task"}
+    assert len(ids) == 1, answers
+    done = raws[0].settled(ids.pop())
+    assert done["status"] == "completed", done
+    time.sleep(0.5)
+    assert lines(folder, key) == 1
+
+
+def test_a_cancelled_keyed_write_retried_with_its_key_is_told_the_change_may_have_happened(
+    pair: tuple[Replica, Replica, Path], raws: tuple[Raw, Raw]
+) -> None:
+    """docs/how-to/tasks.md: a cancelled keyed write's key is left "its outcome unknown: a retry with the key is told
+    the change may have happened". The retry answers the same task, so that task must say so."""
+    one, _ = raws
+    arguments = {"seconds": 2, "name": "monthly", "idempotency_key": f"hostile-{uuid.uuid4().hex}"}
+    task = created(one.call("export_run", arguments))
+    time.sleep(0.3)
+    assert one.rpc("tasks/cancel", {"taskId": task["taskId"]})["result"]["resultType"] == "complete"
+    again = one.call("export_run", arguments)["result"]
+    assert again["taskId"] == task["taskId"] and again["status"] == "cancelled"
+    told = json.dumps(one.get(task["taskId"])["result"]).lower()
+    assert "may have" in again["statusMessage"].lower() or "may have" in told, (again, told)
+
+
+def test_a_task_ended_as_stopped_while_its_process_was_paused_changes_nothing_after(
+    pair: tuple[Replica, Replica, Path], raws: tuple[Raw, Raw]
+) -> None:
+    """SIGSTOP the owner past FAILWELL_TASK_STALE_S: a reader on the other process ends the task `failed`, "its
+    outcome unknown ... not run again: first check whether the change took effect, then use a new key". The client
+    checks (no effect), so a new key would run the export again. Once the owner gets SIGCONT, its handler must not
+    then write the effect: what the task said has to stay true."""
+    a, _, folder = pair
+    one, two = raws
+    key = f"hostile-{uuid.uuid4().hex}"
+    task = created(one.call("export_run", {"seconds": STALE_S + 1, "name": "monthly", "idempotency_key": key}))
+    assert a.running is not None
+    process = a.running.process
+    time.sleep(0.4)  # past the call's own store writes (a process paused inside one holds SQLite's lock)
+    process.send_signal(signal.SIGSTOP)
+    try:
+        time.sleep(STALE_S + 1.5)
+        ended = two.get(task["taskId"])["result"]
+        assert ended["status"] == "failed" and ended["error"]["data"]["outcome"] == "unknown", ended
+        assert lines(folder, key) == 0  # the client's check: nothing happened
+    finally:
+        process.send_signal(signal.SIGCONT)
+    time.sleep(2)
+    assert two.get(task["taskId"])["result"]["status"] == "failed"
+    assert lines(folder, key) == 0, "the handler wrote its effect after its task was ended as stopped"
+
+
+def test_the_store_down_answers_tasks_get_without_its_error_text(tmp_path: Path, redis_project: Path) -> None:
+    """Redis killed while a task runs: tasks/get must answer an error of the right class with a reference, never the
+    exception's text (the store's address), and the replica's stdout-free logs keep the detail."""
+    with running_redis(tmp_path) as redis:
+        env = environment(tmp_path, REDIS_URL=redis.url)
+        a = Replica(redis_project, tmp_path, env, "a")
+        a.start()
+        try:
+            with httpx.Client(timeout=30) as http:
+                raw = Raw(http, a.url)
+                arguments = {"seconds": 2, "name": "monthly", "idempotency_key": f"hostile-{uuid.uuid4().hex}"}
+                task = created(raw.call("export_run", arguments))
+                redis.process.kill()
+                redis.process.wait(timeout=10)
+                answer = raw.get(task["taskId"])
+                text = json.dumps(answer)
+                assert answer["error"]["data"]["class"] == "upstream_unavailable", answer
+                assert answer["error"]["data"]["reference"].startswith("ERR-"), answer
+                assert str(redis.port) not in text and "127.0.0.1" not in text and "Error" not in text, answer
+                call = raw.call("export_run", {**arguments, "idempotency_key": f"hostile-{uuid.uuid4().hex}"})
+                text = json.dumps(call)
+                assert str(redis.port) not in text and "127.0.0.1" not in text, call
+        finally:
+            a.close()
+
+
+@pytest.fixture(scope="module")
+def redis_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return project(tmp_path_factory, "redis")
+
+
+def test_cancel_twice_at_once_and_racing_the_finish_ends_each_task_once(
+    pair: tuple[Replica, Replica, Path], raws: tuple[Raw, Raw]
+) -> None:
+    _, _, folder = pair
+    one, two = raws
+    for seconds in (0.5, 1.0):
+        key = f"hostile-{uuid.uuid4().hex}"
+        task = created(one.call("export_run", {"seconds": seconds, "name": "monthly", "idempotency_key": key}))
+        time.sleep(seconds - 0.02)
+
+        def cancel(index: int, task_id: str = task["taskId"]) -> dict[str, Any]:
+            with httpx.Client(timeout=30) as http:
+                return Raw(http, (pair[0] if index % 2 else pair[1]).url).rpc("tasks/cancel", {"taskId": task_id})
+
+        with ThreadPoolExecutor(2) as pool:
+            acks = list(pool.map(cancel, range(2)))
+        assert all(ack.get("result", {}).get("resultType") == "complete" for ack in acks), acks
+        first = one.settled(task["taskId"])
+        assert first["status"] in ("completed", "cancelled")
+        time.sleep(0.3)
+        for _ in range(3):
+            assert two.get(task["taskId"])["result"]["status"] == first["status"]
+        count = lines(folder, key)
+        assert count <= 1
+        if first["status"] == "completed":
+            assert count == 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 from ledger import running_redis
-from test_tasks import ADA, Raw, created, effects
+from test_tasks import ASKING, BOB, Raw, accept, created, effects, waiting
 from test_tasks_crash import Replica, environment, project
 
 pytestmark = pytest.mark.slow
@@ -181,3 +182,137 @@ def test_cancel_twice_at_once_and_racing_the_finish_ends_each_task_once(
         assert count <= 1
         if first["status"] == "completed":
             assert count == 1
+
+
+def test_another_caller_on_the_other_process_learns_nothing_and_its_same_key_is_its_own(
+    pair: tuple[Replica, Replica, Path], raws: tuple[Raw, Raw]
+) -> None:
+    _, _, folder = pair
+    one, two = raws
+    key = f"hostile-{uuid.uuid4().hex}"
+    arguments = {"seconds": 1, "name": "monthly", "idempotency_key": key}
+    task = created(one.call("export_run", arguments))
+    unknown = two.rpc("tasks/get", {"taskId": "x" * 43}, token=BOB)["error"]
+    for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+        answer = two.rpc(method, {"taskId": task["taskId"], "inputResponses": {"a": 1}}, token=BOB)
+        assert answer["error"] == unknown, (method, answer)
+    theirs = created(two.call("export_run", arguments, token=BOB))  # bob's same key is bob's own task
+    assert theirs["taskId"] != task["taskId"]
+    assert one.settled(task["taskId"])["status"] == "completed"
+    assert two.rpc("tasks/get", {"taskId": theirs["taskId"]}, token=BOB)["result"]["taskId"] == theirs["taskId"]
+    time.sleep(1.5)
+    assert lines(folder, key) == 2  # one run each: ada's and bob's
+
+
+def test_tasks_update_abuse_keeps_nothing_it_was_not_asked_and_nothing_after_the_end(
+    pair: tuple[Replica, Replica, Path], raws: tuple[Raw, Raw]
+) -> None:
+    """Thousands of keys never asked, an answer past 64 KiB, answers after the task ended: none is kept in the store
+    (counted in the SQLite file's `answers` column) and none changes the task."""
+    _, _, folder = pair
+    one, two = raws
+    task = created(one.call("survey_run", {"topic": "lunch"}, capabilities=ASKING))
+    waiting(one, task["taskId"], {"name", "colour"})
+    junk = {f"k{index}": accept(name="x" * 10) for index in range(3000)}
+    junk["name"] = accept(name="y" * 70_000)
+    answer = two.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": junk}, capabilities=ASKING)
+    assert answer.get("result", {}).get("resultType") == "complete" or answer.get("error"), answer
+    assert stored_answers(folder, task["taskId"]) == "{}"
+    assert set(waiting(one, task["taskId"], {"name", "colour"})["inputRequests"]) == {"name", "colour"}
+    answers = {"name": accept(name="Ada"), "colour": accept(colour="green")}
+    two.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": answers}, capabilities=ASKING)
+    done = one.settled(task["taskId"])
+    assert done["result"]["structuredContent"] == {"summary": "Ada chose green for lunch"}
+    kept = stored_answers(folder, task["taskId"])
+    late = {"name": accept(name="Eve"), "colour": accept(colour="red"), "other": accept(name="z" * 1000)}
+    two.rpc("tasks/update", {"taskId": task["taskId"], "inputResponses": late}, capabilities=ASKING)
+    assert stored_answers(folder, task["taskId"]) == kept
+    assert two.get(task["taskId"])["result"]["result"] == done["result"]
+
+
+def stored_answers(folder: Path, task_id: str) -> str:
+    with sqlite3.connect(folder / "tasking.sqlite3", timeout=10) as db:
+        row = db.execute("SELECT answers FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
+    return str(row[0])
+
+
+def test_same_key_other_arguments_at_once_on_two_processes_runs_once(pair: tuple[Replica, Replica, Path]) -> None:
+    _, _, folder = pair
+    key = f"hostile-{uuid.uuid4().hex}"
+
+    def send(index: int) -> dict[str, Any]:
+        arguments = {"seconds": 0.3, "name": f"name{index % 4}", "idempotency_key": key}
+        with httpx.Client(timeout=30) as http:
+            return Raw(http, (pair[0] if index % 2 else pair[1]).url).call("export_run", arguments)
+
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(send, range(20)))
+    tasks = {answer["result"]["taskId"] for answer in answers if answer.get("result", {}).get("resultType") == "task"}
+    assert len(tasks) == 1, answers
+    time.sleep(1.5)
+    assert lines(folder, key) == 1, effects(folder)
+
+
+def test_cancel_from_the_other_process_while_the_owner_is_paused_is_honest_once_it_resumes(
+    pair: tuple[Replica, Replica, Path], raws: tuple[Raw, Raw]
+) -> None:
+    """The owner SIGSTOPped (shorter than stale) while its handler's work comes due; a cancel through the other
+    process. Once it resumes, the task ends once, and if its change happened it does not claim a plain cancel."""
+    a, _, folder = pair
+    one, two = raws
+    key = f"hostile-{uuid.uuid4().hex}"
+    task = created(one.call("export_run", {"seconds": 1.5, "name": "monthly", "idempotency_key": key}))
+    assert a.running is not None
+    process = a.running.process
+    time.sleep(0.4)
+    process.send_signal(signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        with ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(two.rpc, "tasks/cancel", {"taskId": task["taskId"]})
+            time.sleep(2)
+            process.send_signal(signal.SIGCONT)
+            ack = pending.result(timeout=30)
+        waited = time.monotonic() - started
+    finally:
+        process.send_signal(signal.SIGCONT)
+    assert ack.get("result", {}).get("resultType") == "complete", ack
+    end = one.settled(task["taskId"])
+    time.sleep(0.5)
+    count = lines(folder, key)
+    print(f"cancel while paused: ack after {waited:.1f} s, ended {end['status']}, effects {count}")
+    assert end["status"] in ("cancelled", "completed")
+    assert two.get(task["taskId"])["result"]["status"] == end["status"]
+    if end["status"] == "completed":
+        assert count == 1
+    elif count:
+        assert "may have" in json.dumps(end).lower(), end
+
+
+def test_twenty_concurrent_keyed_calls_on_two_redis_replicas_make_one_task_and_one_run(
+    tmp_path: Path, redis_project: Path
+) -> None:
+    with running_redis(tmp_path) as redis:
+        env = environment(tmp_path, REDIS_URL=redis.url)
+        a, b = Replica(redis_project, tmp_path, env, "a"), Replica(redis_project, tmp_path, env, "b")
+        a.start()
+        b.start()
+        try:
+            key = f"hostile-{uuid.uuid4().hex}"
+            arguments = {"seconds": 0.5, "name": "monthly", "idempotency_key": key}
+
+            def send(index: int) -> dict[str, Any]:
+                with httpx.Client(timeout=30) as http:
+                    return Raw(http, (a if index % 2 else b).url).call("export_run", arguments)
+
+            with ThreadPoolExecutor(20) as pool:
+                answers = list(pool.map(send, range(20)))
+            ids = {answer["result"]["taskId"] for answer in answers if answer["result"].get("resultType") == "task"}
+            assert len(ids) == 1, answers
+            with httpx.Client(timeout=30) as http:
+                assert Raw(http, a.url).settled(ids.pop())["status"] == "completed"
+            time.sleep(0.5)
+            assert sum(1 for line in effects(tmp_path) if line.endswith(key)) == 1
+        finally:
+            a.close()
+            b.close()

@@ -257,7 +257,18 @@ def test_cancel_from_the_other_process_while_the_owner_is_paused_is_honest_once_
     pair: tuple[Replica, Replica, Path], raws: tuple[Raw, Raw]
 ) -> None:
     """The owner SIGSTOPped (shorter than stale) while its handler's work comes due; a cancel through the other
-    process. Once it resumes, the task ends once, and if its change happened it does not claim a plain cancel."""
+    process. Once it resumes, the task ends once, and a task whose change happened does not say a plain "cancelled".
+    The race is won about half the time on the `tasks` branch: up to three tries, stopping at the first breach."""
+    for _ in range(3):
+        end, count = paused_cancel(pair, raws)
+        assert end["status"] in ("cancelled", "completed")
+        if end["status"] == "completed":
+            assert count == 1
+        elif count:
+            assert "may have" in json.dumps(end).lower(), ("cancelled, its change applied", end)
+
+
+def paused_cancel(pair: tuple[Replica, Replica, Path], raws: tuple[Raw, Raw]) -> tuple[dict[str, Any], int]:
     a, _, folder = pair
     one, two = raws
     key = f"hostile-{uuid.uuid4().hex}"
@@ -281,12 +292,8 @@ def test_cancel_from_the_other_process_while_the_owner_is_paused_is_honest_once_
     time.sleep(0.5)
     count = lines(folder, key)
     print(f"cancel while paused: ack after {waited:.1f} s, ended {end['status']}, effects {count}")
-    assert end["status"] in ("cancelled", "completed")
     assert two.get(task["taskId"])["result"]["status"] == end["status"]
-    if end["status"] == "completed":
-        assert count == 1
-    elif count:
-        assert "may have" in json.dumps(end).lower(), end
+    return end, count
 
 
 def test_twenty_concurrent_keyed_calls_on_two_redis_replicas_make_one_task_and_one_run(

@@ -323,3 +323,34 @@ def test_twenty_concurrent_keyed_calls_on_two_redis_replicas_make_one_task_and_o
         finally:
             a.close()
             b.close()
+
+
+def test_a_store_blip_as_a_task_ends_does_not_lose_its_outcome(tmp_path: Path, redis_project: Path) -> None:
+    """Redis down for 2.5 s while a keyed export finishes (its change made), then back (AOF: nothing lost). The process
+    is alive and knows the outcome, but its one final write failed: the task must not end `failed` as "the server
+    process running it stopped (restarted, killed or crashed)" with the export's result thrown away."""
+    with running_redis(tmp_path) as redis:
+        port = redis.port
+        a = Replica(redis_project, tmp_path, environment(tmp_path, REDIS_URL=redis.url), "a")
+        a.start()
+        try:
+            with httpx.Client(timeout=30) as http:
+                raw = Raw(http, a.url)
+                key = f"hostile-{uuid.uuid4().hex}"
+                task = created(raw.call("export_run", {"seconds": 1.5, "name": "monthly", "idempotency_key": key}))
+                time.sleep(0.5)
+                redis.process.kill()
+                redis.process.wait(timeout=10)
+                time.sleep(2.5)
+                assert sum(1 for line in effects(tmp_path) if line.endswith(key)) == 1  # the change was made
+                with running_redis(tmp_path, port=port):
+                    end = time.monotonic() + 10
+                    while time.monotonic() < end:
+                        answer = raw.get(task["taskId"])
+                        if "result" in answer and answer["result"]["status"] != "working":
+                            break
+                        time.sleep(0.2)
+                    assert answer["result"]["status"] == "completed", answer
+                    assert answer["result"]["result"]["structuredContent"] == {"exported": "monthly"}
+        finally:
+            a.close()

@@ -10,8 +10,11 @@ see the report of branch tasks-hostile for the figures of the attacks that held.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -202,6 +205,8 @@ def test_another_caller_on_the_other_process_learns_nothing_and_its_same_key_is_
     assert two.rpc("tasks/get", {"taskId": theirs["taskId"]}, token=BOB)["result"]["taskId"] == theirs["taskId"]
     time.sleep(1.5)
     assert lines(folder, key) == 2  # one run each: ada's and bob's
+    logged = "".join(path.read_text() for path in folder.glob("[ab]-*.log"))
+    assert task["taskId"] not in logged and theirs["taskId"] not in logged  # ids are never logged whole
 
 
 def test_tasks_update_abuse_keeps_nothing_it_was_not_asked_and_nothing_after_the_end(
@@ -354,3 +359,33 @@ def test_a_store_blip_as_a_task_ends_does_not_lose_its_outcome(tmp_path: Path, r
                     assert answer["result"]["result"]["structuredContent"] == {"exported": "monthly"}
         finally:
             a.close()
+
+
+EVICTION = """
+import asyncio
+from tasking_mcp._generated.runtime.tasks import MAX_KEPT, MemoryTasks, Task
+
+async def main() -> None:
+    store = MemoryTasks()
+    async def ended(task_id: str, owner: str) -> None:
+        task = Task(task_id, owner, "report_build", 3_720_000, None, "{}")
+        await store.task_create(task_id, task.dumps(), 3720, None)
+        task.set("completed", "The task completed.", result={})
+        await store.task_write(task_id, task.dumps(), ended=True)
+    await ended("victim", "token:bob")
+    for index in range(MAX_KEPT + 50):
+        await ended(f"flood-{index}", "token:ada")
+    print("kept" if await store.task_read("victim") is not None else "forgotten")
+
+asyncio.run(main())
+"""
+
+
+def test_one_callers_flood_does_not_forget_another_callers_task_in_memory(pair: tuple[Replica, Replica, Path]) -> None:
+    """The memory store keeps MAX_KEPT tasks, forgetting the oldest ended first whoever made them: one caller's
+    10,050 quick tasks (17.6 s through a real server with no rate limit, measured) forget another caller's completed
+    task minutes after it ended, an hour before its ttlMs. Run here on the generated runtime's MemoryTasks itself."""
+    env = {**os.environ, "PYTHONPATH": str(pair[0].src)}
+    ran = subprocess.run([sys.executable, "-c", EVICTION], env=env, capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "kept", "bob's completed task was forgotten to make room for ada's flood"

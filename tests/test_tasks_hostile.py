@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import pytest
 from ledger import running_redis
-from test_tasks import ASKING, BOB, Raw, accept, created, effects, waiting
+from test_tasks import ASKING, BOB, CAROL, Raw, accept, created, effects, waiting
 from test_tasks_crash import Replica, environment, project
 
 pytestmark = pytest.mark.slow
@@ -389,3 +389,18 @@ def test_one_callers_flood_does_not_forget_another_callers_task_in_memory(pair: 
     ran = subprocess.run([sys.executable, "-c", EVICTION], env=env, capture_output=True, text=True, timeout=60)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == "kept", "bob's completed task was forgotten to make room for ada's flood"
+
+
+def test_a_keyed_retry_at_the_running_cap_answers_its_own_task(raws: tuple[Raw, Raw]) -> None:
+    """A caller with MAX_WORKING (16) tasks running retries one of them with its key (a lost answer): that runs
+    nothing, so it must answer the same task, not `rate_limited` (the cap is checked before the key is)."""
+    one, _ = raws
+    arguments = {"seconds": 30, "name": "monthly", "idempotency_key": f"hostile-{uuid.uuid4().hex}"}
+    first = created(one.call("export_run", arguments, token=CAROL))
+    others = [created(one.call("report_build", {"seconds": 30, "title": "Sales"}, token=CAROL)) for _ in range(15)]
+    try:
+        again = one.call("export_run", arguments, token=CAROL)["result"]
+        assert again.get("taskId") == first["taskId"], again
+    finally:
+        for task in [first, *others]:
+            one.rpc("tasks/cancel", {"taskId": task["taskId"]}, token=CAROL)

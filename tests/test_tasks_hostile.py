@@ -404,3 +404,17 @@ def test_a_keyed_retry_at_the_running_cap_answers_its_own_task(raws: tuple[Raw, 
     finally:
         for task in [first, *others]:
             one.rpc("tasks/cancel", {"taskId": task["taskId"]}, token=CAROL)
+
+
+def test_the_running_cap_refusal_says_how_long_to_wait(raws: tuple[Raw, Raw]) -> None:
+    """Rule 10: a rate limit answers with how long to wait; the words must agree with the envelope's retry_after_s."""
+    one, _ = raws
+    tasks = [created(one.call("report_build", {"seconds": 30, "title": "Sales"}, token=CAROL)) for _ in range(16)]
+    try:
+        refused = one.call("report_build", {"seconds": 30, "title": "Sales"}, token=CAROL)["result"]
+        text = refused["content"][0]["text"]
+        assert refused["isError"] is True and refused["_meta"]["dev.failwell/error"]["retry_after_s"] == 1.0
+        assert "(not given)" not in text and "Retry after 1 s" in text, text
+    finally:
+        for task in tasks:
+            one.rpc("tasks/cancel", {"taskId": task["taskId"]}, token=CAROL)

@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import pytest
 from ledger import running_redis
-from test_tasks import ASKING, BOB, CAROL, Raw, accept, created, effects, waiting
+from test_tasks import ASKING, BOB, CAROL, PACKAGE, Raw, accept, created, effects, waiting
 from test_tasks_crash import Replica, environment, project
 
 pytestmark = pytest.mark.slow
@@ -418,3 +418,63 @@ def test_the_running_cap_refusal_says_how_long_to_wait(raws: tuple[Raw, Raw]) ->
     finally:
         for task in tasks:
             one.rpc("tasks/cancel", {"taskId": task["taskId"]}, token=CAROL)
+
+
+def test_stdio_a_crashing_task_keeps_stdout_to_json_rpc_and_its_secret_to_stderr(
+    pair: tuple[Replica, Replica, Path], tmp_path: Path
+) -> None:
+    """Raw JSON-RPC lines on a stdio server: a task whose handler crashes with a secret in its text; every stdout line
+    is JSON-RPC, none holds the secret or exception text, and the task's reference leads to the traceback on stderr."""
+    env = {**os.environ, **environment(tmp_path), "PYTHONPATH": str(pair[0].src)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", PACKAGE],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=(tmp_path / "stdio.log").open("w"),
+        env=env,
+        text=True,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "hostile", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+    }
+    seen: list[str] = []
+
+    def ask(number: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        assert server.stdin is not None and server.stdout is not None
+        message = {"jsonrpc": "2.0", "id": number, "method": method, "params": {**params, "_meta": meta}}
+        server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+        for _ in range(50):
+            line = server.stdout.readline()
+            seen.append(line)
+            answer = json.loads(line)
+            if answer.get("id") == number:
+                return dict(answer)
+        raise AssertionError(seen)
+
+    try:
+        arguments = {"seconds": 0, "title": "Sales", "outcome": "crash"}
+        made = ask(1, "tools/call", {"name": "report_build", "arguments": arguments})
+        task_id = made["result"]["taskId"]
+        for number in range(2, 60):
+            got = ask(number, "tasks/get", {"taskId": task_id})["result"]
+            if got["status"] not in ("working", "input_required"):
+                break
+            time.sleep(0.1)
+        assert got["status"] == "completed" and got["result"]["isError"] is True, got
+        reference = got["result"]["_meta"]["dev.failwell/error"]["reference"]
+    finally:
+        server.stdin.close()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    out = "".join(seen)
+    for secret in ("hunter2", "10.0.0.7", "postgres://", "RuntimeError", "Traceback"):
+        assert secret not in out, secret
+    logged = (tmp_path / "stdio.log").read_text()
+    assert reference in logged and "Traceback" in logged

@@ -485,8 +485,10 @@ class TaskExtension(Extension):
             "{tool} did not start: {running} of your tasks are still working, the most this server runs at once "
             "for one caller. Wait for one to end (poll tasks/get) or cancel one with tasks/cancel."
         )
-        reply = ErrorReply("rate_limited", "tasks_running", body, {"running": str(running)}, changed="none")
-        return error_result(tool, replace(reply, retry_after_s=POLL_INTERVAL_MS / 1000))
+        wait_s = POLL_INTERVAL_MS / 1000
+        values = {"running": str(running), "retry_after_s": f"{wait_s:g}"}
+        reply = ErrorReply("rate_limited", "tasks_running", body, values, changed="none")
+        return error_result(tool, replace(reply, retry_after_s=wait_s))
 
     async def _run(
         self, local: Local, params: CallToolRequestParams, call_next: CallNext, ctx: ServerRequestContext[Any, Any]

@@ -175,6 +175,8 @@ async def test_a_task_is_readable_once_created_and_its_key_holds_it(store: Any) 
     assert await store.task_create("t3", '{"n": 3}', 60, "bob\x1fexport\x1fk1") == "t3", "keys are per caller"
     assert await store.task_create("t4", '{"n": 4}', 60, None) == "t4"
     assert await store.task_read("unknown") is None
+    assert await store.task_held("ada\x1fexport\x1fk1") == "t1"
+    assert await store.task_held("ada\x1fexport\x1fk2") is None
 
 
 async def test_a_task_ends_once_and_is_never_written_after(store: Any) -> None:
@@ -209,6 +211,7 @@ async def test_tasks_and_their_keys_expire_after_their_ttl(store: Any) -> None:
     await store.task_create("t1", "{}", 1, "ada\x1fexport\x1fk9")
     await asyncio.sleep(1.2)
     assert await store.task_read("t1") is None
+    assert await store.task_held("ada\x1fexport\x1fk9") is None
     assert await store.task_create("t2", "{}", 60, "ada\x1fexport\x1fk9") == "t2", "an expired task frees its key"
 
 
@@ -219,6 +222,7 @@ async def test_tasks_in_memory_are_capped_by_forgetting_the_oldest_ended_first(
     from ledger_mcp._generated.runtime.store_memory import MemoryStore
 
     monkeypatch.setattr(tasks, "MAX_KEPT", 5)
+    monkeypatch.setattr(tasks, "MAX_KEPT_PER_CALLER", 100)
     store = MemoryStore()
     for n in range(4):
         await store.task_create(f"ended-{n}", "{}", 60, f"k{n}")

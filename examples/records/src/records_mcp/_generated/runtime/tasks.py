@@ -42,7 +42,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import secrets
+import socket
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -67,7 +69,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .asks import CannotAsk, Conversation, Declined, InputNeeded, together
 from .callers import caller_name, missing_scopes
-from .classes import ASK_UNANSWERED_MESSAGE, UNANSWERED_RETRY
+from .classes import ASK_UNANSWERED_MESSAGE, GRACE_S, UNANSWERED_RETRY
 from .confirm import QUESTION
 from .contracts import TaskRow, TaskStore, ToolDefinition
 from .progress import TASK_PROGRESS
@@ -84,8 +86,11 @@ POLL_INTERVAL_MS = 1000
 """How often a client is asked to poll `tasks/get`."""
 MAX_WORKING = 16
 """How many tasks one caller may have running at once in one process; one more is refused as `rate_limited`."""
-MAX_KEPT = 10_000
-"""How many tasks a store in memory keeps; past it the oldest ended ones are forgotten first."""
+MAX_KEPT = 50_000
+"""How many tasks a store in memory keeps in all; past it the oldest ended ones are forgotten first."""
+MAX_KEPT_PER_CALLER = 1_000
+"""How many tasks a store in memory keeps for one caller; past it that caller's oldest ended ones are forgotten
+first, so that one caller's flood never forgets another's task."""
 CANCEL_WAIT_S = 5.0
 """How long `tasks/cancel` waits for the handler to stop before it acknowledges."""
 KEEP_S = 3600.0
@@ -103,10 +108,26 @@ MAX_STATUS_CHARS = 200
 NOT_FOUND = "Task not found: no task with this taskId is visible to this caller; it may have expired."
 """The one answer for an unknown, expired or another caller's task id, so that none can be told from another."""
 STOPPED = (
-    "{tool}'s task ended without an outcome: the server process running it stopped (it was restarted, killed or "
-    "crashed), so whether it finished is unknown."
+    "{tool}'s task ended without an outcome: the server process running it stopped answering (it was restarted, "
+    "killed, crashed or stuck), so whether it finished is unknown."
 )
 """The error message of a task whose process stopped; one of `STOPPED_NEXT` follows it."""
+CANCELLED = {
+    "read": "The task was cancelled. Nothing was changed.",
+    "asking": "The task was cancelled while it waited for an answer. Nothing was changed.",
+    "keyed": (
+        "The task was cancelled while {tool} ran, so whether its change was applied is unknown: it may have "
+        "happened. It is not run again: the same idempotency_key answers this task. Check whether the change took "
+        "effect{check} before you use a new idempotency_key."
+    ),
+    "write": (
+        "The task was cancelled while {tool} ran: the change may have happened. Check whether it took "
+        "effect{check} before you call {tool} again."
+    ),
+}
+"""A cancelled task's `statusMessage`: all a cancelled task says, so it tells what a retry needs to know."""
+FINAL_TRIES = 60
+"""How often (one BEAT_S apart) the process that ran a task tries to keep its outcome while the store is down."""
 STOPPED_NEXT = {
     "read": " Nothing was changed: call {tool} again to start a new task.",
     "keyed": (
@@ -144,6 +165,10 @@ class Task:
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     input_requests: dict[str, Any] | None = None
+    host: str = field(default_factory=socket.gethostname)
+    """The machine whose process runs it."""
+    pid: int = field(default_factory=os.getpid)
+    """That process: on the same machine, whether it lives tells whether the task can still end."""
 
     def __post_init__(self) -> None:
         self.last_updated_at = self.last_updated_at or self.created_at
@@ -221,6 +246,8 @@ class MemoryTasks:
     def __init__(self) -> None:
         self.rows: dict[str, dict[str, Any]] = {}
         self.keys: dict[str, str] = {}
+        self.callers: dict[str, dict[str, None]] = {}
+        """Each caller's task ids, oldest first."""
         self.made = 0
 
     def _prune(self, now: float) -> None:
@@ -231,15 +258,32 @@ class MemoryTasks:
             for task_id in ended[: len(self.rows) - MAX_KEPT + 1]:
                 del self.rows[task_id]
         self.keys = {key: task_id for key, task_id in self.keys.items() if task_id in self.rows}
+        self.callers = {
+            caller: kept for caller, ids in self.callers.items() if (kept := {i: None for i in ids if i in self.rows})
+        }
+
+    def _make_room(self, caller: str) -> None:
+        """Forget the caller's oldest ended task when it has MAX_KEPT_PER_CALLER."""
+        ids = self.callers.setdefault(caller, {})
+        for task_id in [task_id for task_id in ids if task_id not in self.rows]:
+            del ids[task_id]
+        if len(ids) < MAX_KEPT_PER_CALLER:
+            return
+        oldest = next((task_id for task_id in ids if not self.rows[task_id]["open"]), None)
+        if oldest is not None:
+            del ids[oldest], self.rows[oldest]
 
     async def task_create(self, task_id: str, record: str, ttl_s: float, key: str | None) -> str:
         now = time.time()
         self.made += 1
         if self.made % 100 == 0 or len(self.rows) >= MAX_KEPT:
             self._prune(now)
-        if key is not None and key in self.keys and self.keys[key] in self.rows:
-            if self.rows[self.keys[key]]["expires_at"] > now:
-                return self.keys[key]
+        held = await self.task_held(key) if key is not None else None
+        if held is not None:
+            return held
+        caller = _owner(record)
+        self._make_room(caller)
+        self.callers[caller][task_id] = None
         self.rows[task_id] = {
             "record": record,
             "open": True,
@@ -251,6 +295,11 @@ class MemoryTasks:
         if key is not None:
             self.keys[key] = task_id
         return task_id
+
+    async def task_held(self, key: str) -> str | None:
+        task_id = self.keys.get(key)
+        row = self.rows.get(task_id) if task_id is not None else None
+        return task_id if row is not None and row["expires_at"] > time.time() else None
 
     async def task_read(self, task_id: str) -> TaskRow | None:
         row = self.rows.get(task_id)
@@ -346,6 +395,9 @@ class TaskExtension(Extension):
         fingerprint = json.dumps(arguments, sort_keys=True, default=str)
         key = arguments.get("idempotency_key")
         scope = "\x1f".join((owner, params.name, key)) if isinstance(key, str) and key else None
+        held = await self.store.task_held(scope) if scope is not None else None
+        if held is not None:  # before the cap: a call sent again runs nothing, so it is never refused for it
+            return await self._same(held, fingerprint, call_next, ctx)
         refused = self._refused(tool, owner)
         if refused is not None:
             return refused
@@ -353,18 +405,24 @@ class TaskExtension(Extension):
         task = Task(secrets.token_urlsafe(32), owner, params.name, ttl_ms, scope, fingerprint)
         # Kept before it is answered, so that a `tasks/get` right after resolves on every replica.
         held = await self.store.task_create(task.task_id, task.dumps(), ttl_ms / 1000, scope)
-        if held != task.task_id:
-            row = await self.store.task_read(held)
-            earlier = Task.loads(row.record) if row is not None else None
-            if earlier is not None and earlier.fingerprint == fingerprint:
-                return {"resultType": "task", **earlier.wire()}  # the same task: its handler never runs twice
-            # Other arguments with the same key: the call runs inline, where the key refuses them (conflict).
-            return await call_next(ctx)
+        if held != task.task_id:  # another replica made it first
+            return await self._same(held, fingerprint, call_next, ctx)
         local = Local(task)
         self.local[task.task_id] = local
         local.runner = asyncio.get_running_loop().create_task(self._run(local, params, call_next, ctx))
         logger.info("task created", extra={"tool": params.name, "task": task.task_id[:8]})
         return {"resultType": "task", **task.wire()}
+
+    async def _same(
+        self, held: str, fingerprint: str, call_next: CallNext, ctx: ServerRequestContext[Any, Any]
+    ) -> HandlerResult:
+        """The task a keyed call made already, answered again; other arguments with the same key run inline, where
+        the key refuses them (a conflict) without running."""
+        row = await self.store.task_read(held)
+        earlier = Task.loads(row.record) if row is not None else None
+        if earlier is not None and earlier.fingerprint == fingerprint:
+            return {"resultType": "task", **earlier.wire()}  # the same task: its handler never runs twice
+        return await call_next(ctx)
 
     async def _get(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> HandlerResult:
         task, row = await self._visible(ctx, "tasks/get", params.task_id)
@@ -429,11 +487,24 @@ class TaskExtension(Extension):
         task = Task.loads(row.record) if row is not None else None
         if row is None or task is None or task.owner != caller_name(http=request is not None):
             raise MCPError(code=INVALID_PARAMS, message=NOT_FOUND)
-        if row.open and row.age_s > self.stale_s and task_id not in self.local:
+        if row.open and self._gone(task, row):
             await self._stopped(task)
             row = await self.store.task_read(task_id) or row
             task = Task.loads(row.record)
         return task, row
+
+    def _gone(self, task: Task, row: TaskRow) -> bool:
+        """Whether the process running an open task is gone: its heartbeat is `stale_s` old and, when it runs on this
+        machine, the process has exited (or is stuck past the tool's deadline). A process paused or busy for a while
+        on this machine is not gone: its task may still end, and ending it as stopped would tell an untruth."""
+        if row.age_s <= self.stale_s or task.task_id in self.local:
+            return False
+        if task.host != HOST or task.pid == os.getpid():
+            return True
+        tool = self.definitions.get(task.tool)
+        started = datetime.fromisoformat(task.created_at.replace("Z", "+00:00")).timestamp()
+        stuck = tool is not None and time.time() - started > tool.deadline_s + GRACE_S + self.stale_s
+        return stuck or not _alive(task.pid)
 
     async def _stopped(self, task: Task) -> None:
         """End a task whose process is gone: `failed`, its outcome unknown, never run again."""
@@ -500,21 +571,45 @@ class TaskExtension(Extension):
         TASK_PROGRESS.set(partial(_progressed, task))  # this asyncio task's own context: this call's reports only
         beat = asyncio.get_running_loop().create_task(self._beat(local))
         try:
-            await self._rounds(local, params, call_next, ctx)
-        except asyncio.CancelledError:
-            if not local.cancelling and not local.lost:
-                await self._stopped(task)
-                raise
-        except Exception:  # never here (`_rounds` keeps every outcome); ended rather than left working
-            logger.exception("task runner failed", extra={"tool": task.tool})
-            task.set("failed", "Internal error.", error={"code": INTERNAL_ERROR, "message": "Internal error."})
+            try:
+                await self._rounds(local, params, call_next, ctx)
+            except asyncio.CancelledError:
+                if not local.cancelling and not local.lost:
+                    await self._stopped(task)
+                    raise
+            except Exception:  # never here (`_rounds` keeps every outcome); ended rather than left working
+                logger.exception("task runner failed", extra={"tool": task.tool})
+                task.set("failed", "Internal error.", error={"code": INTERNAL_ERROR, "message": "Internal error."})
+            if local.cancelling:
+                task.set("cancelled", self._cancelled(task, waiting=bool(local.asked)))
+            if not local.lost:
+                await self._keep_outcome(task)
         finally:
-            beat.cancel()
+            beat.cancel()  # only now: while the outcome waits for the store, the task is still seen alive
             self.local.pop(task.task_id, None)
-        if local.cancelling:
-            task.set("cancelled", "The task was cancelled.")
-        if not local.lost:
-            await self._save(task, ended=True)
+
+    def _cancelled(self, task: Task, waiting: bool) -> str:
+        """What a cancelled task says: whether its change may have happened, and what a retry with its key gets."""
+        tool = self.definitions.get(task.tool)
+        if tool is None or tool.effect == "read":
+            kind = "read"
+        elif waiting:
+            kind = "asking"  # a handler asks before it changes anything
+        else:
+            kind = "keyed" if task.key is not None else "write"
+        check = f" (with {tool.check_with})" if tool is not None and tool.check_with else ""
+        return CANCELLED[kind].format(tool=task.tool, check=check)
+
+    async def _keep_outcome(self, task: Task) -> None:
+        """End the task in the store with its outcome, trying again while the store is down (bounded)."""
+        for _ in range(FINAL_TRIES):
+            try:
+                await self.store.task_write(task.task_id, task.dumps(), ended=True)
+                return
+            except Exception:  # the store is down for now: the outcome is kept here, and the heartbeat goes on
+                logger.warning("task outcome not saved yet", extra={"tool": task.tool}, exc_info=True)
+                await asyncio.sleep(BEAT_S)
+        logger.error("task outcome not saved", extra={"tool": task.tool, "task": task.task_id[:8]})
 
     async def _rounds(
         self, local: Local, params: CallToolRequestParams, call_next: CallNext, ctx: ServerRequestContext[Any, Any]
@@ -598,6 +693,8 @@ class TaskExtension(Extension):
                 logger.warning("task heartbeat failed", extra={"tool": local.task.tool}, exc_info=True)
                 continue
             runner = local.runner
+            if not local.task.open:
+                continue  # the outcome is being kept: nothing to stop
             if row is None:
                 local.lost = True
             elif row.cancel and not local.cancelling:
@@ -655,6 +752,29 @@ async def _settled(
     if isinstance(answer, CallToolResult):
         return answer
     return dict(answer or {}) if not isinstance(answer, BaseModel) else CallToolResult.model_validate(answer)
+
+
+HOST = socket.gethostname()
+
+
+def _owner(record: str) -> str:
+    """The caller a task's record names ("" for a record that names none)."""
+    try:
+        owner = json.loads(record).get("owner", "")
+    except (ValueError, AttributeError):
+        return ""
+    return owner if isinstance(owner, str) else ""
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` exists on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, and belongs to another user
+        return True
+    return True
 
 
 def _progressed(task: Task, progress: float, total: float | None, message: str | None) -> None:

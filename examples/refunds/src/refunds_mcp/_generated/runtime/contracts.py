@@ -107,6 +107,9 @@ class TaskStore(Protocol):
         idempotency key), only when no task kept holds that key: then the id of the one that does, and nothing
         written."""
 
+    async def task_held(self, key: str) -> str | None:
+        """The id of the task kept that holds `key` (a caller, tool and idempotency key), or None."""
+
     async def task_read(self, task_id: str) -> TaskRow | None:
         """The task, or None when there is none (never made, or expired)."""
 

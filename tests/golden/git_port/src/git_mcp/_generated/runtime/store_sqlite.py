@@ -193,6 +193,10 @@ class SQLiteStore:
         )
         return task_id
 
+    def _task_held(self, db: sqlite3.Connection, key: str) -> str | None:
+        row = db.execute("SELECT task_id FROM tasks WHERE key = ? AND expires_at > ?", (key, time.time())).fetchone()
+        return str(row[0]) if row is not None else None
+
     def _task_read(self, db: sqlite3.Connection, task_id: str) -> TaskRow | None:
         now = time.time()
         row = db.execute(
@@ -221,6 +225,10 @@ class SQLiteStore:
 
     async def task_create(self, task_id: str, record: str, ttl_s: float, key: str | None) -> str:
         return str(await self._run("task_create", task_id, record, ttl_s, key))
+
+    async def task_held(self, key: str) -> str | None:
+        held = await self._run("task_held", key)
+        return held if isinstance(held, str) else None
 
     async def task_read(self, task_id: str) -> TaskRow | None:
         row = await self._run("task_read", task_id)

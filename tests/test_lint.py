@@ -359,3 +359,41 @@ def test_settings_are_linted(settings: str, description: str, expected: list[str
     text = replace("  client_timeout_s: 60\n", "  client_timeout_s: 60\n" + SETTINGS + settings)
     text = text.replace("description: Read one order.", f'description: "{description}"')
     assert [code for code, _ in codes(text)] == expected
+
+
+TASK = "    deadline_s: 10\n    task: optional\n"
+
+
+def test_a_task_tool_may_have_a_deadline_past_the_clients_timeout() -> None:
+    """FW120 is for the creation step only: a task answers its id at once and runs for its own deadline."""
+    assert codes(replace("    deadline_s: 10\n", "    deadline_s: 600\n")) == [("FW120", 9)]
+    assert codes(replace("    deadline_s: 10\n", "    deadline_s: 600\n    task: required\n")) == []
+    assert codes(replace("    deadline_s: 10\n", TASK)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (replace("    deadline_s: 10\n", TASK + "    asks: {x: {kind: roots}}\n"), []),
+        (
+            replace("  client_timeout_s: 60\n", "  client_timeout_s: 60\n  store: redis\n").replace(
+                "    deadline_s: 10\n", TASK
+            ),
+            [],
+        ),
+        (replace("    deadline_s: 10\n", "    deadline_s: 10\n    task: always\n"), [("FW012", 10)]),
+        (
+            replace(
+                "    deadline_s: 10\n",
+                "    deadline_s: 10\n    asks:\n      when: {kind: roots, before_task: true}\n",
+            ),
+            [("FW161", 11)],
+        ),
+        (
+            replace("    deadline_s: 10\n", TASK + "    asks:\n      when: {kind: roots, before_task: true}\n"),
+            [],
+        ),
+    ],
+)
+def test_task_rules(text: str, expected: list[tuple[str, int]]) -> None:
+    assert codes(text) == expected

@@ -1,4 +1,4 @@
-"""One suite, three stores: memory, SQLite and a real redis-server keep the same idempotency and
+"""One suite, three stores: memory, SQLite and a real redis-server keep the same idempotency, task and
 rate-limit contract, and a generated server on each runs a side effect once per key under 32
 concurrent duplicates for each of 50 keys."""
 
@@ -163,6 +163,76 @@ async def test_records_expire_after_their_ttl(store: Any) -> None:
     await store.complete("c\x1ft\x1fk6", first.owner, "{}", 1)
     await asyncio.sleep(1.2)
     assert (await store.begin("c\x1ft\x1fk6", "fp", 30, 60)).outcome == "started"
+
+
+async def test_a_task_is_readable_once_created_and_its_key_holds_it(store: Any) -> None:
+    assert await store.task_create("t1", '{"n": 1}', 60, "ada\x1fexport\x1fk1") == "t1"
+    row = await store.task_read("t1")
+    assert row is not None and row.record == '{"n": 1}' and row.open and not row.cancel and dict(row.answers) == {}
+    assert 0 <= row.age_s < 5
+    assert await store.task_create("t2", '{"n": 2}', 60, "ada\x1fexport\x1fk1") == "t1", "the key's task, not a new one"
+    assert await store.task_read("t2") is None, "nothing written for the second"
+    assert await store.task_create("t3", '{"n": 3}', 60, "bob\x1fexport\x1fk1") == "t3", "keys are per caller"
+    assert await store.task_create("t4", '{"n": 4}', 60, None) == "t4"
+    assert await store.task_read("unknown") is None
+    assert await store.task_held("ada\x1fexport\x1fk1") == "t1"
+    assert await store.task_held("ada\x1fexport\x1fk2") is None
+
+
+async def test_a_task_ends_once_and_is_never_written_after(store: Any) -> None:
+    await store.task_create("t1", '{"s": "working"}', 60, None)
+    await asyncio.sleep(0.3)
+    assert (await store.task_read("t1")).age_s >= 0.25, "the heartbeat is the last write"
+    written = await store.task_write("t1", '{"s": "still"}', ended=False)
+    assert written is not None and written.open and written.record == '{"s": "still"}' and written.age_s < 0.25
+    ended = await store.task_write("t1", '{"s": "done"}', ended=True)
+    assert ended is not None and not ended.open
+    assert await store.task_write("t1", '{"s": "again"}', ended=True) is None, "a second ending loses"
+    assert await store.task_write("t1", '{"s": "again"}', ended=False) is None
+    assert (await store.task_read("t1")).record == '{"s": "done"}'
+    await store.task_signal("t1", True, {"a": "1"})
+    row = await store.task_read("t1")
+    assert not row.cancel and dict(row.answers) == {}, "an ended task takes no signal"
+    assert await store.task_write("gone", "{}", ended=False) is None
+
+
+async def test_a_task_is_told_of_a_cancel_and_of_answers_through_the_store(store: Any) -> None:
+    await store.task_create("t1", "{}", 60, None)
+    await store.task_signal("t1", False, {"confirm": '{"action":"accept"}'})
+    await store.task_signal("t1", False, {"name": '"ada"'})
+    row = await store.task_write("t1", "{}", ended=False)
+    assert row is not None and not row.cancel
+    assert dict(row.answers) == {"confirm": '{"action":"accept"}', "name": '"ada"'}
+    await store.task_signal("t1", True, {})
+    assert (await store.task_read("t1")).cancel
+
+
+async def test_tasks_and_their_keys_expire_after_their_ttl(store: Any) -> None:
+    await store.task_create("t1", "{}", 1, "ada\x1fexport\x1fk9")
+    await asyncio.sleep(1.2)
+    assert await store.task_read("t1") is None
+    assert await store.task_held("ada\x1fexport\x1fk9") is None
+    assert await store.task_create("t2", "{}", 60, "ada\x1fexport\x1fk9") == "t2", "an expired task frees its key"
+
+
+async def test_tasks_in_memory_are_capped_by_forgetting_the_oldest_ended_first(
+    ledger_src: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ledger_mcp._generated.runtime import tasks
+    from ledger_mcp._generated.runtime.store_memory import MemoryStore
+
+    monkeypatch.setattr(tasks, "MAX_KEPT", 5)
+    monkeypatch.setattr(tasks, "MAX_KEPT_PER_CALLER", 100)
+    store = MemoryStore()
+    for n in range(4):
+        await store.task_create(f"ended-{n}", "{}", 60, f"k{n}")
+        await store.task_write(f"ended-{n}", "{}", ended=True)
+    await store.task_create("open-0", "{}", 60, None)
+    for n in range(3):
+        await store.task_create(f"more-{n}", "{}", 60, None)
+    kept = {task_id for task_id in store.rows}
+    assert kept == {"ended-3", "open-0", "more-0", "more-1", "more-2"}, "the oldest ended go first, open ones stay"
+    assert await store.task_create("again", "{}", 60, "k0") == "again", "a forgotten task frees its key"
 
 
 async def take(store: Any) -> float:

@@ -48,6 +48,8 @@ PER_TOOL = (
 )
 PER_ASKING_TOOL = (("test_asking.py.jinja", "tests/generated/test_{tool}_asking.py"),)
 """The tests of what a tool asks: its confirmation, its questions (for a tool that has either)."""
+PER_TASK_TOOL = (("test_task.py.jinja", "tests/generated/test_{tool}_task.py"),)
+"""The tests of a tool that runs as a task (the spec's `task:`)."""
 
 
 def tool_files(project: Project) -> dict[str, str]:
@@ -68,6 +70,10 @@ def tool_files(project: Project) -> dict[str, str]:
     for template_name, pattern in PER_ASKING_TOOL:
         template = env.get_template(template_name)
         for tool in (t for t in project.tools if t.confirm_lines or t.asking.asks):
+            files[pattern.format(package=project.package, tool=tool.name)] = template.render(project=project, tool=tool)
+    for template_name, pattern in PER_TASK_TOOL:
+        template = env.get_template(template_name)
+        for tool in (t for t in project.tools if t.task):
             files[pattern.format(package=project.package, tool=tool.name)] = template.render(project=project, tool=tool)
     template = env.get_template("test_read_asking.py.jinja")
     for reader in (r for r in (*project.resources, *project.prompts) if r.asking.asks):

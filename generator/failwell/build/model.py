@@ -176,6 +176,8 @@ class Asking:
     """The question classes its module imports (`Form`, `Roots`, `Sampling`)."""
     asked_line: str = ""
     """`asked=frozenset(...),` in its definition."""
+    before_task_line: str = ""
+    """`before_task=frozenset(...),` in a task tool's definition: the questions asked before its task is made."""
     uses_annotated: bool = False
     uses_field: bool = False
     uses_literal: bool = False
@@ -256,6 +258,9 @@ class Tool:
     reconcilable: bool
     """A keyed write that is not a batch: its handler module may define `reconcile`."""
     rerun_safe: bool
+    task: str
+    """The spec's `task` (`optional` or `required`: it runs as a task for a client that declares the extension);
+    empty when it always runs inline."""
     text_line: str
     """`text=...,` in the definition: the spec's `text` template over the output's fields (empty: none)."""
     idempotent: bool
@@ -395,10 +400,15 @@ class Project:
     settings_example: str = ""
     """The `EXAMPLE_SETTINGS = Settings.model_validate(...)` line: the settings of a server built without any."""
     """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the user's data folder)."""
+    tasks: bool = False
+    """Whether a tool runs as a task (the spec's `task:`): the generated tests then poll it as a client would."""
     asking: bool = False
     """Whether a tool confirms or a tool or prompt asks (the generated tests then answer as a person would)."""
     confirmed_line: str = "CONFIRMED: frozenset[str] = frozenset([])"
     """`CONFIRMED = frozenset(...)`: the tools that run only after their person confirms them."""
+    before_task_answers_line: str = ""
+    """`BEFORE_TASK_ANSWERS = {...}`: an answer that fits every form a task tool asks before its task is made (the
+    generated tests' person fills those in, as a handler injected in a test cannot answer them)."""
 
     def context(self) -> dict[str, Any]:
         """The model as JSON data, keys sorted: what copier.yml's `project` answer holds (Jinja's `tojson`)."""
@@ -472,6 +482,8 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         tools=tools,
         stdio_calls=literal({n: f.example_arguments(with_idempotency_key(s)) for n, s in tool_specs}),
         asking=any(t.confirm_lines or t.asking.asks for t in tools) or any(p.asking.asks for p in prompts),
+        tasks=any(t.task for t in tools),
+        before_task_answers_line=_before_task_answers_line(tool_specs),
         confirmed_line=fitted(
             "CONFIRMED: frozenset[str] = frozenset(", sorted(n for n, s in tool_specs if s.get("confirm")), ")", 0
         ),
@@ -831,6 +843,7 @@ def _tool(
         broken_changed_literal=string(messages.default_changed("internal", spec["effect"])),
         reconcilable="idempotency_key" in inputs and not batch,
         rerun_safe=bool(spec.get("rerun_safe")),
+        task=str(spec.get("task") or ""),
         idempotent=idempotent,
         text_line=f"        text={string(' '.join(spec['text'].split()))},"
         if spec.get("text") and outputs is not None and not batch
@@ -1243,11 +1256,13 @@ def asking(spec: dict[str, Any], indent: int = 8) -> Asking:
         questions.append(Ask(name, kind, "\n".join(lines), ask.get("message", ""), question, model_name, form_line))
     annotations = " ".join(member.annotation for model in answer_models for member in model.fields)
     kinds = sorted({_ASK_CLASSES[a["kind"]] for a in asks.values()})
+    first = sorted(name for name, ask in asks.items() if ask.get("before_task") is True)
     return Asking(
         asks=tuple(questions),
         answer_models=tuple(answer_models),
         kinds=tuple(kinds),
         asked_line=fitted("asked=frozenset(", sorted(asks), "),", indent),
+        before_task_line=fitted("before_task=frozenset(", first, "),", indent) if first else "",
         uses_annotated="Annotated[" in annotations,
         uses_field="Field(" in annotations or any(m.alias for model in answer_models for m in model.fields),
         uses_literal="Literal[" in annotations,
@@ -1258,6 +1273,16 @@ def asking(spec: dict[str, Any], indent: int = 8) -> Asking:
         wrong_line=assignment("WRONG: dict[str, Any]", inline(wrong), 0) if wrong else "",
         questions_line=assignment("questions", f"[{', '.join(q.question for q in questions)}]", 4),
     )
+
+
+def _before_task_answers_line(tool_specs: list[tuple[str, Any]]) -> str:
+    """`BEFORE_TASK_ANSWERS = {...}`: the example answer of every form a task tool asks before its task is made."""
+    answers: dict[str, Any] = {}
+    for _, spec in tool_specs:
+        for ask in (spec.get("asks") or {}).values():
+            if ask.get("before_task") is True and ask.get("kind") == "form":
+                answers.update(f.example_arguments(ask["fields"]))
+    return assignment("BEFORE_TASK_ANSWERS: dict[str, Any]", inline(answers), 0) if answers else ""
 
 
 def _confirm_asked_line(tool: str, spec: dict[str, Any], example: dict[str, Any]) -> str:

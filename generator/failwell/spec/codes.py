@@ -136,6 +136,10 @@ CODES: dict[str, tuple[Severity, str]] = {
         "in a server with `auth`, a tool, resource or prompt that does not say which `scopes` it needs "
         "(`scopes: []` when any valid token may), so none is public by omission",
     ),
+    "FW161": (
+        "error",
+        "`before_task` on a question of a tool, resource or prompt that does not run as a task (`task:`)",
+    ),
     "FW170": (
         "error",
         "a resource URI that is not one: no scheme (or not lowercase), whitespace, over 2,048 characters",

@@ -358,7 +358,8 @@ def _tool(
     timeout: float,
     defaults: dict[str, Any],
 ) -> None:
-    _deadline(doc, out, path, tool, timeout)
+    if tool.get("task") not in ("optional", "required"):
+        _deadline(doc, out, path, tool, timeout)  # a task's creation answers at once: only it must beat the timeout
     effect, mode = tool.get("effect"), tool.get("idempotency")
     idempotent = tool.get("idempotent") is True
     if effect in ("write", "destructive") and mode is None and not idempotent:
@@ -399,7 +400,7 @@ def _tool(
     inputs = tool.get("input") if isinstance(tool.get("input"), dict) else {}
     assert isinstance(inputs, dict)
     _confirm(doc, out, path, tool, [*inputs, *(["idempotency_key"] if keyed else [])])
-    _asks(doc, out, path, tool.get("asks"), batch=tool.get("batch") is not None)
+    _asks(doc, out, path, tool.get("asks"), batch=tool.get("batch") is not None, task=tool.get("task") is not None)
     for section in ("input", "output"):
         fields = tool.get(section)
         if isinstance(fields, dict):
@@ -457,14 +458,23 @@ _FORM_TYPES = ("string", "number", "integer", "boolean")
 """What a form's field may be: elicitation asks for a flat object of primitives."""
 
 
-def _asks(doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], asks: Any, batch: bool = False) -> None:
-    """Questions: not from a batch tool; a form's fields flat primitives, none a secret; its message well formed."""
+def _asks(
+    doc: _Linted, out: list[Diagnostic], path: tuple[str, ...], asks: Any, batch: bool = False, task: bool = False
+) -> None:
+    """Questions: not from a batch tool; a form's fields flat primitives, none a secret; its message well formed;
+    `before_task` only on a task tool."""
     if not isinstance(asks, dict):
         return
     if batch:
         message = "a batch tool cannot ask while it runs (its items are handled one by one); remove `asks`"
         out.append(doc.diagnostic((*path, "asks"), "FW183", message, key=True))
     for name, ask in asks.items():
+        if isinstance(ask, dict) and ask.get("before_task") is True and not task:
+            message = (
+                f"`before_task` on `{name}`, which is not a task tool's question (only a tool with `task:` makes a "
+                "task to ask before); remove `before_task`, or give the tool `task: optional` or `task: required`"
+            )
+            out.append(doc.diagnostic((*path, "asks", name, "before_task"), "FW161", message, key=True))
         if not isinstance(ask, dict) or not isinstance(ask.get("fields"), dict):
             continue
         apath = (*path, "asks", name)

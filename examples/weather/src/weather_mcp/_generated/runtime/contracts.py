@@ -82,8 +82,47 @@ class Begin:
     """True when the call takes over a key whose earlier run ended with its outcome unknown."""
 
 
-class Store(Protocol):
-    """Where idempotency records and rate-limit buckets live; one test suite covers every store.
+@dataclass(frozen=True)
+class TaskRow:
+    """One task as a store keeps it: its record, and what others asked of the process that runs it."""
+
+    record: str
+    """The task as JSON (`tasks.Task`), as the process running it last wrote it."""
+    open: bool
+    """False once the task reached its terminal state (that record is then never replaced)."""
+    age_s: float
+    """Seconds since the process running it last wrote it (its heartbeat), by the store's clock."""
+    cancel: bool = False
+    """`tasks/cancel` asked for it."""
+    answers: Mapping[str, str] = field(default_factory=dict)
+    """`tasks/update`'s answers so far, by input key, each as JSON."""
+
+
+class TaskStore(Protocol):
+    """Where tasks are kept (`tasks.py`): written before a task is answered, readable from any process that shares
+    the store, each ended once."""
+
+    async def task_create(self, task_id: str, record: str, ttl_s: float, key: str | None) -> str:
+        """Keep a new open task for `ttl_s` seconds and answer `task_id`; with `key` (the caller, tool and
+        idempotency key), only when no task kept holds that key: then the id of the one that does, and nothing
+        written."""
+
+    async def task_held(self, key: str) -> str | None:
+        """The id of the task kept that holds `key` (a caller, tool and idempotency key), or None."""
+
+    async def task_read(self, task_id: str) -> TaskRow | None:
+        """The task, or None when there is none (never made, or expired)."""
+
+    async def task_write(self, task_id: str, record: str, ended: bool) -> TaskRow | None:
+        """Replace an open task's record (its heartbeat too; `ended` closes it for good) and answer the row as it is
+        now; None, and nothing written, when the task has ended already or is gone."""
+
+    async def task_signal(self, task_id: str, cancel: bool, answers: Mapping[str, str]) -> None:
+        """Ask an open task's process to stop (`cancel`) or give it answers, however many replicas away it runs."""
+
+
+class Store(TaskStore, Protocol):
+    """Where idempotency records, rate-limit buckets and tasks live; one test suite covers every store.
 
     A record is `running` (a call holds its lease), `done` (its result is kept for replay) or `unknown` (a run
     ended without a known outcome). A running record whose lease ran out, or whose process died, is unknown.
@@ -346,6 +385,10 @@ class ToolDefinition:
     """Builds its `Asks` (what the spec's `asks:` lets its handler ask)."""
     asked: frozenset[str] = frozenset()
     """The names of its questions: the only `inputResponses` it reads."""
+    before_task: frozenset[str] = frozenset()
+    """The questions a task tool asks before its task is made (the spec's `before_task`), by MRTR."""
+    task: Literal["optional", "required"] | None = None
+    """The spec's `task`: run as a task (SEP-2663) for a client that declares the extension (see `tasks`)."""
     content: ContentPolicy | None = None
     """The spec's `content`: what its handler may return besides structured output (None: text or output only)."""
 

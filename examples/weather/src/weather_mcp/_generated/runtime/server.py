@@ -47,7 +47,7 @@ from .asks import Refused
 from .call import is_cancellation, run_tool
 from .callers import caller_in, caller_name, caller_of, missing_scopes, request_context_of, viewer
 from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
-from .config import ConfigurationError
+from .config import ConfigurationError, count_env
 from .contracts import (
     CancelRelay,
     DependencyBinder,
@@ -67,6 +67,7 @@ from .scrub import redact_secrets
 from .sdk import BaseServer, cancel_event, cancel_mark
 from .sealing import state_security
 from .settings import described
+from .tasks import STALE_ENV, STALE_S, TaskExtension
 from .telemetry import TelemetryMiddleware
 
 logger = logging.getLogger("failwell")
@@ -98,8 +99,11 @@ class FailwellServer(BaseServer):
     ) -> None:
         tools, resources, prompts = _filled(settings, tools), _filled(settings, resources), _filled(settings, prompts)
         sealing = _sealing(name, tools, prompts, store)
-        super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan, **sealing)
         shorter = dict(deadlines or {})
+        self.task_extension = _tasks(self, tools, shorter, tool_failure_envelope, store)
+        """The tasks extension, when a tool runs as a task (the spec's `task:`)."""
+        sealing["extensions"] = [self.task_extension] if self.task_extension is not None else []
+        super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan, **sealing)
         self.resources = tuple(
             _configured(resource, shorter.get(f"resource:{resource.name}"), tool_failure_envelope)
             for resource in resources
@@ -296,7 +300,10 @@ class FailwellServer(BaseServer):
         return CompleteResult(completion=completion)
 
     async def aclose(self) -> None:
-        """Let keyed writes past their deadline finish their grace period, then close upstreams and the store."""
+        """End the tasks this process runs as stopped, let keyed writes past their deadline finish their grace period,
+        then close upstreams and the store."""
+        if self.task_extension is not None:
+            await self.task_extension.aclose()
         pending = list(self.services.pending)
         if pending:
             with anyio.move_on_after(GRACE_S + 1):
@@ -416,6 +423,31 @@ def _sealing(
     if not any(tool.confirm or tool.asks for tool in tools) and not any(p.reader.asks for p in prompts):
         return {}
     return {"request_state_security": state_security(name, shared=isinstance(store, CancelRelay))}
+
+
+def _tasks(
+    server: FailwellServer,
+    tools: Sequence[ToolDefinition],
+    shorter: Mapping[str, float],
+    envelope: bool,
+    store: Store | None,
+) -> TaskExtension | None:
+    """The tasks extension for the tools that run as tasks, configured as the server configures them, kept in the
+    server's store (in memory without one), its `tasks/*` requests counted against the caller's rate limit as every
+    read request is; None when no tool runs as a task."""
+    task_tools = {tool.name: _configured_tool(tool, shorter, envelope) for tool in tools if tool.task is not None}
+    if not task_tools:
+        return None
+
+    async def admitted(method: str, context: Any) -> None:
+        await admit(method, _mcp_context(server, context), server.services)
+
+    stale_s = count_env(STALE_ENV) or STALE_S
+
+    def context(request: Any, params: Any) -> Context[None, Any]:
+        return _mcp_context(server, request, params)
+
+    return TaskExtension(task_tools, store, server.call_tool_handler(), context, admitted, stale_s)
 
 
 def _configured_tool(tool: ToolDefinition, shorter: Mapping[str, float], envelope: bool) -> ToolDefinition:

@@ -5,17 +5,18 @@ claim on the file belongs to this machine."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import anyio.to_thread
 
 from .classes import AfterUnknown
-from .contracts import Begin, RateLimit
+from .contracts import Begin, RateLimit, TaskRow
 from .records import BucketPruning, Record, claimed, decide, new_owner, take_tokens
 
 
@@ -58,6 +59,12 @@ class SQLiteStore:
         CREATE TABLE IF NOT EXISTS buckets (
             bucket TEXT PRIMARY KEY, tokens REAL NOT NULL, updated REAL NOT NULL, per_s REAL NOT NULL DEFAULT 86400
         );
+        CREATE TABLE IF NOT EXISTS tasks (
+            task_id TEXT PRIMARY KEY, record TEXT NOT NULL, open INTEGER NOT NULL, beat REAL NOT NULL,
+            cancel INTEGER NOT NULL DEFAULT 0, answers TEXT NOT NULL DEFAULT '{}', expires_at REAL NOT NULL,
+            key TEXT UNIQUE
+        );
+        CREATE INDEX IF NOT EXISTS tasks_expiry ON tasks (expires_at);
     """
 
     def __init__(self, path: str | Path, busy_timeout_s: float = 10.0) -> None:
@@ -172,6 +179,67 @@ class SQLiteStore:
             [(name, left, now, limit.per_s) for (name, limit), left in zip(buckets, tokens, strict=True)],
         )
         return waits
+
+    def _task_create(self, db: sqlite3.Connection, task_id: str, record: str, ttl_s: float, key: str | None) -> str:
+        now = time.time()
+        db.execute("DELETE FROM tasks WHERE expires_at <= ?", (now,))
+        if key is not None:
+            held = db.execute("SELECT task_id FROM tasks WHERE key = ?", (key,)).fetchone()
+            if held is not None:
+                return str(held[0])
+        db.execute(
+            "INSERT INTO tasks (task_id, record, open, beat, expires_at, key) VALUES (?, ?, 1, ?, ?, ?)",
+            (task_id, record, now, now + ttl_s, key),
+        )
+        return task_id
+
+    def _task_held(self, db: sqlite3.Connection, key: str) -> str | None:
+        row = db.execute("SELECT task_id FROM tasks WHERE key = ? AND expires_at > ?", (key, time.time())).fetchone()
+        return str(row[0]) if row is not None else None
+
+    def _task_read(self, db: sqlite3.Connection, task_id: str) -> TaskRow | None:
+        now = time.time()
+        row = db.execute(
+            "SELECT record, open, beat, cancel, answers FROM tasks WHERE task_id = ? AND expires_at > ?",
+            (task_id, now),
+        ).fetchone()
+        if row is None:
+            return None
+        return TaskRow(row[0], bool(row[1]), now - float(row[2]), bool(row[3]), json.loads(row[4]))
+
+    def _task_write(self, db: sqlite3.Connection, task_id: str, record: str, ended: bool) -> TaskRow | None:
+        cursor = db.execute(
+            "UPDATE tasks SET record = ?, open = ?, beat = ? WHERE task_id = ? AND open = 1",
+            (record, 0 if ended else 1, time.time(), task_id),
+        )
+        return self._task_read(db, task_id) if cursor.rowcount == 1 else None
+
+    def _task_signal(self, db: sqlite3.Connection, task_id: str, cancel: bool, answers: dict[str, str]) -> None:
+        row = db.execute("SELECT answers FROM tasks WHERE task_id = ? AND open = 1", (task_id,)).fetchone()
+        if row is not None:
+            merged = json.dumps({**json.loads(row[0]), **answers})
+            db.execute(
+                "UPDATE tasks SET cancel = MAX(cancel, ?), answers = ? WHERE task_id = ?",
+                (int(cancel), merged, task_id),
+            )
+
+    async def task_create(self, task_id: str, record: str, ttl_s: float, key: str | None) -> str:
+        return str(await self._run("task_create", task_id, record, ttl_s, key))
+
+    async def task_held(self, key: str) -> str | None:
+        held = await self._run("task_held", key)
+        return held if isinstance(held, str) else None
+
+    async def task_read(self, task_id: str) -> TaskRow | None:
+        row = await self._run("task_read", task_id)
+        return row if isinstance(row, TaskRow) else None
+
+    async def task_write(self, task_id: str, record: str, ended: bool) -> TaskRow | None:
+        row = await self._run("task_write", task_id, record, ended)
+        return row if isinstance(row, TaskRow) else None
+
+    async def task_signal(self, task_id: str, cancel: bool, answers: Mapping[str, str]) -> None:
+        await self._run("task_signal", task_id, cancel, dict(answers))
 
     async def begin(
         self, scope: str, fingerprint: str, lease_s: float, ttl_s: float, after_unknown: AfterUnknown = "refuse"

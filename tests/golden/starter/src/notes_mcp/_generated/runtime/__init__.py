@@ -16,6 +16,9 @@ Calling a tool, in the order a call meets them:
     limits.py       rate limits in the store
     idempotency.py  a keyed write once per key: replay, refuse a duplicate, record the outcome
     batches.py      partial and all_or_nothing batch tools
+    tasks.py        tools that run as tasks (`task:`, SEP-2663): the call answers a task at once; tasks/get, update
+                    and cancel, bound to the caller, kept in the store for every replica; a keyed call's task is
+                    the same task when sent again; a task whose process stopped ends failed, never run again
     progress.py     a call's progress notifications: increasing, at most ten a second (thinned, never lost),
                     none after the answer
     results.py      every result: success, and the one function that builds each error result and envelope

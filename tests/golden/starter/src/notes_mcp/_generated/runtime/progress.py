@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 import anyio
@@ -26,6 +28,11 @@ logger = logging.getLogger("failwell")
 
 MIN_INTERVAL_S = 0.1
 """At most ten notifications a second per call."""
+
+TASK_PROGRESS: ContextVar[Callable[[float, float | None, str | None], None] | None] = ContextVar(
+    "task_progress", default=None
+)
+"""Where a call that runs as a task also tells its progress (its task's `statusMessage`, read with `tasks/get`)."""
 
 
 class Progress:
@@ -41,13 +48,19 @@ class Progress:
         self._timer: asyncio.Task[None] | None = None
 
     async def report(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Send `progress` now, or hold it for the next slot; drop it if it does not increase."""
-        if self._context is None or self._closed:
+        """Send `progress` now, or hold it for the next slot; drop it if it does not increase. In a task, it is also
+        its task's status."""
+        if self._closed:
             return
         if not math.isfinite(progress) or (self._last is not None and progress <= self._last):
             logger.debug("progress dropped", extra={"progress": repr(progress), "last": self._last})
             return
         self._last = progress
+        task = TASK_PROGRESS.get()
+        if task is not None:
+            task(progress, total, message)
+        if self._context is None:
+            return
         async with self._lock:
             if self._closed:
                 return

@@ -51,6 +51,13 @@ class BaseServer(MCPServer[None]):
         # server, held in a private attribute, does.
         self._lowlevel_server.add_request_handler(method, params_type, handler)
 
+    def call_tool_handler(self) -> Callable[[Any, Any], Awaitable[Any]]:
+        """The SDK's own `tools/call` handler (params in, result out), below every extension's interceptor."""
+        # Missing API: an extension's interceptor gets a `call_next` bound to the request's own params; running a
+        # tool again with other params (a task's later round, with the answers `tasks/update` brought) needs the
+        # handler MCPServer registers, which only its private method is.
+        return self._handle_call_tool
+
     def remove_request_handler(self, method: str) -> None:
         """Answer `method` with -32601 Method not found, as for a method the server never had."""
         # Missing API: MCPServer registers handlers for prompts, resources and subscriptions/listen whether or not
@@ -218,6 +225,7 @@ def _sdk_telemetry(chain: list[Any]) -> object:
 
 INTERNALS: dict[str, Callable[[], object]] = {
     "MCPServer._tool_input_schema": lambda: MCPServer._tool_input_schema,
+    "MCPServer._handle_call_tool": lambda: MCPServer._handle_call_tool,
     "MCPServer._lowlevel_server": lambda: MCPServer(name="probe")._lowlevel_server,
     "Server.add_request_handler": lambda: Server.add_request_handler,
     "Server._request_handlers": lambda: MCPServer(name="probe")._lowlevel_server._request_handlers,

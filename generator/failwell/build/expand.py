@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from .. import safewrite
 from ..errors import FailwellError
-from ..templates import template_root
+from ..templates import compiled_cache, template_root
 from . import manifest
 from .model import SPEC_FILE, Project
 from .pipeline import load_project
@@ -54,13 +55,17 @@ PER_TASK_TOOL = (("test_task.py.jinja", "tests/generated/test_{tool}_task.py"),)
 
 def tool_files(project: Project) -> dict[str, str]:
     """Every per-tool file of `project`, by project-relative POSIX path."""
+    options: dict[str, Any] = {
+        "undefined": StrictUndefined,
+        "keep_trailing_newline": True,
+        "trim_blocks": True,
+        "lstrip_blocks": True,
+        "autoescape": False,
+    }
     env = Environment(
         loader=FileSystemLoader(template_root() / "template" / "_per_tool"),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
+        bytecode_cache=compiled_cache(options),
+        **options,
     )
     files = {}
     for template_name, pattern in PER_TOOL:

@@ -22,7 +22,7 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Undefined
 
 from ..errors import Diagnostic
-from ..templates import template_root
+from ..templates import compiled_cache, template_root
 from . import manifest
 from .expand import tool_files
 from .model import SPEC_FILE, Project
@@ -66,13 +66,12 @@ def _template_files(project: Project, spec: str) -> dict[str, bytes]:
     root = template_root()
     folder, suffix = settings["_subdirectory"], settings["_templates_suffix"]
     envops = {**settings["_envops"], "undefined": _UNDEFINED[settings["_envops"]["undefined"]]}
-    env = Environment(
-        loader=FileSystemLoader(root),
-        extensions=settings["_jinja_extensions"],
-        **{"keep_trailing_newline": True, **envops},
-    )
+    options = {"extensions": settings["_jinja_extensions"], "keep_trailing_newline": True, **envops}
+    env = Environment(loader=FileSystemLoader(root), bytecode_cache=compiled_cache(options), **options)
     answers = {"spec": spec, "failwell_inprocess": True, "project": project.context(), "package": project.package}
     files = {}
+    names: dict[str, str] = {}
+    """Each templated part of a path, rendered (most files are under `{{ package }}`: it is compiled once)."""
     for path in sorted((root / folder).rglob("*")):
         if not path.is_file():
             continue
@@ -81,7 +80,10 @@ def _template_files(project: Project, spec: str) -> dict[str, bytes]:
             continue
         templated = source.endswith(suffix)
         target = source[: -len(suffix)] if templated else source
-        parts = [env.from_string(part).render(answers) if "{" in part else part for part in target.split("/")]
+        for part in target.split("/"):
+            if "{" in part and part not in names:
+                names[part] = env.from_string(part).render(answers)
+        parts = [names.get(part, part) for part in target.split("/")]
         if not all(parts) or any(fnmatchcase(part, pattern) for part in parts for pattern in settings["_exclude"]):
             continue
         if templated:

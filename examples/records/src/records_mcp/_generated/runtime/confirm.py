@@ -40,6 +40,13 @@ from .wording import Values, display, for_person, seconds
 QUESTION = "confirm"
 """The key of the confirmation in `inputRequests` and `inputResponses`."""
 
+
+def questions(tool: ToolDefinition) -> frozenset[str]:
+    """Every question `tool` may ask its client: its `asks`, and its confirmation when it has one (the only
+    `inputResponses` it reads)."""
+    return tool.asked | {QUESTION} if tool.confirm else tool.asked
+
+
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {

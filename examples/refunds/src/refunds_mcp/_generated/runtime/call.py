@@ -36,7 +36,7 @@ from .classes import (
     OTHER_CLIENT_SENTENCE,
     UNANSWERED_RETRY,
 )
-from .confirm import QUESTION, confirmed
+from .confirm import confirmed, questions
 from .contracts import Sent, Services, ToolContext, ToolDefinition, ToolFailure, run_handler
 from .idempotency import derived_key, run_once
 from .limits import rate_limited
@@ -121,8 +121,7 @@ async def _answer(
             return store_unavailable(tool, exc)
         if limited is not None:
             return limited
-    asked = tool.asked | {QUESTION} if tool.confirm else tool.asked
-    conversation = Conversation(tool.name, context, asked) if tool.confirm or tool.asks else None
+    conversation = Conversation(tool.name, context, questions(tool)) if tool.confirm or tool.asks else None
     if tool.confirm is not None and conversation is not None:
         decided = await confirmed(tool, params, arguments, context, services, caller, conversation)
         if decided is not None:

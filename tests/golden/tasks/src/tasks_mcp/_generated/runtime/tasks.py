@@ -70,7 +70,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .asks import CannotAsk, Conversation, Declined, InputNeeded, together
 from .callers import caller_name, missing_scopes
 from .classes import ASK_UNANSWERED_MESSAGE, GRACE_S, UNANSWERED_RETRY
-from .confirm import QUESTION
+from .confirm import QUESTION, questions
 from .contracts import TaskRow, TaskStore, ToolDefinition
 from .progress import TASK_PROGRESS
 from .results import ErrorReply, error_result, new_reference
@@ -508,9 +508,7 @@ class TaskExtension(Extension):
 
     async def _stopped(self, task: Task) -> None:
         """End a task whose process is gone: `failed`, its outcome unknown, never run again."""
-        tool = self.definitions.get(task.tool)
-        kind = "read" if tool is None or tool.effect == "read" else "keyed" if task.key is not None else "write"
-        check = f" (with {tool.check_with})" if tool is not None and tool.check_with else ""
+        kind, check = self._unknown(task)
         message = (STOPPED + STOPPED_NEXT[kind]).format(tool=task.tool, check=check)
         error = {
             "code": INTERNAL_ERROR,
@@ -535,12 +533,11 @@ class TaskExtension(Extension):
             return None  # refused by the call itself, in the task: nothing is asked about a call that cannot run
         if missing_scopes(tool.scopes):
             return None  # likewise: a caller without the scopes is not shown the questions
-        asked = tool.asked | {QUESTION} if tool.confirm else tool.asked
-        conversation = Conversation(tool.name, self.context(ctx, params), asked)
+        conversation = Conversation(tool.name, self.context(ctx, params), questions(tool))
         assert tool.asks is not None
-        questions = tool.asks(conversation, arguments)
+        asks = tool.asks(conversation, arguments)
         try:
-            await together(*(getattr(questions, name)() for name in sorted(tool.before_task)))
+            await together(*(getattr(asks, name)() for name in sorted(tool.before_task)))
         except InputNeeded:
             return conversation.asked()
         except (CannotAsk, Declined):
@@ -590,25 +587,25 @@ class TaskExtension(Extension):
 
     def _cancelled(self, task: Task, waiting: bool) -> str:
         """What a cancelled task says: whether its change may have happened, and what a retry with its key gets."""
+        kind, check = self._unknown(task)
+        said = "asking" if waiting and kind != "read" else kind  # a handler asks before it changes anything
+        return CANCELLED[said].format(tool=task.tool, check=check)
+
+    def _unknown(self, task: Task) -> tuple[Literal["read", "keyed", "write"], str]:
+        """For a task that ended without its outcome: what its tool is (`read`, `keyed` or `write`, which decides
+        what a retry must do first) and the words naming its `check_with` tool, if it has one."""
         tool = self.definitions.get(task.tool)
-        if tool is None or tool.effect == "read":
-            kind = "read"
-        elif waiting:
-            kind = "asking"  # a handler asks before it changes anything
-        else:
-            kind = "keyed" if task.key is not None else "write"
         check = f" (with {tool.check_with})" if tool is not None and tool.check_with else ""
-        return CANCELLED[kind].format(tool=task.tool, check=check)
+        if tool is None or tool.effect == "read":
+            return "read", check
+        return ("keyed" if task.key is not None else "write"), check
 
     async def _keep_outcome(self, task: Task) -> None:
         """End the task in the store with its outcome, trying again while the store is down (bounded)."""
         for _ in range(FINAL_TRIES):
-            try:
-                await self.store.task_write(task.task_id, task.dumps(), ended=True)
+            if await self._save(task, ended=True):
                 return
-            except Exception:  # the store is down for now: the outcome is kept here, and the heartbeat goes on
-                logger.warning("task outcome not saved yet", extra={"tool": task.tool}, exc_info=True)
-                await asyncio.sleep(BEAT_S)
+            await asyncio.sleep(BEAT_S)  # the outcome is kept here meanwhile, and the heartbeat goes on
         logger.error("task outcome not saved", extra={"tool": task.tool, "task": task.task_id[:8]})
 
     async def _rounds(
@@ -664,15 +661,9 @@ class TaskExtension(Extension):
         end = time.monotonic() + left_s
         while time.monotonic() < end:
             row = await self.store.task_read(local.task.task_id)
-            got = {
-                local.asked[key]: json.loads(text)
-                for key, text in (row.answers if row else {}).items()
-                if key in local.asked
-            }
-            if got:
-                answered = [key for key in local.asked if row is not None and key in row.answers]
-                for key in answered:
-                    local.asked.pop(key)
+            answered = {key: text for key, text in (row.answers if row else {}).items() if key in local.asked}
+            if answered:
+                got = {local.asked.pop(key): json.loads(text) for key, text in answered.items()}
                 local.answered.update(answered)
                 return got
             local.wake.clear()
@@ -708,11 +699,14 @@ class TaskExtension(Extension):
                 runner.cancel()
             return
 
-    async def _save(self, task: Task, ended: bool) -> None:
+    async def _save(self, task: Task, ended: bool) -> bool:
+        """Write the task; False when the store could not be reached (the heartbeat writes it again)."""
         try:
             await self.store.task_write(task.task_id, task.dumps(), ended=ended)
-        except Exception:  # the store is unreachable: the heartbeat writes it again, or a reader ends it as stopped
+        except Exception:  # the store is unreachable for now
             logger.warning("task not saved", extra={"tool": task.tool}, exc_info=True)
+            return False
+        return True
 
     async def aclose(self) -> None:
         """Stop the tasks this process runs (the server is shutting down), each ended as stopped, before the store
@@ -790,7 +784,7 @@ def _complete(task: Task, answer: CallToolResult | dict[str, Any]) -> None:
     """End the task `completed` with the call's result, as an inline call would have answered it."""
     dumped = answer.model_dump(by_alias=True, mode="json", exclude_none=True) if isinstance(answer, BaseModel) else {}
     # Every 2026-07-28 `Result` carries `resultType`; a strict client's codec requires it in the inlined result too.
-    result = {"resultType": "complete"} | {key: value for key, value in (dumped or dict(answer)).items()}
+    result = {"resultType": "complete", **(dumped or dict(answer))}
     meta = {key: value for key, value in dict(result.get("_meta") or {}).items() if key not in _NOT_INLINED}
     result = {key: value for key, value in result.items() if key != "_meta"} | ({"_meta": meta} if meta else {})
     failed = bool(result.get("isError"))

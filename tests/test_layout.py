@@ -6,6 +6,7 @@ too) and fails on a cycle, or on a stage importing a later one."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,26 @@ def test_a_cycle_or_a_backward_import_would_be_seen(tmp_path: Path) -> None:
     finally:
         module.unlink()
     assert found == {"failwell.build.model", "failwell.errors"}
+
+
+def test_the_docs_name_each_stage_folder_and_its_modules() -> None:
+    """The contributor's map (docs/contributing.md) names every stage folder and every module in it, and the
+    architecture page draws each stage as a box of the pipeline and says what it is, so a stage added or a module
+    moved shows in the docs or fails here."""
+    folders = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file())
+    assert folders == sorted(name for name in ORDER if name not in ("base", "front"))
+    contributing = (REPO / "docs" / "contributing.md").read_text(encoding="utf-8")
+    tree = contributing.split("generator/failwell/", 1)[1].split("\ntests/", 1)[0]
+    architecture = (REPO / "docs" / "explanation" / "architecture.md").read_text(encoding="utf-8")
+    missing = []
+    for folder in folders:
+        if f"\n  {folder}/ " not in tree:
+            missing.append(f"docs/contributing.md: the folder {folder}/")
+        for path in sorted((PACKAGE / folder).rglob("*.py")):
+            if path.name != "__init__.py" and not re.search(rf"\b{path.stem}\b", tree):
+                missing.append(f"docs/contributing.md: {path.relative_to(PACKAGE).as_posix()}")
+        if f"subgraph {folder} [failwell.{folder}" not in architecture:
+            missing.append(f"docs/explanation/architecture.md: no box for failwell.{folder} in the pipeline")
+        if f"- `failwell.{folder}` " not in architecture:
+            missing.append(f"docs/explanation/architecture.md: no line saying what failwell.{folder} does")
+    assert missing == []

@@ -14,6 +14,7 @@ import shlex
 import subprocess
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 import typer
@@ -36,9 +37,9 @@ def hooks() -> ModuleType:
     return module
 
 
-def blocks(lang: str) -> list[tuple[Path, str]]:
+def blocks(lang: str, pages: list[Path] = PAGES) -> list[tuple[Path, str]]:
     found = []
-    for page in PAGES:
+    for page in pages:
         for match in BLOCK.finditer(page.read_text(encoding="utf-8")):
             if match.group("lang") == lang:
                 body = "\n".join(line[len(match.group("indent")) :] for line in match.group("body").splitlines())
@@ -134,16 +135,36 @@ def test_json_in_the_docs_parses(page: Path, body: str) -> None:
 def _failwell_lines(body: str) -> list[list[str]]:
     out = []
     for line in body.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
         for part in re.split(r"\s*(?:&&|;)\s*", line.split("  #", 1)[0].strip()):
-            words = shlex.split(part) if part else []
-            if words and words[0] in ("failwell", ".venv/bin/failwell"):
+            words = shlex.split(part) if part.startswith(("failwell ", ".venv/bin/failwell ")) else []
+            if words:
                 out.append(words[1:])
     return out
 
 
+def shell_blocks() -> list[tuple[Path, str]]:
+    """Every shell block of the site and of the README: `sh` and `bash` as written; of a `console` block, its
+    `$ ` lines (the rest is what they print)."""
+    found = [(page, body) for lang in ("sh", "bash") for page, body in blocks(lang, [*PAGES, REPO / "README.md"])]
+    for page, body in blocks("console"):
+        commands = [line[2:] for line in body.splitlines() if line.startswith("$ ")]
+        assert commands, f"{page.relative_to(REPO)}: a console block with no `$ ` command"
+        found.append((page, "\n".join(commands)))
+    return found
+
+
 FAILWELL_COMMANDS = [
-    (page, words) for page, body in blocks("sh") for words in _failwell_lines(body) if words and words[0] != "-h"
+    (page, words) for page, body in shell_blocks() for words in _failwell_lines(body) if words and words[0] != "-h"
 ]
+
+
+@pytest.mark.parametrize(("page", "body"), shell_blocks(), ids=lambda v: v.name if isinstance(v, Path) else "")
+def test_shell_blocks_are_valid_shell(page: Path, body: str) -> None:
+    """bash reads each block without running it (`bash -n`): no unclosed quote, no stray operator."""
+    checked = subprocess.run(["bash", "-n"], input=body, capture_output=True, text=True, timeout=30)
+    assert checked.returncode == 0, f"{page.relative_to(REPO)}: {checked.stderr}"
 
 
 @pytest.mark.parametrize(("page", "words"), FAILWELL_COMMANDS, ids=lambda v: " ".join(v) if isinstance(v, list) else "")
@@ -155,13 +176,17 @@ def test_each_failwell_command_in_the_docs_is_a_real_one(page: Path, words: list
     if words[0].startswith("--"):
         assert words[0] in ("--version", "--help")
         return
-    command = group.get_command(group.context_class(group), words[0])
-    assert command is not None, f"{page.relative_to(REPO)}: no command `failwell {words[0]}`"
-    placeholders = [w for w in words[1:] if re.fullmatch(r"[A-Z][A-Z_]*(=[A-Z.]+)?|DEST|DIR|URI|NAME|TOOL", w)]
-    args = [w for w in words[1:] if w not in placeholders and "|" not in w]
+    command: Any = group
+    while hasattr(command, "get_command") and words:  # `failwell import openapi ...`: down to the command
+        name, words = words[0], words[1:]
+        found = command.get_command(command.context_class(command), name)
+        assert found is not None, f"{page.relative_to(REPO)}: no command `{name}` in `failwell ... {name}`"
+        command = found
+    placeholders = [w for w in words if re.fullmatch(r"[A-Z][A-Z_]*(=[A-Z.]+)?|DEST|DIR|URI|NAME|TOOL", w)]
+    args = [w for w in words if w not in placeholders and "|" not in w]
     if "-h" in args or "--help" in args:
         return
-    command.make_context(words[0], args, resilient_parsing=False)
+    command.make_context(command.name or "", args, resilient_parsing=False)
 
 
 MERMAID_LINE = re.compile(

@@ -1,7 +1,10 @@
 """The documentation site cannot rot: it builds with `mkdocs build --strict` (broken links and anchors fail), its
 generated pages cover every key of the spec's schema and every diagnostic code, and every block in it is run or
-checked: whole specs validate, Python compiles, JSON parses, each `failwell` command line names a real command
-and real options, each Mermaid diagram is well formed; the tutorial runs as written."""
+checked: whole specs validate, Python compiles and what it imports from failwell, `mcp` or a generated project's
+`_generated/` exists, JSON parses, every shell block (the README's too) parses with `bash -n` and each `failwell`
+command line in it names a real command and real options, each Mermaid diagram is well formed; the home page
+shows what the README (held by test_readme.py) shows, and links every page, as the README does; the tutorial runs
+as written (test_clients.py)."""
 
 from __future__ import annotations
 
@@ -21,7 +24,9 @@ import typer
 
 from conftest import BIN, REPO
 from failwell import cli
-from failwell.build.pipeline import diagnose
+from failwell.build.expand import tool_files
+from failwell.build.pipeline import diagnose, load_checked
+from failwell.errors import FailwellError
 from failwell.spec.codes import CODES
 
 DOCS = REPO / "docs"
@@ -124,6 +129,72 @@ def test_python_in_the_docs_compiles(page: Path, body: str) -> None:
     ast.parse(body, filename=str(page))
 
 
+GENERATED_TREES = sorted({*REPO.glob("examples/*/src/*/_generated"), *REPO.glob("tests/golden/*/src/*/_generated")})
+
+
+def defined_names(source: str) -> set[str]:
+    """The names a module defines or imports at its top level (what `from module import name` can take)."""
+    names: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(target.id for target in node.targets if isinstance(target, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.ImportFrom | ast.Import):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names
+
+
+def page_tool_modules(page: Path) -> dict[str, list[str]]:
+    """`_generated/` module path -> its source, for each tool the page's YAML blocks declare in full: the block
+    is completed with a server and built as `failwell generate` builds it."""
+    found: dict[str, list[str]] = {}
+    for _, body in [entry for entry in blocks("yaml") if entry[0] == page]:
+        fragment = __import__("yaml").safe_load(body)
+        if not isinstance(fragment, dict) or "tools" not in fragment:
+            continue
+        server = {"name": "docs-page", "version": "0.1.0", **(fragment.get("server") or {})}
+        text = json.dumps({"failwell": 1, **fragment, "server": server})
+        try:
+            project, _ = load_checked(text, page.name)
+        except FailwellError:
+            continue  # a fragment that leaves keys out (a description, an effect) to show one thing
+        for relative, source in tool_files(project).items():
+            if "/_generated/" in relative:
+                found.setdefault(relative.split("/_generated/", 1)[1], []).append(source)
+    return found
+
+
+@pytest.mark.parametrize(("page", "body"), blocks("python"), ids=lambda v: v.name if isinstance(v, Path) else "")
+def test_python_in_the_docs_imports_what_exists(page: Path, body: str) -> None:
+    """What a block imports from failwell, from the `mcp` SDK or from a generated project's `_generated/` (a
+    handler's `from .._generated.tools.<tool> import ...`) is there: the module exists and defines every name.
+    A generated module is looked for in the examples and golden projects, and in what the page's own YAML
+    builds."""
+    local = page_tool_modules(page)
+    wrong = []
+    for node in ast.walk(ast.parse(body)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        module, names = node.module or "", [alias.name for alias in node.names]
+        if "_generated" in module.split("."):
+            parts = module.split(".")
+            relative = "/".join(parts[parts.index("_generated") + 1 :]) + ".py"
+            sources = [
+                path.read_text(encoding="utf-8") for tree in GENERATED_TREES if (path := tree / relative).is_file()
+            ] + local.get(relative, [])
+            if not sources:
+                wrong.append(f"{module}: no generated project has _generated/{relative}")
+            elif not any(set(names) <= defined_names(source) for source in sources):
+                wrong.append(f"{module}: {sorted(set(names) - set.union(*map(defined_names, sources)))} not in it")
+        elif module.split(".")[0] in ("failwell", "mcp"):
+            imported = importlib.import_module(module)
+            wrong += [f"{module}.{name} does not exist" for name in names if not hasattr(imported, name)]
+    assert wrong == [], f"{page.relative_to(REPO)}: {wrong}"
+
+
 @pytest.mark.parametrize(("page", "body"), blocks("json"), ids=lambda v: v.name if isinstance(v, Path) else "")
 def test_json_in_the_docs_parses(page: Path, body: str) -> None:
     try:
@@ -212,3 +283,32 @@ def test_the_readme_links_into_the_site() -> None:
     assert len(links) >= 5
     for link in links:
         assert (REPO / link).is_file(), link
+
+
+def test_the_home_page_shows_what_the_readme_shows() -> None:
+    """docs/index.md's two answers (a bare SDK server's, failwell's) are lines of the README's blocks, which
+    test_readme.py holds to what examples/bare_board.py and examples/demo.py print."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    shown = [body for page, body in blocks("") if page.name == "index.md" and page.parent == DOCS]
+    assert len(shown) == 2
+    for body in shown:
+        for line in filter(None, (line.strip() for line in body.splitlines())):
+            assert f"\n{line}\n" in readme, f"docs/index.md shows {line!r}; the README does not"
+
+
+def test_every_page_is_linked_from_the_readme_and_the_home_page() -> None:
+    """A page a later issue adds (its how-to, its reference) is reachable from the front door and from the
+    site's home, not only from the sidebar."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    home = (DOCS / "index.md").read_text(encoding="utf-8")
+    missing = [
+        f"{where}: {page.relative_to(DOCS).as_posix()}"
+        for page in PAGES
+        if page.name != "index.md"
+        for where, text, link in (
+            ("README.md", readme, f"(docs/{page.relative_to(DOCS).as_posix()})"),
+            ("docs/index.md", home, f"({page.relative_to(DOCS).as_posix()})"),
+        )
+        if link not in text
+    ]
+    assert missing == []

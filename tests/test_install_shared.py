@@ -7,7 +7,8 @@ on 127.0.0.1, its server started over stdio by the official `mcp` client.
   (VS Code and Cursor: `${workspaceFolder}` is the opened folder; Claude Code: `${VAR:-default}` from its
   environment, CLAUDE_PROJECT_DIR being the project root), from another working folder.
 - `failwell call` with no `--env` answers through the upstream `install --env` recorded in
-  `.failwell/mcp.json`; the shell's environment beats the recording, and `--env` beats both.
+  `.failwell/mcp.json`; the shell's environment beats the recording, and `--env` beats both. `failwell read`
+  and `failwell prompt` do the same, for a resource and a prompt that read an upstream.
 
 The projects' `.venv` holds the project and the `mcp` SDK through a `.pth` file (what `pip install -e .`
 leaves, without a download): the console script is the one `pip` writes for `[project.scripts]`.
@@ -29,8 +30,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from test_read_upstreams import PROMPT, RESOURCE
+from test_read_upstreams import SPEC as DOCS
 
 from conftest import BIN, EXAMPLES, copy_project
+from failwell import new
 from failwell.client.launch import Launch
 from failwell.client.session import list_tools
 
@@ -72,17 +76,16 @@ def upstream() -> Iterator[str]:
         thread.join(timeout=10)
 
 
-def set_up(project: Path) -> None:
+def set_up(project: Path, package: str = "weather_mcp") -> None:
     """`python -m venv .venv && pip install -e .`, offline: the venv sees the project's `src` and the SDK this
     test runs on, and gets the console script pip writes for `weather-mcp = "weather_mcp.__main__:main"`."""
     venv.EnvBuilder(with_pip=False).create(project / ".venv")
     (site,) = (project / ".venv" / "lib").glob("python3*/site-packages")
     here = [path for path in sys.path if path.endswith("site-packages")]
     (site / "_project.pth").write_text("\n".join([str(project / "src"), *here]) + "\n")
-    script = project / ".venv" / "bin" / "weather-mcp"
+    script = project / ".venv" / "bin" / package.replace("_", "-")
     script.write_text(
-        f"#!{project / '.venv' / 'bin' / 'python'}\nimport sys\nfrom weather_mcp.__main__ import main\n"
-        "sys.exit(main())\n"
+        f"#!{project / '.venv' / 'bin' / 'python'}\nimport sys\nfrom {package}.__main__ import main\nsys.exit(main())\n"
     )
     script.chmod(0o755)
 
@@ -210,3 +213,38 @@ def test_call_uses_the_env_install_recorded_below_the_shell_and_env(tmp_path: Pa
     assert given.returncode == 0, given.stdout + given.stderr
     listed = run(BIN / "failwell", "tools", cwd=project, env=shell(home))
     assert listed.returncode == 0 and [line.split("(")[0] for line in listed.stdout.splitlines()] == TOOLS
+
+
+def test_read_and_prompt_use_the_env_install_recorded_below_the_shell(tmp_path: Path, upstream: str) -> None:
+    """A resource and a prompt that read an upstream whose URL only `install --env` was given: before the install
+    `read` says the server needs it; after it, `failwell read` and `failwell prompt` answer through that
+    upstream, and the shell's own value still beats the recorded one."""
+    spec = tmp_path / "docs.yaml"
+    spec.write_text(DOCS)
+    project = tmp_path / "docs"
+    new(project, spec)
+    handlers = project / "src" / "docs_mcp" / "handlers"
+    (handlers / "resources" / "library.py").write_text(RESOURCE)
+    (handlers / "prompts" / "explain.py").write_text(PROMPT)
+    set_up(project, "docs_mcp")
+    home = tmp_path / "home"
+    unset = run(BIN / "failwell", "read", "docs://next.js", cwd=project, env=shell(home))
+    assert unset.returncode == 1 and "the server needs DOCS_API_URL" in unset.stderr, unset.stderr
+    done = run(
+        BIN / "failwell", "install", "claude-desktop", "--env", f"DOCS_API_URL={upstream}", cwd=project, env=shell(home)
+    )
+    assert done.returncode == 0, done.stderr
+
+    read = run(BIN / "failwell", "read", "docs://next.js", cwd=project, env=shell(home))
+    assert read.returncode == 0, read.stdout + read.stderr
+    assert read.stdout.startswith("docs://next.js (") and '"name": "Lisbon"' in read.stdout, read.stdout
+    prompt = run(BIN / "failwell", "prompt", "explain", "topic=routing", cwd=project / "src", env=shell(home))
+    assert prompt.returncode == 0, prompt.stdout + prompt.stderr
+    assert "Explain this: " in prompt.stdout and '"name": "Lisbon"' in prompt.stdout, prompt.stdout
+    assert Forecast.seen == ["/docs/next.js", "/docs/topic?topic=routing"]
+
+    nothing = "http://127.0.0.1:9"  # the shell's value beats the recorded one: a port nothing listens on
+    for command in (["read", "docs://next.js"], ["prompt", "explain", "topic=routing"]):
+        shadowed = run(BIN / "failwell", *command, cwd=project, env=shell(home, DOCS_API_URL=nothing))
+        assert shadowed.returncode == 1 and shadowed.stdout.startswith("error: -31503"), shadowed.stdout
+    assert len(Forecast.seen) == 2, "the recorded upstream was not asked"

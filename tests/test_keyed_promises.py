@@ -55,14 +55,17 @@ TOOL = """\
     deadline_s: 2
     upstreams: [hub]
     input:
-      how: {{enum: [grace, past, upstream, hang], example: grace}}
+      how: {{enum: [grace, past, upstream, hang, crash, declared, locked], example: grace}}
     output:
       run: {{type: integer}}
 """
 HANDLER = """\
 import asyncio
 import contextlib
+import logging
 import os
+import sqlite3
+import threading
 from pathlib import Path
 
 from .._generated.tools.promises_{policy} import Context, Input, Output
@@ -78,6 +81,37 @@ def _note(line: str) -> None:
         journal.write(line + "\\n")
 
 
+class _GaveUp(logging.Handler):  # sees the runtime's own log line saying it gave up recording an outcome
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("the outcome could not be recorded"):
+            self.seen.set()
+
+
+def _lock_the_store_until_recording_fails() -> None:
+    # Another connection holds the store's SQLite file with an exclusive lock from now until the runtime has
+    # given up recording this run (every attempt waited out its busy timeout), then lets go.
+    gave_up = _GaveUp()
+    logging.getLogger("failwell").addHandler(gave_up)
+    locked = threading.Event()
+
+    def hold() -> None:
+        db = sqlite3.connect(os.environ["FAILWELL_SQLITE_PATH"], isolation_level=None, check_same_thread=False)
+        db.execute("BEGIN EXCLUSIVE")
+        locked.set()
+        gave_up.seen.wait(300)
+        db.execute("ROLLBACK")
+        db.close()
+        _note("released")
+
+    threading.Thread(target=hold, daemon=True).start()
+    locked.wait(60)
+
+
 async def handle(params: Input, ctx: Context) -> Output:
     key = params.idempotency_key
     earlier = _lines().count(f"start {{key}}")
@@ -90,6 +124,14 @@ async def handle(params: Input, ctx: Context) -> Output:
             await asyncio.sleep(60)
         elif params.how == "upstream":
             await ctx.upstreams.hub.post("/entries", json={{"amount": 1}})  # applied there, answered too late
+        elif params.how == "locked":  # the store cannot record what this run did
+            _lock_the_store_until_recording_fails()
+        elif params.how == "crash":
+            raise RuntimeError("the handler broke mid-way")  # a fault it did not declare: internal
+        elif params.how == "declared":  # its declared failure that may have changed something (promises_reconcile)
+            from .._generated.tools.promises_{policy} import HubDown  # type: ignore[attr-defined]
+
+            raise HubDown()
     _note(f"done {{key}}")
     return Output(run=earlier + 1)
 """
@@ -381,6 +423,45 @@ async def test_a_run_with_no_answer_then_the_retry_keeps_its_promise(
     check_effects(project, policy, args["idempotency_key"], first)
 
 
+@pytest.mark.parametrize("policy", POLICIES)
+async def test_a_handler_that_raises_promises_only_what_the_retry_gets(
+    src: Path, tmp_path: Path, hub: Ledger, policy: str
+) -> None:
+    """A crash inside the handler (an exception it did not declare) is `internal`: the answer says the change may
+    have been applied and that retrying is unlikely to help, with a reference; the retry with the same key gets that
+    same answer, reference and all, and the handler is not run again, whatever the tool's retry policy."""
+    project = Project(src, tmp_path, hub)
+    tool, args = f"promises_{policy}", arguments("crash", policy)
+    async with Client(project.params()) as project.client:
+        first = await project.call(tool, args)
+        assert first.envelope["class"] == "internal" and first.envelope["changed"] == "possible", first.text
+        assert first.envelope["retryable"] is False and first.envelope["retry_after_s"] is None, first.envelope
+        assert "Retrying is unlikely to help" in first.text and first.envelope["reference"] in first.text
+        assert not [sentence for sentence in PROMISES if sentence in first.text], "no promise about a keyed retry"
+        assert "the handler broke" not in first.text, "nothing of the exception leaks"
+        retry = await project.call(tool, args)
+    assert (retry.is_error, retry.text, retry.envelope) == (True, first.text, first.envelope), retry.text
+    assert applied(project, args["idempotency_key"]) == (1, 0), "the handler ran once"
+
+
+async def test_a_declared_failure_that_may_have_changed_something_is_reconciled_as_promised(
+    src: Path, tmp_path: Path, hub: Ledger
+) -> None:
+    """The reconcile tool's handler raises its declared `hub_down` (upstream_unavailable, may have changed
+    something): the answer promises that the retry checks whether the change took effect, and it does (the
+    journal shows it did not, so the change is applied then, once)."""
+    project = Project(src, tmp_path, hub)
+    tool, args = "promises_reconcile", arguments("declared", "reconcile")
+    async with Client(project.params()) as project.client:
+        first = await project.call(tool, args)
+        assert first.envelope["class"] == "upstream_unavailable" and first.envelope["failure"] == "hub_down"
+        assert first.text.startswith("The hub refused the change for now."), first.text
+        assert first.promise() == {"result"}, first.text
+        pairs = await follow(project, tool, args, first)
+    assert [retry.kind for _, retry in pairs] == ["result"] and pairs[0][1].structured == {"run": 2}
+    assert applied(project, args["idempotency_key"]) == (2, 1), "reconciled (not applied), then applied once"
+
+
 def test_the_generated_tests_of_a_keyed_write_with_reconcile_pass(src: Path) -> None:
     """The generated tests expect what `failwell messages` shows; a test's injected handler stands alone (without its
     module's `reconcile`), so a declared failure's retry sentence (`hub_down`, which may have changed something)
@@ -438,6 +519,28 @@ async def test_a_result_that_could_not_be_recorded_is_never_promised_again(src: 
         assert later.kind in promise, f"promised {sorted(promise)}:\n{retry.text}\nbut the retry got:\n{later.text}"
         assert later.kind == "unknown", later.text
         await server.aclose()
+
+
+async def test_a_result_that_could_not_be_recorded_over_stdio_is_never_promised_again(
+    src: Path, tmp_path: Path, hub: Ledger
+) -> None:
+    """The same over a real stdio subprocess: the handler's change happens and the caller is told so, while the
+    store's file is locked by another connection until the server logs that it gave up recording the outcome
+    (three attempts, each waiting out the store's 10 s busy timeout, past the key's lease). The retry with the same
+    key is then told its outcome is unknown, as that answer promises, and the handler is not run again."""
+    project = Project(src, tmp_path, hub)
+    tool, args = "promises_refuse", arguments("locked", "refuse")
+    async with Client(project.params()) as project.client:
+        first = await project.call(tool, args)
+        assert first.kind == "result" and first.structured == {"run": 1}, first.text
+        with anyio.fail_after(180):
+            while "released" not in project.lines():
+                await anyio.sleep(0.2)
+        retry = await project.call(tool, args)
+        assert retry.kind == "unknown", retry.text
+        pairs = await follow(project, tool, args, retry)
+    assert [again.kind for _, again in pairs] == ["unknown"]
+    assert applied(project, args["idempotency_key"]) == (1, 1), "the change happened once and never again"
 
 
 def answer_of_outcome(outcome: Any) -> Answer:

@@ -30,7 +30,9 @@ tools:
 
 HANDLER = """\
 import asyncio
+import time
 
+from .._generated.runtime import progress
 from .._generated.tools.gauge_run import Context, Input, Output
 
 LATE: set[asyncio.Task[None]] = set()
@@ -64,6 +66,18 @@ async def handle(params: Input, ctx: Context) -> Output:
         await ctx.report_progress(2, 3)
         await asyncio.sleep(1.5)
         await ctx.report_progress(3, 3)
+    if params.how == "slot":  # the slot widened to 1 s, so that no pause of a loaded machine decides the outcome
+        progress.MIN_INTERVAL_S = 1.0
+        await ctx.report_progress(1, 4)  # sent
+        await ctx.report_progress(2, 4)  # held for its slot, 1 s on
+        await asyncio.sleep(0)  # its timer starts waiting for that slot
+        time.sleep(1.2)  # the event loop is blocked past that slot: the timer cannot send 2 yet
+        await ctx.report_progress(3, 4)  # 2's slot has come: 2 is sent now, and 3 is held for the next slot
+        for _ in range(5):  # the timer, overdue, runs: 3's slot is 1 s after 2 was sent, so it must wait
+            await asyncio.sleep(0)
+        await ctx.report_progress(4, 4)  # within 3's slot: 4 replaces 3 (3 sent here would be right after 2)
+        await asyncio.sleep(1.5)
+        progress.MIN_INTERVAL_S = 0.1
     return f"done: {params.how}"
 """
 
@@ -168,3 +182,11 @@ def test_a_held_report_is_sent_when_its_slot_comes_not_only_with_the_result(gaug
     )
     answer_2 = next(i for i, line in enumerate(wire) if line.get("id") == 2)
     assert two < answer_2 < three
+
+
+def test_the_timer_never_sends_right_after_a_report_that_took_its_slot(gauge_src: Path) -> None:
+    """A held report whose slot came while the event loop was busy is sent by the next report, which is then held
+    itself; the held report's timer, running late, must wait for the next slot instead of sending that one at once
+    (two notifications back to back, against the rate bound). So 3, held within its slot, is replaced by 4."""
+    wire = session(gauge_src, [(1, "slot")])
+    assert [params["progress"] for params in progress_of(wire, "p1")] == [1, 2, 4]

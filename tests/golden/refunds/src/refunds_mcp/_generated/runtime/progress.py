@@ -104,15 +104,21 @@ class Progress:
         self._timer = None
 
     async def _send_when_due(self) -> None:
-        """The timer: wait for the slot, then send the report held meanwhile (the newest one)."""
-        await asyncio.sleep(max(0.0, self._sent_at + MIN_INTERVAL_S - anyio.current_time()))
-        async with self._guard():
-            if self._closed:
+        """The timer: wait for the slot, then send the report held meanwhile (the newest one). When a report took
+        the slot first (`report` sends the held one when its slot has come, and holds its own), the timer waits for
+        the next slot: it never sends right after another notification."""
+        while True:
+            await asyncio.sleep(max(0.0, self._sent_at + MIN_INTERVAL_S - anyio.current_time()))
+            async with self._guard():
+                if self._closed or self._waiting is None:
+                    return
+                if not self._due():
+                    continue
+                try:
+                    await self._send_waiting()
+                except Exception as exc:  # the session is gone: nothing to send to, and no caller to tell
+                    logger.debug("progress not sent", extra={"error_type": type(exc).__name__})
                 return
-            try:
-                await self._send_waiting()
-            except Exception as exc:  # the session is gone: nothing to send to, and no caller to tell
-                logger.debug("progress not sent", extra={"error_type": type(exc).__name__})
 
     async def _send_waiting(self) -> None:
         if self._waiting is None or self._context is None:

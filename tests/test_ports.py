@@ -436,8 +436,9 @@ def test_the_written_sqlite_port_is_strictly_typed_and_open_gets_typed_settings(
     finally:
         probe.unlink()
     errors = [line for line in checked.stdout.splitlines() if ": error:" in line]
-    assert len(errors) == 2 and all("typing_probe.py" in line for line in errors), checked.stdout
-    assert '(got "Path", expected "int")' in errors[0] and '(got "str", expected "int")' in errors[1], errors
+    assert errors and all("typing_probe.py" in line for line in errors), checked.stdout  # the rest is clean
+    assert any("typing_probe.py:5:" in line and '(got "Path", expected "int")' in line for line in errors), errors
+    assert any("typing_probe.py:9:" in line and '(got "str", expected "int")' in line for line in errors), errors
 
 
 LONG_PATTERN = (

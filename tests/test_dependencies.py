@@ -382,3 +382,54 @@ def test_the_generated_project_is_strictly_typed_and_deps_carry_the_type_open_re
     assert errors, "mypy saw nothing wrong: ctx.deps.db is not typed as open() returns"
     assert all("typing_probe.py:5:" in line for line in errors), checked.stdout  # the rest is clean
     assert any('(got "Database", expected "int")' in line for line in errors), checked.stdout
+
+
+@pytest.fixture(scope="module")
+def eager_src(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same project with its Redis `cache` opened at start (not lazy)."""
+    root = tmp_path_factory.mktemp("eager-dependencies")
+    spec = root / "notes.yaml"
+    eager = SPEC.replace("    lazy: true\n", "")
+    assert eager != SPEC
+    spec.write_text(eager)
+    new(root / "notes", spec)
+    for relative, source in HANDLERS.items():
+        (root / "notes" / "src" / "notes_mcp" / "handlers" / relative).write_text(source)
+    return root / "notes" / "src"
+
+
+async def test_a_redis_dependency_opened_at_start_or_the_server_stops_naming_it(
+    eager_src: Path, database: Path, tmp_path: Path
+) -> None:
+    """A real redis-server as a dependency that is not lazy: down, the server stops before serving with one line
+    naming `cache` (exit 2); up, it is opened before the first request (/healthz says ok before any use), answers,
+    and stopped mid-run it answers upstream_unavailable in failwell's words."""
+    with running_redis() as redis:
+        url = redis.url
+    down = subprocess.run(
+        [sys.executable, "-m", "notes_mcp"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "NOTES_DB": str(database), "NOTES_REDIS_URL": url, "PYTHONPATH": str(eager_src)},
+    )
+    assert down.returncode == 2 and down.stdout == "", down.stderr
+    (line,) = down.stderr.strip().splitlines()
+    assert json.loads(line)["reason"].startswith("dependency `cache` could not be opened (ConnectionError"), line
+
+    with running_redis() as redis:
+        env = {"NOTES_DB": str(database), "NOTES_REDIS_URL": redis.url}
+        with http_server("notes_mcp", eager_src, tmp_path / "server.log", env) as running:
+            health = httpx.get(f"http://127.0.0.1:{running.port}/healthz", timeout=10)
+        assert health.json() == {"status": "ok", "dependencies": {"cache": "ok", "db": "ok"}}, "opened at start"
+        subprocess.run(["redis-cli", "-p", str(redis.port), "SET", "notes_added", "3"], check=True, capture_output=True)
+        async with Client(stdio(eager_src, env)) as session:  # type: ignore[arg-type]
+            ok = await session.call_tool("notes_count", {})
+            assert ok.structured_content == {"added": 3}
+            redis.process.kill()
+            redis.process.wait(timeout=10)
+            down_now = await session.call_tool("notes_count", {})
+            found = envelope(down_now)
+            assert (found["class"], found["changed"], found["retryable"]) == ("upstream_unavailable", "none", True)
+            check_text(down_now.content[0].text, "cache")  # type: ignore[union-attr]

@@ -228,6 +228,25 @@ def test_a_name_mcp_clients_refuse_is_fw101_with_a_suggestion() -> None:
     assert any("FW101 tool name `1-resolve` becomes the Python name `1_resolve`" in line for line in digit), digit
 
 
+def test_a_name_of_64_characters_is_published_and_one_of_65_is_refused() -> None:
+    """MCP clients and the conformance suite accept at most 64 characters: a kebab-case tool name and a camelCase
+    argument at 64 pass, at 65 they are refused at their line."""
+    for length in (64, 65):
+        tool = "r" + "-x" * 31 + "y" * (length - 63)
+        argument = "library" + "Name" * 14 + "x" * (length - 63)
+        assert (len(tool), len(argument)) == (length, length)
+        spec = SPEC.replace("  resolve-library-id:", f"  {tool}:").replace("{libraryName}", f"{{{argument}}}")
+        spec = spec.replace("      libraryName:", f"      {argument}:", 1)
+        found = _found(spec)
+        if length == 64:
+            assert found == [], found
+        else:
+            assert [line.split(" ", 2)[:2] for line in found] == [
+                [_at(spec, f"  {tool}:", 3) + ":", "FW029"],
+                [_at(spec, f"      {argument}:", 7) + ":", "FW029"],
+            ], found
+
+
 def test_output_fields_and_prompt_arguments_stay_snake_case() -> None:
     found = _found(SPEC.replace("      library_id: {type: string}", "      libraryId: {type: string}"))
     assert any("FW101 field name `libraryId` must be snake_case" in line for line in found), found

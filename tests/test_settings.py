@@ -272,16 +272,38 @@ def test_ctx_settings_is_typed_for_the_project_mypy_strict(project: Path) -> Non
     assert '"int" has no attribute "upper"' in checked.stdout
 
 
+GIT_REPO_DEPENDENCY = '''\
+"""The repository --repository names: checked to be a git work tree when the server starts."""
+
+import subprocess
+from pathlib import Path
+
+from ..._generated.settings import Settings
+
+
+async def open(settings: Settings) -> Path:
+    path = Path(settings.repository)
+    command = ["git", "-C", str(path), "rev-parse", "--show-toplevel"]
+    subprocess.run(command, check=True, capture_output=True, timeout=10)
+    return path
+'''
+
+
 @pytest.mark.anyio
 async def test_a_client_entry_written_for_the_original_git_server_starts_the_port(tmp_path: Path) -> None:
+    """The port's `repo` dependency is opened with the typed settings: `--repository` reaches its `open`."""
     failwell("new", str(tmp_path / "git"), "--spec", str(REPO / "tests" / "ports" / "git.yaml"))
+    (tmp_path / "git" / "src" / "git_mcp" / "handlers" / "dependencies" / "repo.py").write_text(GIT_REPO_DEPENDENCY)
     repository = tmp_path / "work"
+    repository.mkdir()
     entry = {"command": "mcp-server-git", "args": ["--repository", str(repository)]}  # as written for the original
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "git_mcp", *entry["args"]],
-        env={**os.environ, "PYTHONPATH": str(tmp_path / "git" / "src")},
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "git" / "src")}
+    not_yet = subprocess.run(
+        [sys.executable, "-m", "git_mcp", *entry["args"]], input="", capture_output=True, text=True, env=env, timeout=60
     )
+    assert refused(not_yet).startswith("dependency `repo` could not be opened (CalledProcessError"), "not a repository"
+    subprocess.run(["git", "init", "-q", str(repository)], check=True)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "git_mcp", *entry["args"]], env=env)
     async with Client(params) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert tools["git_status"].description == f"The working tree's status (this server works on {repository})."

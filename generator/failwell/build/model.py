@@ -442,8 +442,10 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     scope_message = scope_template(auth_spec)
     issuers = list(auth_spec.get("authorization_servers", ()))
     retries = {n: int(u.get("retries", 2)) for n, u in (data.get("upstreams") or {}).items()}
+    open_world = frozenset(n for n, d in (data.get("dependencies") or {}).items() if d.get("open_world"))
     tools = tuple(
-        _tool(tool_name, spec, timeout, defaults, envs, scope_message, retries) for tool_name, spec in tool_specs
+        _tool(tool_name, spec, timeout, defaults, envs, scope_message, retries, open_world)
+        for tool_name, spec in tool_specs
     )
     resources = tuple(
         _reader("resource", n, spec, timeout, defaults)
@@ -733,6 +735,7 @@ def _tool(
     upstream_envs: dict[str, str],
     scope_message: str,
     upstream_retries: dict[str, int] | None = None,
+    open_world_dependencies: frozenset[str] = frozenset(),
 ) -> Tool:
     inputs = with_idempotency_key(spec)
     retries_of_first = (upstream_retries or {}).get((spec.get("upstreams") or [""])[0], 2)
@@ -777,7 +780,12 @@ def _tool(
             {
                 **_ANNOTATIONS[spec["effect"]],
                 **({"idempotentHint": True} if spec.get("idempotency") == "required" or idempotent else {}),
-                "openWorldHint": bool(spec.get("open_world", bool(spec.get("upstreams")))),
+                "openWorldHint": bool(
+                    spec.get(
+                        "open_world",
+                        bool(spec.get("upstreams")) or bool(open_world_dependencies & set(spec.get("uses") or ())),
+                    )
+                ),
             },
             8,
         ),

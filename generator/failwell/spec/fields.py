@@ -167,7 +167,7 @@ def _model(name: str, fields: dict[str, dict[str, Any]], out: list[ModelClass], 
         elif not is_required(spec):
             annotation, default = (annotation if spec.get("nullable") else f"{annotation} | None"), "None"
         alias = field_name if attribute != field_name else None
-        line = None
+        line = _long_line(attribute, annotation, default)
         if alias is not None:
             arguments = [*([default] if default is not None else []), f"alias={string(alias)}"]
             default = f"Field({', '.join(arguments)})"
@@ -191,6 +191,87 @@ def _aliased_line(attribute: str, annotation: str, arguments: list[str]) -> str:
         inner = annotation[len("Annotated[") : -1]
         return f"    {attribute}: Annotated[\n        {inner}\n    ] = {exploded}"
     return f"    {attribute}: (\n        {annotation}\n    ) = {exploded}"
+
+
+def _long_line(attribute: str, annotation: str, default: str | None) -> str | None:
+    """`attribute: annotation = default` in a model's body, laid out as ruff format lays out a line longer than
+    120 characters (None when it fits, or for a shape this does not know, which the template writes on one line):
+    a long default in parentheses when the rest fits; else the `Annotated[...]` split one element a line (a
+    `Field(...)` that still overflows split one argument a line), and `... | None` parenthesized around it."""
+    suffix = f" = {default}" if default is not None else ""
+    if len(f"    {attribute}: {annotation}{suffix}") <= LINE:
+        return None
+    head = f"    {attribute}: {annotation} = "
+    collection = default is not None and default[:1] in "[{" and len(default) > 2
+    if default is not None and len(head) + 1 <= LINE:
+        inner = default[1:-1] if collection else default
+        if len(f"        {inner}") > LINE:
+            return None if collection else _split_or_none(attribute, annotation, suffix)
+        if collection:  # ruff splits the collection's own brackets
+            return f"{head}{default[0]}\n        {inner}\n    {default[-1]}"
+        if default[:1] not in "[{(":
+            return f"{head}(\n        {default}\n    )"
+    return _split_or_none(attribute, annotation, suffix)
+
+
+def _split_or_none(attribute: str, annotation: str, suffix: str) -> str | None:
+    """The annotation split (see `_long_line`), or None for a shape that is not `Annotated[...]` (`| None`)."""
+    optional = annotation.endswith(" | None")
+    core = annotation.removesuffix(" | None") if optional else annotation
+    if not (core.startswith("Annotated[") and core.endswith("]")) or len(_top_level(core[len("Annotated[") : -1])) < 2:
+        return None
+    if optional:
+        if len(f"        {annotation}") <= LINE:
+            return f"    {attribute}: (\n        {annotation}\n    ){suffix}"
+        return f"    {attribute}: (\n{_split_annotated(core, 8)}\n        | None\n    ){suffix}"
+    return f"    {attribute}: {_split_annotated(core, 4).lstrip()}{suffix}"
+
+
+LINE = 120
+"""The generated project's line length."""
+
+
+def _split_annotated(annotation: str, indent: int) -> str:
+    """`Annotated[a, b, c]` at `indent`, one element a line with a trailing comma; an element that does not fit
+    there, a call such as `Field(...)`, split one argument a line (a lone argument keeps no trailing comma)."""
+    pad = " " * indent
+    elements = _top_level(annotation[len("Annotated[") : -1])
+    if len(f"{pad}    {', '.join(elements)}") <= LINE:  # the elements together on a line of their own
+        return f"{pad}Annotated[\n{pad}    {', '.join(elements)}\n{pad}]"
+    lines = [f"{pad}Annotated["]
+    for element in elements:
+        if len(f"{pad}    {element},") <= LINE or "(" not in element or not element.endswith(")"):
+            lines.append(f"{pad}    {element},")
+            continue
+        callee, _, rest = element.partition("(")
+        arguments = _top_level(rest[:-1])
+        lines.append(f"{pad}    {callee}(")
+        if len(arguments) == 1:
+            lines.append(f"{pad}        {arguments[0]}")
+        else:
+            lines.extend(f"{pad}        {argument}," for argument in arguments)
+        lines.append(f"{pad}    ),")
+    lines.append(f"{pad}]")
+    return "\n".join(lines)
+
+
+def _top_level(text: str) -> list[str]:
+    """`text` split at its top-level commas (not inside brackets or a double-quoted string), each part stripped."""
+    parts, depth, start, quoted, escaped = [], 0, 0, False, False
+    for index, char in enumerate(text):
+        if quoted:
+            escaped, quoted = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            quoted = True
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    parts.append(text[start:].strip())
+    return parts
 
 
 def _annotation(nested_name: str, spec: dict[str, Any], out: list[ModelClass]) -> str:

@@ -13,6 +13,7 @@ pytestmark = pytest.mark.anyio
 async def test_git_branch_answers() -> None:
     arguments: dict[str, Any] = {
         "repo_path": "my-project",
+        "branch_type": "local",
     }
     outcome = await call_tool("git_branch", arguments)
     assert not outcome.is_error, outcome.text

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.anyio
 
 VALID: dict[str, Any] = {
     "repo_path": "my-project",
+    "branch_type": "local",
 }
 """Arguments that pass the input schema."""
 

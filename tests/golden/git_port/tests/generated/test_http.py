@@ -21,7 +21,20 @@ HEADERS = {
     "mcp-protocol-version": "2025-11-25",
 }
 LIST = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
-TOOL_NAMES: list[str] = ["git_add", "git_branch", "git_checkout", "git_commit", "git_log", "git_status"]
+TOOL_NAMES: list[str] = [
+    "git_add",
+    "git_branch",
+    "git_checkout",
+    "git_commit",
+    "git_create_branch",
+    "git_diff",
+    "git_diff_staged",
+    "git_diff_unstaged",
+    "git_log",
+    "git_reset",
+    "git_show",
+    "git_status",
+]
 OPTIONS = HttpOptions()
 
 
@@ -49,7 +62,8 @@ async def test_health_needs_no_token_and_says_nothing_else() -> None:
     async with serving() as client:
         response = await client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok"}
+    # each dependency's state by name, nothing more (none is opened here: the test does not start the server)
+    assert response.json() == {"status": "ok", "dependencies": {"repo": "not_opened"}}
 
 
 async def test_a_foreign_host_or_origin_is_refused() -> None:

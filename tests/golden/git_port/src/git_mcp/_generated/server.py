@@ -10,14 +10,22 @@ try:
     from ..handlers import git_branch as git_branch_handler
     from ..handlers import git_checkout as git_checkout_handler
     from ..handlers import git_commit as git_commit_handler
+    from ..handlers import git_create_branch as git_create_branch_handler
+    from ..handlers import git_diff as git_diff_handler
+    from ..handlers import git_diff_staged as git_diff_staged_handler
+    from ..handlers import git_diff_unstaged as git_diff_unstaged_handler
     from ..handlers import git_log as git_log_handler
+    from ..handlers import git_reset as git_reset_handler
+    from ..handlers import git_show as git_show_handler
     from ..handlers import git_status as git_status_handler
+    from .dependencies import DEPENDENCIES
 except Exception as _error:  # a handler that cannot import is named: one line, exit 2 (handler_unimportable)
     _unimportable(_error, __name__.partition(".")[0])
 from .runtime.classes import FailureClass
 from .runtime.cli import serve
 from .runtime.config import sqlite_path
 from .runtime.contracts import Handler, Store
+from .runtime.dependency import DependencyPool
 from .runtime.server import FailwellServer
 from .runtime.store_sqlite import SQLiteStore
 from .settings import EXAMPLE_SETTINGS, SETTINGS, Settings
@@ -26,7 +34,13 @@ from .tools import (
     git_branch,
     git_checkout,
     git_commit,
+    git_create_branch,
+    git_diff,
+    git_diff_staged,
+    git_diff_unstaged,
     git_log,
+    git_reset,
+    git_show,
     git_status,
 )
 
@@ -42,20 +56,26 @@ def build_server(
     deadlines: Mapping[str, float] | None = None,
     store: Store | None = None,
     settings: Settings | None = None,
+    open_dependencies: bool = True,
 ) -> FailwellServer:
     """The server, with each tool's handler from `handlers/`.
 
     Tests inject faults through `handlers` (tool name -> handler) and shorten `deadlines` (tool name -> seconds);
-    a resource or prompt is named `resource:<name>` or `prompt:<name>` there.    `settings`: read from the flags and environment at start; a test that gives none gets EXAMPLE_SETTINGS.
+    a resource or prompt is named `resource:<name>` or `prompt:<name>` there.
+    `settings`: read from the flags and environment at start; a test that gives none gets EXAMPLE_SETTINGS.
+    `open_dependencies`: False opens each dependency at its first use instead of at start (for servers whose
+    handlers use none, such as the error-path tests' own).
     """
     chosen = dict(handlers or {})
+    chosen_settings = settings if settings is not None else EXAMPLE_SETTINGS
     return FailwellServer(
         name=NAME,
         version=VERSION,
         instructions=INSTRUCTIONS,
         messages=MESSAGES,
+        dependencies=DependencyPool(DEPENDENCIES, at_start=open_dependencies, settings=chosen_settings),
         deadlines=deadlines,
-        settings=settings if settings is not None else EXAMPLE_SETTINGS,
+        settings=chosen_settings,
         store=store or SQLiteStore(sqlite_path("git.sqlite3")),
         idempotency_ttl_s=86400.0,
         tools=[
@@ -68,7 +88,16 @@ def build_server(
             git_commit.definition(
                 chosen.get("git_commit", git_commit_handler.handle), getattr(git_commit_handler, "reconcile", None)
             ),
+            git_create_branch.definition(
+                chosen.get("git_create_branch", git_create_branch_handler.handle),
+                getattr(git_create_branch_handler, "reconcile", None),
+            ),
+            git_diff.definition(chosen.get("git_diff", git_diff_handler.handle)),
+            git_diff_staged.definition(chosen.get("git_diff_staged", git_diff_staged_handler.handle)),
+            git_diff_unstaged.definition(chosen.get("git_diff_unstaged", git_diff_unstaged_handler.handle)),
             git_log.definition(chosen.get("git_log", git_log_handler.handle)),
+            git_reset.definition(chosen.get("git_reset", git_reset_handler.handle)),
+            git_show.definition(chosen.get("git_show", git_show_handler.handle)),
             git_status.definition(chosen.get("git_status", git_status_handler.handle)),
         ],
     )

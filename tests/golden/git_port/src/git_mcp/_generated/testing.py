@@ -33,6 +33,7 @@ EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {
     },
     "git_branch": {
         "repo_path": "my-project",
+        "branch_type": "local",
     },
     "git_checkout": {
         "repo_path": "my-project",
@@ -42,9 +43,30 @@ EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {
         "repo_path": "my-project",
         "message": "Fix the parser",
     },
+    "git_create_branch": {
+        "repo_path": "my-project",
+        "branch_name": "feature/login",
+    },
+    "git_diff": {
+        "repo_path": "my-project",
+        "target": "main",
+    },
+    "git_diff_staged": {
+        "repo_path": "my-project",
+    },
+    "git_diff_unstaged": {
+        "repo_path": "my-project",
+    },
     "git_log": {
         "repo_path": "my-project",
         "max_count": 10,
+    },
+    "git_reset": {
+        "repo_path": "my-project",
+    },
+    "git_show": {
+        "repo_path": "my-project",
+        "revision": "HEAD",
     },
     "git_status": {
         "repo_path": "my-project",
@@ -150,7 +172,7 @@ def serve_faulty(argv: list[str]) -> None:
     names = [*server.definitions, *(f"resource:{each.name}" for each in server.resources)]
     names += [f"prompt:{name}" for name in server.prompts]
     options = [arg for arg in argv if arg not in ("crash", "slow")]
-    serve(lambda: build_server({name: fault for name in names}, store=MemoryStore()), options)
+    serve(lambda: build_server({name: fault for name in names}, store=MemoryStore(), open_dependencies=False), options)
 
 
 if __name__ == "__main__":

@@ -2,11 +2,13 @@
 """`git_branch`: List branches."""
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import dependencies as _dependencies
 from ..runtime.contracts import ToolContext, ToolDefinition
+from ..runtime.dependency import Binder
 from ..settings import Settings
 
 NAME = "git_branch"
@@ -18,14 +20,24 @@ class Input(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, regex_engine="rust-regex")
 
     repo_path: Annotated[str, Field(min_length=1, max_length=500)]
+    branch_type: Literal["local", "remote", "all"]
+    contains: Annotated[str, Field(max_length=64)] | None = None
+    not_contains: Annotated[str, Field(max_length=64)] | None = None
 
 
 Output = str
 """`git_branch` declares no output schema, so it returns text."""
 
 
-Context = ToolContext[None, None, Settings]
-"""What the handler gets besides its arguments: `ctx.settings`, `ctx.remaining_s()`, `ctx.report_progress()`."""
+class Deps:
+    """The dependencies `git_branch` uses, each bound to this call's deadline and effect (`ctx.deps`)."""
+
+    def __init__(self, bind: Binder) -> None:
+        self.repo = bind(_dependencies.REPO)
+
+
+Context = ToolContext[None, Deps, Settings]
+"""What the handler gets besides its arguments: `ctx.deps`, `ctx.settings`, `ctx.remaining_s()`, `ctx.report_progress()`."""
 
 
 Handler = Callable[[Input, Context], Awaitable[Output] | Output]
@@ -45,9 +57,44 @@ INPUT_SCHEMA: dict[str, Any] = {
                 "my-project",
             ],
         },
+        "branch_type": {
+            "description": "Which branches to list.",
+            "enum": [
+                "local",
+                "remote",
+                "all",
+            ],
+            "type": "string",
+            "examples": [
+                "local",
+            ],
+        },
+        "contains": {
+            "type": [
+                "string",
+                "null",
+            ],
+            "description": "Only branches with this commit.",
+            "maxLength": 64,
+            "examples": [
+                "3f2b8c1",
+            ],
+        },
+        "not_contains": {
+            "type": [
+                "string",
+                "null",
+            ],
+            "description": "Only branches without this commit.",
+            "maxLength": 64,
+            "examples": [
+                "3f2b8c1",
+            ],
+        },
     },
     "required": [
         "repo_path",
+        "branch_type",
     ],
     "additionalProperties": False,
 }
@@ -56,6 +103,9 @@ OUTPUT_SCHEMA: dict[str, Any] | None = None
 
 ACCEPTS: dict[str, str] = {
     "repo_path": 'a string of 1 to 500 characters, such as "my-project"',
+    "branch_type": 'one of "local", "remote", "all"',
+    "contains": 'a string of at most 64 characters, such as "3f2b8c1"',
+    "not_contains": 'a string of at most 64 characters, such as "3f2b8c1"',
 }
 """What each argument accepts, by path, for messages about invalid arguments."""
 
@@ -80,4 +130,5 @@ def definition(handler: Handler) -> ToolDefinition:
         },
         accepts=ACCEPTS,
         handler=handler,
+        deps=Deps,
     )

@@ -6,7 +6,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import dependencies as _dependencies
 from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.dependency import Binder
 from ..settings import Settings
 
 NAME = "git_checkout"
@@ -44,8 +46,15 @@ class UncommittedChanges(ToolFailure):
     template = "The working tree has uncommitted changes that switching would overwrite. Commit them with git_commit, or ask the user whether to discard them."
 
 
-Context = ToolContext[None, None, Settings]
-"""What the handler gets besides its arguments: `ctx.settings`, `ctx.remaining_s()`, `ctx.report_progress()`."""
+class Deps:
+    """The dependencies `git_checkout` uses, each bound to this call's deadline and effect (`ctx.deps`)."""
+
+    def __init__(self, bind: Binder) -> None:
+        self.repo = bind(_dependencies.REPO)
+
+
+Context = ToolContext[None, Deps, Settings]
+"""What the handler gets besides its arguments: `ctx.deps`, `ctx.settings`, `ctx.remaining_s()`, `ctx.report_progress()`."""
 
 
 Handler = Callable[[Input, Context], Awaitable[Output] | Output]
@@ -128,6 +137,7 @@ def definition(handler: Handler, reconcile: Reconcile | None = None) -> ToolDefi
         },
         accepts=ACCEPTS,
         handler=handler,
+        deps=Deps,
         keyed=True,
         reconcile=reconcile,
     )

@@ -6,7 +6,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import dependencies as _dependencies
 from ..runtime.contracts import ToolContext, ToolDefinition
+from ..runtime.dependency import Binder
 from ..settings import Settings
 
 NAME = "git_log"
@@ -19,14 +21,23 @@ class Input(BaseModel):
 
     repo_path: Annotated[str, Field(min_length=1, max_length=500)]
     max_count: Annotated[int, Field(ge=1, le=1000)] | None
+    start_timestamp: Annotated[str, Field(max_length=100)] | None = None
+    end_timestamp: Annotated[str, Field(max_length=100)] | None = None
 
 
 Output = str
 """`git_log` declares no output schema, so it returns text."""
 
 
-Context = ToolContext[None, None, Settings]
-"""What the handler gets besides its arguments: `ctx.settings`, `ctx.remaining_s()`, `ctx.report_progress()`."""
+class Deps:
+    """The dependencies `git_log` uses, each bound to this call's deadline and effect (`ctx.deps`)."""
+
+    def __init__(self, bind: Binder) -> None:
+        self.repo = bind(_dependencies.REPO)
+
+
+Context = ToolContext[None, Deps, Settings]
+"""What the handler gets besides its arguments: `ctx.deps`, `ctx.settings`, `ctx.remaining_s()`, `ctx.report_progress()`."""
 
 
 Handler = Callable[[Input, Context], Awaitable[Output] | Output]
@@ -58,6 +69,28 @@ INPUT_SCHEMA: dict[str, Any] = {
                 10,
             ],
         },
+        "start_timestamp": {
+            "type": [
+                "string",
+                "null",
+            ],
+            "description": "Only commits from this time on, as git reads it (2024-01-15, 2 weeks ago).",
+            "maxLength": 100,
+            "examples": [
+                "2 weeks ago",
+            ],
+        },
+        "end_timestamp": {
+            "type": [
+                "string",
+                "null",
+            ],
+            "description": "Only commits up to this time, as git reads it.",
+            "maxLength": 100,
+            "examples": [
+                "yesterday",
+            ],
+        },
     },
     "required": [
         "repo_path",
@@ -71,6 +104,8 @@ OUTPUT_SCHEMA: dict[str, Any] | None = None
 ACCEPTS: dict[str, str] = {
     "repo_path": 'a string of 1 to 500 characters, such as "my-project"',
     "max_count": "an integer from 1 to 1000, such as 10",
+    "start_timestamp": 'a string of at most 100 characters, such as "2 weeks ago"',
+    "end_timestamp": 'a string of at most 100 characters, such as "yesterday"',
 }
 """What each argument accepts, by path, for messages about invalid arguments."""
 
@@ -95,4 +130,5 @@ def definition(handler: Handler) -> ToolDefinition:
         },
         accepts=ACCEPTS,
         handler=handler,
+        deps=Deps,
     )

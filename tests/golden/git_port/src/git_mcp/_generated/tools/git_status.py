@@ -6,8 +6,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import dependencies as _dependencies
 from ..runtime.classes import Changed
 from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.dependency import Binder
 from ..settings import Settings
 
 NAME = "git_status"
@@ -45,8 +47,15 @@ class OutsideAllowed(ToolFailure):
         super().__init__(changed=changed, allowed=allowed)
 
 
-Context = ToolContext[None, None, Settings]
-"""What the handler gets besides its arguments: `ctx.settings`, `ctx.remaining_s()`, `ctx.report_progress()`."""
+class Deps:
+    """The dependencies `git_status` uses, each bound to this call's deadline and effect (`ctx.deps`)."""
+
+    def __init__(self, bind: Binder) -> None:
+        self.repo = bind(_dependencies.REPO)
+
+
+Context = ToolContext[None, Deps, Settings]
+"""What the handler gets besides its arguments: `ctx.deps`, `ctx.settings`, `ctx.remaining_s()`, `ctx.report_progress()`."""
 
 
 Handler = Callable[[Input, Context], Awaitable[Output] | Output]
@@ -101,4 +110,5 @@ def definition(handler: Handler) -> ToolDefinition:
         },
         accepts=ACCEPTS,
         handler=handler,
+        deps=Deps,
     )

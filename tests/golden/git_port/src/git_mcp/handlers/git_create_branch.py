@@ -1,0 +1,19 @@
+"""`git_create_branch`: Create a branch, from the current one or from a named base.
+
+This module is yours: failwell created it once and never overwrites it. Raise a declared failure
+by name (for example `raise BranchExists()`, imported from
+`.._generated.tools.git_create_branch`); anything else you raise reaches the model as an `internal`
+error with a reference id, and the traceback goes to the log.
+
+A retry whose earlier run ended with its outcome unknown (the process died, the deadline passed) is
+refused unless this module defines `async def reconcile(params: Input, ctx: Context) -> Output | None`:
+return the output when the change is there, or None when it is not (then `handle` runs).
+`ctx.idempotency_key` is the same on every retry: store it with the change to find it again.
+"""
+
+from .._generated.tools.git_create_branch import Context, Input
+
+
+async def handle(params: Input, ctx: Context) -> str:
+    """Create a branch, from the current one or from a named base."""
+    raise NotImplementedError("git_create_branch is not implemented yet")

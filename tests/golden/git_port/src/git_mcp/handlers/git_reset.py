@@ -1,0 +1,13 @@
+"""`git_reset`: Unstage every staged change; the working tree keeps them.
+
+This module is yours: failwell created it once and never overwrites it. Raise a declared failure
+by name; anything else you raise reaches the model as an `internal`
+error with a reference id, and the traceback goes to the log.
+"""
+
+from .._generated.tools.git_reset import Context, Input
+
+
+async def handle(params: Input, ctx: Context) -> str:
+    """Unstage every staged change; the working tree keeps them."""
+    raise NotImplementedError("git_reset is not implemented yet")

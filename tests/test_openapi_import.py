@@ -409,3 +409,77 @@ def test_a_document_by_url_is_fetched_once_and_its_refs_never(tmp_path: Path) ->
     assert spec["tools"]["get_store_status"]["effect"] == "read"
     assert any("./shared.yaml#/Status: a network reference, never fetched" in note for note in result.notes)
     assert [path for path in served if "shared" in path] == [], "a $ref of a fetched document is never fetched"
+
+
+def test_a_renamed_input_never_takes_the_name_of_another(tmp_path: Path) -> None:
+    """A rename that is taken too (a query parameter literally named `id_query`), and long names cut to the same
+    64 characters, still give every parameter an input of its own, each reported, and each sent under its own
+    wire name."""
+    parameters = [
+        {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}, "description": "The id."},
+        {"name": "id_query", "in": "query", "schema": {"type": "integer"}, "description": "A literal id_query."},
+        {"name": "id", "in": "query", "schema": {"type": "boolean"}, "description": "The query's id."},
+    ]
+    long = "a" * 70
+    properties = {long + tail: {"type": "string", "description": f"Field {tail}."} for tail in "xyz"}
+    body = {"content": {"application/json": {"schema": {"type": "object", "properties": properties}}}}
+    path = document(tmp_path, {"/t/{id}": {"post": op("t", parameters=parameters, requestBody=body)}})
+    spec, result = spec_of(tmp_path, path)
+    fields = spec["tools"]["t"]["input"]
+    assert len(fields) == 6 and all(len(name) <= 64 for name in fields), list(fields)
+    assert fields["id_query"]["description"] == "A literal id_query."
+    descriptions = sorted(f["description"] for f in fields.values())
+    expected = ["The id.", "A literal id_query.", "The query's id.", *(f"Field {t}." for t in "xyz")]
+    assert descriptions == sorted(expected)
+    assert [f.code for f in result.findings].count("FW314") == 3
+    handler = result.handlers["src/dest_mcp/handlers/t.py"]
+    for wire in ("id", "id_query", *(long + tail for tail in "xyz")):
+        assert f', "{wire}"),' in handler, wire
+    assert handler.count('("query", "id")') == 1 and handler.count('("path", "id")') == 1
+
+
+@pytest.mark.slow
+def test_the_cli_reads_every_selection_option_keeps_the_choice_and_refuses_past_the_cap(tmp_path: Path) -> None:
+    """Each of the eight selection options (repeated where it matters) leaves out an operation of its own; the
+    choice is written to `imported.select`, and a re-import without options keeps it. With no choice, more than
+    40 operations are refused with the tags and their counts, and nothing is written."""
+    kept = {"/a": ("get", "opA", ["t1"]), "/aj": ("get", "opJ", ["t1"])}
+    left_out = {
+        "/az": ("get", "opZ", ["t2"]),  # --tag t1
+        "/ab": ("get", "opB", ["t1"]),  # --operation (not named)
+        "/c": ("get", "opC", ["t1"]),  # --path '/a*'
+        "/ad": ("put", "opD", ["t1"]),  # --method GET --method delete
+        "/ae": ("get", "opE", ["t1", "t3"]),  # --exclude-tag t3
+        "/af": ("get", "opF", ["t1"]),  # --exclude-operation opF
+        "/ag/x": ("get", "opG", ["t1"]),  # --exclude-path '/ag/*'
+        "/ah": ("delete", "opH", ["t1"]),  # --exclude-method DELETE
+    }
+    paths = {path: {method: op(oid, tags=tags)} for path, (method, oid, tags) in {**kept, **left_out}.items()}
+    source = document(tmp_path, paths)
+    options = ["--tag", "t1", "--path", "/a*", "--method", "GET", "--method", "delete"]
+    for oid in ("opA", "opJ", "opC", "opD", "opE", "opF", "opG", "opH", "opZ"):
+        options += ["--operation", oid]
+    options += ["--exclude-tag", "t3", "--exclude-operation", "opF", "--exclude-path", "/ag/*"]
+    options += ["--exclude-method", "DELETE"]
+    dest = tmp_path / "chosen"
+    done = failwell("import", "openapi", source, dest, *options)
+    assert done.returncode == 0, done.stdout + done.stderr
+    spec = yaml.safe_load((dest / "failwell.yaml").read_text())
+    assert sorted(spec["tools"]) == ["op_a", "op_j"]
+    assert spec["imported"]["select"] == {
+        "tags": ["t1"],
+        "operations": ["opA", "opJ", "opC", "opD", "opE", "opF", "opG", "opH", "opZ"],
+        "paths": ["/a*"],
+        "methods": ["GET", "DELETE"],
+        "exclude_tags": ["t3"],
+        "exclude_operations": ["opF"],
+        "exclude_paths": ["/ag/*"],
+        "exclude_methods": ["DELETE"],
+    }
+    again = failwell("import", "openapi", source, dest, "--check")
+    assert again.returncode == 0, again.stdout + again.stderr
+    many = document(tmp_path, {f"/r{i}": {"get": op(f"read{i}", tags=["bulk" if i % 3 else "few"])} for i in range(45)})
+    refused = failwell("import", "openapi", many, tmp_path / "many")
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "45 operations" in refused.stderr and "   30  bulk" in refused.stderr and "   15  few" in refused.stderr
+    assert not (tmp_path / "many").exists()

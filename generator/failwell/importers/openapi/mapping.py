@@ -191,7 +191,7 @@ def map_operation(
     def add(wire: str, location: str, field_spec: dict[str, Any]) -> None:
         fname = field_name(wire)
         if fname in inputs or fname == "idempotency_key":
-            renamed = field_name(f"{wire}_{location}")
+            renamed = _unique_input(wire, location, inputs)
             findings.append(
                 Finding(
                     "FW314",
@@ -377,6 +377,21 @@ def map_operation(
             security = [credentials.schemes[s] for s in alternative]
             break
     return Tool(name, op, spec, where, body, statuses, security, bool(output), upstream)
+
+
+def _unique_input(wire: str, location: str, inputs: dict[str, Any]) -> str:
+    """A name for the input `wire` (at `location`) that no other input of the tool has: `<name>_<location>`, else
+    (that is taken too, or two long names were cut to one) the name cut to fit a hash of where it comes from."""
+    taken = {*inputs, "idempotency_key"}
+    renamed = field_name(f"{wire}_{location}")
+    if renamed not in taken:
+        return renamed
+    digest = hashlib.sha1(f"{location} {wire}".encode()).hexdigest()
+    for start in range(0, len(digest) - 6, 6):
+        renamed = f"{field_name(wire)[: MAX_NAME - 7].rstrip('_')}_{digest[start : start + 6]}"
+        if renamed not in taken:
+            return renamed
+    raise ValueError(f"no free input name for {location} parameter {wire!r}")
 
 
 def _output(doc: Document, mapper: Mapper, op: Operation) -> dict[str, Any]:

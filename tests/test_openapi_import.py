@@ -483,3 +483,72 @@ def test_the_cli_reads_every_selection_option_keeps_the_choice_and_refuses_past_
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
     assert "45 operations" in refused.stderr and "   30  bulk" in refused.stderr and "   15  few" in refused.stderr
     assert not (tmp_path / "many").exists()
+
+
+def test_every_documented_status_gets_its_class_and_the_handler_tests_it(tmp_path: Path) -> None:
+    """The issue's table, status by status: a draft per status the document declares (a 4xx no class fits better
+    keeps the runtime's own), and the handler raises each one for its status, 5XX for any status of 500 or more."""
+    statuses = ["200", "400", "401", "403", "404", "409", "410", "412", "418", "422", "429", "500", "503", "5XX"]
+    responses = {status: {"description": f"Status {status}."} for status in statuses}
+    path = document(tmp_path, {"/x/{id}": {"delete": op("x", responses=responses)}})
+    spec, result = spec_of(tmp_path, path)
+    failures = spec["tools"]["x"]["failures"]
+    assert {name: f["class"] for name, f in failures.items()} == {
+        "bad_request": "invalid_input",
+        "unauthorized": "permission_denied",
+        "forbidden": "permission_denied",
+        "not_found": "not_found",
+        "conflict": "conflict",
+        "gone": "not_found",
+        "precondition_failed": "conflict",
+        "unprocessable": "invalid_input",
+        "rate_limited": "rate_limited",
+        "server_error_500": "upstream_unavailable",
+        "server_error_503": "upstream_unavailable",
+        "server_error": "upstream_unavailable",
+    }
+    assert all(f["reviewed"] is False for f in failures.values())
+    assert '("Status 412")' in failures["precondition_failed"]["message"]
+    handler = result.handlers["src/dest_mcp/handlers/x.py"]
+    for status, name in (("412", "PreconditionFailed"), ("410", "Gone"), ("422", "Unprocessable")):
+        assert f"if error.status == {status}:\n            raise {name}(" in handler
+    assert "if error.status is not None and error.status >= 500:\n            raise ServerError(" in handler
+    assert "error.status == 418" not in handler and "FW310" not in [f.code for f in result.findings]
+
+
+def test_values_rules_outputs_depth_and_long_descriptions(tmp_path: Path) -> None:
+    """Enums, formats, bounds, defaults and examples reach the spec; an object 2xx answer is the output and any
+    other is text; a schema nested past 4 levels is a plain object with a note; a long description is cut
+    (FW313)."""
+    spec, result = spec_of(tmp_path, PETSTORE, Selection(tags=["pets"]))
+    create = spec["tools"]["create_pet"]
+    assert create["input"]["species"]["enum"] == ["dog", "cat", "bird"]
+    assert create["input"]["born"]["format"] == "date" and create["input"]["born"]["nullable"] is True
+    assert create["input"]["name"] == {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 80,
+        "description": "The pet's name.",
+        "example": "Rex",
+    }
+    assert spec["tools"]["get_pet"]["input"]["pet_id"]["example"] == 7
+    assert sorted(spec["tools"]["get_pet"]["output"]) == ["born", "id", "name", "species"]
+    assert "output" not in spec["tools"]["replace_pet"], "a 2xx without a JSON body is answered as text"
+    assert "Output.model_validate(fields_of(response, Output))" in result.handlers["src/dest_mcp/handlers/get_pet.py"]
+    assert "return text_of(response)" in result.handlers["src/dest_mcp/handlers/replace_pet.py"]
+
+    deep: dict[str, Any] = {"type": "object", "properties": {"leaf": {"type": "string"}}}
+    for level in range(6):
+        deep = {"type": "object", "properties": {f"l{level}": deep}}
+    body = {"content": {"application/json": {"schema": {"type": "object", "properties": {"top": deep}}}}}
+    words = "This sentence says a little about the operation. " * 20
+    path = document(tmp_path, {"/d": {"post": op("d", requestBody=body, description=words)}})
+    spec, result = spec_of(tmp_path, path)
+    tool = spec["tools"]["d"]
+    level, depth = tool["input"]["top"], 1
+    while "properties" in level:
+        level, depth = next(iter(level["properties"].values())), depth + 1
+    assert level["type"] == "object" and depth == 4, (depth, level)
+    assert any("nested deeper than 4 levels, cut to a plain object" in note for note in result.notes)
+    assert len(tool["description"]) <= 600 and tool["description"].endswith("operation.")
+    assert any(f.code == "FW313" and "cut to 600" in f.message for f in result.findings)

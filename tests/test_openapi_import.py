@@ -147,6 +147,9 @@ def test_names_fit_64_characters_collisions_get_a_hash_and_are_reported(tmp_path
     assert codes.count("FW315") == 2
     again, _ = spec_of(tmp_path, path)
     assert sorted(again["tools"]) == names, "the names do not depend on the run"
+    backwards = document(tmp_path, {key: dict(reversed(item.items())) for key, item in reversed(paths.items())})
+    reversed_spec, _ = spec_of(tmp_path, backwards)
+    assert reversed_spec["imported"]["tools"] == spec["imported"]["tools"], "a name never depends on the order"
 
 
 def test_inputs_from_every_location_are_never_overwritten(tmp_path: Path) -> None:

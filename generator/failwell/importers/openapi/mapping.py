@@ -81,10 +81,11 @@ class Auth:
 
 def tool_names(ops: list[Operation], findings: list[Finding]) -> dict[str, str]:
     """op.key -> tool name: from operationId (else method and path), snake_case, <= 64 characters, unique;
-    a name cut or taken ends in a hash of its operation, so it does not depend on the order."""
+    a name cut or taken ends in a hash of its operation. Of operations whose names meet, the first by
+    `METHOD /path` keeps the name, so no name depends on the order of the document."""
     names: dict[str, str] = {}
     taken: set[str] = set()
-    for op in ops:
+    for op in sorted(ops, key=lambda op: op.key):
         raw = op.operation_id or f"{op.method}_{op.path}"
         base = snake(raw.replace("/", "_")) or op.method
         if not base[0].isalpha():

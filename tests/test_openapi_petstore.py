@@ -209,6 +209,18 @@ async def test_the_imported_petstore_succeeds_and_fails_well(project: Path, pets
         assert not result.is_error, result
         assert json.loads(fake.sent("PUT /v1/pets/7")[-1]["body"]) == {"name": "Tom", "petId": 8}
 
+        # a keyed POST answered 503 then 201: retried once, both attempts carrying the same derived key (not the
+        # model's own), and another key derives another
+        fake.reply("POST /v1/pets", 503, {"message": SECRET})
+        fake.reply("POST /v1/pets", 201, {"id": 8, "name": "Bo"})
+        before = len(fake.sent("POST /v1/pets"))
+        key = "5b2e8c1a-0d4f-4e7a-9c3b-6f1d2a8e7b90"
+        result = await session.call_tool("create_pet", {"name": "Bo", "idempotency_key": key})
+        assert not result.is_error and (result.structured_content or {}).get("id") == 8, result
+        attempts = [r["headers"].get("Idempotency-Key") for r in fake.sent("POST /v1/pets")[before:]]
+        assert len(attempts) == 2 and attempts[0] == attempts[1] and attempts[0] not in (None, key), attempts
+        assert attempts[0] != posted["headers"]["Idempotency-Key"], "two keys derived one upstream key"
+
         # a hang on a keyed POST: timeout, honest about a change that may have happened; the same call again
         # (same key) is not run a second time upstream
         key = "hang-0000000000000001"

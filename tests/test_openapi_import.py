@@ -555,3 +555,26 @@ def test_values_rules_outputs_depth_and_long_descriptions(tmp_path: Path) -> Non
     assert any("nested deeper than 4 levels, cut to a plain object" in note for note in result.notes)
     assert len(tool["description"]) <= 600 and tool["description"].endswith("operation.")
     assert any(f.code == "FW313" and "cut to 600" in f.message for f in result.findings)
+
+
+def test_a_reimport_never_gives_a_tool_to_another_operation(tmp_path: Path) -> None:
+    """An operation added to the document whose name meets an existing tool's (and would win it: `GET /b` sorts
+    before `POST /a`) gets the hashed name; the existing tool keeps its operation, its inputs and the person's
+    words, so its kept handler still calls the operation it was written for."""
+    first = {"/a": {"post": op("listThings", parameters=[{"name": "q", "in": "query", "description": "Q."}])}}
+    path = document(tmp_path, first)
+    dest = tmp_path / "dest"
+    data = yaml.safe_load(import_openapi(str(path), dest, Selection()).spec_text)
+    assert data["imported"]["tools"] == {"list_things": "POST /a"}
+    data["tools"]["list_things"]["description"] = "My words for POST /a."
+    later = document(tmp_path, {**first, "/b": {"get": op("list-things")}})
+    again = import_openapi(str(later), dest, Selection(), existing=yaml.safe_dump(data, sort_keys=False))
+    merged = yaml.safe_load(again.spec_text)
+    assert merged["imported"]["tools"]["list_things"] == "POST /a"
+    assert merged["tools"]["list_things"]["description"] == "My words for POST /a."
+    assert list(merged["tools"]["list_things"]["input"]) == ["q"] and again.removed == []
+    (new_name,) = again.added
+    assert new_name.startswith("list_things_") and merged["imported"]["tools"][new_name] == "GET /b"
+    assert any(f.code == "FW315" and f.where == "GET /b" for f in again.findings)
+    fresh, _ = spec_of(tmp_path, later)
+    assert fresh["imported"]["tools"]["list_things"] == "GET /b", "a new import still names by METHOD /path"

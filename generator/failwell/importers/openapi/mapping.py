@@ -79,13 +79,14 @@ class Auth:
     """scheme name -> (kind, wire name, setting, second setting): bearer, header, query, basic."""
 
 
-def tool_names(ops: list[Operation], findings: list[Finding]) -> dict[str, str]:
+def tool_names(ops: list[Operation], findings: list[Finding], before: dict[str, str] | None = None) -> dict[str, str]:
     """op.key -> tool name: from operationId (else method and path), snake_case, <= 64 characters, unique;
-    a name cut or taken ends in a hash of its operation. Of operations whose names meet, the first by
+    a name cut or taken ends in a hash of its operation. An operation keeps the name an earlier import gave it
+    (`before`: op.key -> name) while that is still one of its two names, so a re-import never hands a tool, its
+    words and its handler to another operation; among the rest, of operations whose names meet, the first by
     `METHOD /path` keeps the name, so no name depends on the order of the document."""
-    names: dict[str, str] = {}
-    taken: set[str] = set()
-    for op in sorted(ops, key=lambda op: op.key):
+    candidates: dict[str, tuple[str, str]] = {}
+    for op in ops:
         raw = op.operation_id or f"{op.method}_{op.path}"
         base = snake(raw.replace("/", "_")) or op.method
         if not base[0].isalpha():
@@ -99,14 +100,29 @@ def tool_names(ops: list[Operation], findings: list[Finding]) -> dict[str, str]:
             findings.append(
                 Finding("FW315", op.key, f"the name {base} is over {MAX_NAME} characters: the tool is {name}")
             )
+        candidates[op.key] = (name, f"{name[: MAX_NAME - 7].rstrip('_')}_{digest}")
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for key, pair in sorted(candidates.items()):
+        kept = (before or {}).get(key)
+        if kept in pair and kept not in taken:
+            names[key] = kept
+            taken.add(kept)
+    kept_hashed = [key for key, name in names.items() if name == candidates[key][1] != candidates[key][0]]
+    for key, (name, renamed) in sorted(candidates.items()):
+        if key in names:
+            continue
         if name in taken:
-            renamed = f"{name[: MAX_NAME - 7].rstrip('_')}_{digest}"
             findings.append(
-                Finding("FW315", op.key, f"the name {name} is taken by another operation: the tool is {renamed}")
+                Finding("FW315", key, f"the name {name} is taken by another operation: the tool is {renamed}")
             )
             name = renamed
         taken.add(name)
-        names[op.key] = name
+        names[key] = name
+    for key in kept_hashed:
+        name, renamed = candidates[key]
+        why = "is taken by another operation" if name in taken else "is free, but an earlier import hashed it"
+        findings.append(Finding("FW315", key, f"the name {name} {why}: the tool stays {renamed}"))
     return names
 
 

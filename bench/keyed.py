@@ -3,8 +3,8 @@ on each store (memory, SQLite, Redis), side by side in one run, through the gene
 
     python bench/keyed.py [--calls 2000]      (needs redis-server on PATH for the Redis row)
 
-Prints one line per store: `keyed_write.<store> p50_added_ms=... ratio=R target=T ok|MISS`, where the
-target is the issue's: a keyed write adds at most 1 ms p50.
+Prints one line per store: `keyed_write.<store> p50_added_ms=... p99_added_ms=... ratio=R target=T ok|MISS`,
+where the target is the issue's: a keyed write adds at most 1 ms at p50 and 3 ms at p99.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ sys.path[:0] = [
 from ledger import make_project, redis_server  # noqa: E402
 
 
-async def p50(server: Any, tool: str, calls: int, keyed: bool) -> float:
+async def latencies(server: Any, tool: str, calls: int, keyed: bool) -> tuple[float, float]:
+    """p50 and p99 in milliseconds, the first tenth of the calls left out as warm-up."""
     samples = []
     for number in range(calls):
         arguments: dict[str, Any] = {"account": "acct-1", "amount": 5}
@@ -36,10 +37,11 @@ async def p50(server: Any, tool: str, calls: int, keyed: bool) -> float:
         started = time.perf_counter()
         await server.call_tool(tool, arguments)
         samples.append(time.perf_counter() - started)
-    return statistics.median(samples[calls // 10 :]) * 1000
+    kept = sorted(samples[calls // 10 :])
+    return statistics.median(kept) * 1000, kept[min(len(kept) - 1, int(len(kept) * 0.99))] * 1000
 
 
-async def measure(store: Any, calls: int) -> tuple[float, float]:
+async def measure(store: Any, calls: int) -> tuple[tuple[float, float], tuple[float, float]]:
     from ledger_mcp._generated.server import build_server
     from ledger_mcp._generated.tools import ledger_add
 
@@ -53,8 +55,8 @@ async def measure(store: Any, calls: int) -> tuple[float, float]:
     plain = build_server({"ledger_add": add}, store=MemoryStore())
     plain.services.rate_limit = None
     plain.services.store = None  # no store: the key is ignored, so this is the tool without deduplication
-    base = await p50(plain, "ledger_add", calls, keyed=True)
-    keyed = await p50(keyed_server, "ledger_add", calls, keyed=True)
+    base = await latencies(plain, "ledger_add", calls, keyed=True)
+    keyed = await latencies(keyed_server, "ledger_add", calls, keyed=True)
     await keyed_server.aclose()
     return base, keyed
 
@@ -78,12 +80,13 @@ def main() -> None:
                 "redis": RedisStore(url),
             }
             for name, store in stores.items():
-                base, keyed = asyncio.run(measure(store, args.calls))
-                added = keyed - base
-                verdict = "ok" if added <= 1.0 else "MISS"
+                (base, base99), (keyed, keyed99) = asyncio.run(measure(store, args.calls))
+                added, added99 = keyed - base, keyed99 - base99
+                verdict = "ok" if added <= 1.0 and added99 <= 3.0 else "MISS"
                 print(
                     f"keyed_write.{name} p50_without_key_ms={base:.3f} p50_keyed_ms={keyed:.3f} "
-                    f"p50_added_ms={added:.3f} ratio={keyed / base:.2f} target=added<=1ms {verdict}"
+                    f"p50_added_ms={added:.3f} p99_added_ms={added99:.3f} ratio={keyed / base:.2f} "
+                    f"target=added<=1ms_p50,3ms_p99 {verdict}"
                 )
 
 

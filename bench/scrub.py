@@ -231,6 +231,7 @@ HOSTILE = (
     "-----BEGIN PRIVATE KEY-----", "Aa1", "token: ", "%41", "eyJ", "a=b&", "Bearer ", "xPassword", '"password": "',
     "a.internal ", "::", "sk_live_", "password ", "password a ", "a b ", "a\n", "Aa1Bb2Cc3Dd4\n ", "Aa1Bb2Cc3Dd4\\\n",
     "a:1:b:c:", "a:1:", "x.y", "ab.cd.", "p:us-east1:", "-----BEGIN A KEY-----\n", "\\n", "AUTH_TOKEN ", "a\r\n  ",
+    "'--password', '", "--password a ",
 )  # fmt: skip
 
 

@@ -305,6 +305,118 @@ def _memorystore(rng: random.Random) -> tuple[str, list[str]]:
     return f"503 DNS resolution failed for {name}.europe-west1.c.example-prod.internal:6379", [name]
 
 
+# --- widened when issue 24 was closed: more formats real tools write, of the same three shapes and next to them ---
+# (Only the two command-line-option kinds were looked at when the rules were changed after this widening; the
+# rest were measured as they came.)
+
+
+def _cli_long_option(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # docker login(1): "docker login --username USER --password PASS [SERVER]"
+    return f"exit status 1: docker login --username ci --password {pw} registry.example.com", [pw]
+
+
+def _called_process_error(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # Python's subprocess.CalledProcessError: "Command '[...]' returned non-zero exit status N."
+    return (
+        f"Command '['mysqldump', '--user', 'backup', '--password', '{pw}', 'orders']' returned non-zero exit status 2.",
+        [pw],
+    )
+
+
+def _mysql_short_option(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # mysql(1): "-p[password]", the password glued to the option
+    return f"command failed: mysql -u app -p{pw} -h db orders", [pw]
+
+
+def _sshpass(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # sshpass(1): "sshpass -p password ssh user@host"
+    return f"exit status 5: sshpass -p {pw} ssh deploy@build", [pw]
+
+
+def _curl_user(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # curl(1): "-u, --user <user:password>"
+    return f"curl -sf -u admin:{pw} https://ci.example.org/api/json failed with 22", [pw]
+
+
+def _chap_secrets(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # pppd(8), /etc/ppp/chap-secrets: client server secret IP-addresses
+    return f'# client\tserver\tsecret\tIP addresses\n"alice"\t*\t"{pw}"\t*\n', [pw]
+
+
+def _sasl_passwd(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # Postfix SASL_README, /etc/postfix/sasl_passwd: "[mail.isp.example] username:password"
+    return f"[smtp.example.org]:587 alerts@example.org:{pw}\n", [pw]
+
+
+def _ipsec_psk(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # ipsec.secrets(5): ': PSK "secret"'
+    return f'203.0.113.5 198.51.100.7 : PSK "{pw}"\n', [pw]
+
+
+def _rsyncd_secrets(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # rsyncd.conf(5), secrets file: "username:password" lines
+    return f"backup:{pw}\n", [pw]
+
+
+def _wpa_psk(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # wpa_supplicant.conf(5): network={ ssid="..." psk="..." }
+    return f'network={{\n\tssid="office"\n\tpsk="{pw}"\n}}\n', [pw]
+
+
+def _squid_peer(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # squid cache_peer: "login=user:password"
+    return f"cache_peer parent.example.org parent 3128 0 no-query login=proxyuser:{pw}", [pw]
+
+
+def _proftpd_sql(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # ProFTPD mod_sql: "SQLConnectInfo dbname[@host[:port]] [username] [password]"
+    return f"SQLConnectInfo ftpusers@db.example.org proftpd {pw}", [pw]
+
+
+def _yaml_literal(rng: random.Random) -> tuple[str, list[str]]:
+    # a base64 key in a YAML block scalar (a Helm values file), wrapped at 64 columns as `openssl base64` writes it
+    lines = textwrap.wrap(base64.b64encode(rng.randbytes(rng.randint(120, 180))).decode(), 64)
+    return "client-key-data: |\n    " + "\n    ".join(lines) + "\n", [line for line in lines if len(line) >= 6]
+
+
+def _host_error(host: str) -> str:
+    # psycopg2: could not connect to server ... Is the server running on host "<host>" and accepting ...
+    return (
+        "could not connect to server: Connection refused\n"
+        f'\tIs the server running on host "{host}" and accepting TCP/IP connections on port 5432?'
+    )
+
+
+def _managed(pattern: str) -> Callable[[random.Random], tuple[str, list[str]]]:
+    """A managed service's host from `pattern`: `{a}` and `{b}` are random labels, and the canaries."""
+
+    def make(rng: random.Random) -> tuple[str, list[str]]:
+        a, b = _host_label(rng, 9), word(rng, 10, LOWER_DIGITS)
+        return _host_error(pattern.format(a=a, b=b)), [a, b] if "{b}" in pattern else [a]
+
+    return make
+
+
+WIDENED_HOSTS = {
+    "redshift": "{a}.{b}.us-east-1.redshift.amazonaws.com",
+    "docdb": "{a}.cluster-{b}.eu-west-1.docdb.amazonaws.com",
+    "opensearch": "search-{a}-{b}.eu-west-1.es.amazonaws.com",
+    "memorydb": "clustercfg.{a}.{b}.memorydb.us-east-1.amazonaws.com",
+    "rds_proxy": "{a}.proxy-{b}.us-east-1.rds.amazonaws.com",
+    "cosmos": "{a}.documents.azure.com:443",
+    "cosmos_mongo": "{a}.mongo.cosmos.azure.com:10255",
+    "gce_internal": "{a}.us-central1-a.c.{b}.internal",
+    "neon": "ep-{a}-{b}.us-east-2.aws.neon.tech",
+    "supabase": "db.{a}{b}.supabase.co:5432",
+    "cockroach": "{a}-{b}.j77.cockroachlabs.cloud:26257",
+    "aiven": "pg-{a}-{b}.aivencloud.com:12345",
+    "redis_cloud": "redis-12345.c{b}.us-east-1-4.ec2.redns.redis-cloud.com:12345",
+    "snowflake": "{a}-{b}.snowflakecomputing.com",
+    "elastic_cloud": "{a}{b}.us-central1.gcp.cloud.es.io:9243",
+}
+"""Managed services' hosts (patterns from each provider's documented endpoint format)."""
+
+
 HELD_OUT: tuple[HeldOut, ...] = (
     HeldOut("netrc_line", _netrc_line),
     HeldOut("netrc_lines", _netrc_lines),
@@ -349,6 +461,20 @@ HELD_OUT: tuple[HeldOut, ...] = (
     HeldOut("gke_service", _gke_service, log=False),
     HeldOut("ec2_internal", _ec2_internal, log=False),
     HeldOut("memorystore_internal", _memorystore, log=False),
+    HeldOut("cli_long_option", _cli_long_option),
+    HeldOut("called_process_error_argv", _called_process_error),
+    HeldOut("mysql_short_option", _mysql_short_option),
+    HeldOut("sshpass_option", _sshpass),
+    HeldOut("curl_user_option", _curl_user),
+    HeldOut("chap_secrets", _chap_secrets),
+    HeldOut("postfix_sasl_passwd", _sasl_passwd),
+    HeldOut("ipsec_psk", _ipsec_psk),
+    HeldOut("rsyncd_secrets", _rsyncd_secrets),
+    HeldOut("wpa_supplicant_psk", _wpa_psk),
+    HeldOut("squid_cache_peer_login", _squid_peer),
+    HeldOut("proftpd_sqlconnectinfo", _proftpd_sql),
+    HeldOut("yaml_literal_key_data", _yaml_literal),
+    *(HeldOut(f"host_{name}", _managed(pattern), log=False) for name, pattern in WIDENED_HOSTS.items()),
 )
 
 BENIGN: tuple[str, ...] = (
@@ -368,4 +494,8 @@ BENIGN: tuple[str, ...] = (
     "Order ORD-2024-000117 shipped to Łódź.",
     "SKU-1042-BLUE is out of stock in warehouse 3",
     "release-notes-2024 v1.2.3 approved",
+    # command lines whose secret-sounding options hold no secret (added when issue 24 was closed)
+    "Command '['pg_dump', '--no-password', '--format', 'custom', 'orders']' returned non-zero exit status 1.",
+    "usage: backup [--token-count N] [--session-name NAME] [--secret-id ID]",
+    "['rsync', '--password-file', 'rsync.secret', 'src', 'backup::nightly']",
 )

@@ -360,19 +360,30 @@ def test_http_a_form_answered_well_badly_or_not_at_all(raw: Raw) -> None:
 
 
 def test_http_a_bad_sampling_or_roots_answer_is_asked_again(raw: Raw) -> None:
+    """The model answers with an image where the handler reads text: that question alone is asked again (the roots
+    answer beside it is kept), then a text answer completes the call. A root that is not a file:// URI fails the
+    SDK's own check of the request's params: -32602, and nothing is answered."""
     first = incomplete(raw.call("notes_summarize", {"folder": "inbox"}), "summary", "folders")
     image = {**SAMPLED, "content": {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}}
-    not_file = {"roots": [{"uri": "https://example.com/notes"}]}
     again = raw.call(
         "notes_summarize",
         {"folder": "inbox"},
-        inputResponses={"summary": image, "folders": not_file},
+        inputResponses={"summary": image, "folders": ROOTS},
         requestState=first["requestState"],
     )
-    if "error" in again:  # the SDK may refuse a roots answer that is not a file URI as malformed params
-        assert again["error"]["code"] == -32602, again
-    else:
-        incomplete(again, "summary", "folders")
+    state = incomplete(again, "summary")["requestState"]
+    done = raw.call("notes_summarize", {"folder": "inbox"}, inputResponses={"summary": SAMPLED}, requestState=state)
+    assert complete(done)["content"][0]["text"] == "inbox: Three notes. | roots: notes=file:///home/ada/notes"
+    first = incomplete(raw.call("notes_summarize", {"folder": "inbox"}), "summary", "folders")
+    not_file = {"roots": [{"uri": "https://example.com/notes"}]}
+    refused = raw.call(
+        "notes_summarize",
+        {"folder": "inbox"},
+        inputResponses={"summary": SAMPLED, "folders": not_file},
+        requestState=first["requestState"],
+    )
+    assert refused["error"]["code"] == -32602 and "result" not in refused, refused
+    assert "inputResponses.folders.roots.0.uri" in refused["error"]["data"]["fields"], refused
 
 
 def test_http_a_declined_form_is_an_error_that_changed_nothing(raw: Raw) -> None:

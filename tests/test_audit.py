@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from conftest import REPO
@@ -114,6 +115,44 @@ def test_a_draft_spec_from_a_listing_validates_as_written(tmp_path: Path) -> Non
     assert "effect: read" in text and "effect: destructive" in text and "idempotent: true" in text
 
 
+def test_a_draft_renames_what_a_spec_cannot_take_and_says_so(tmp_path: Path) -> None:
+    """Names real servers publish that a spec does not take as they are (server-filesystem's `edits[].oldText`,
+    a `from` argument, a tool named like a builtin, two arguments with one Python name): renamed, marked, valid."""
+    report = Report(target="npx demo", transport="stdio", server={"name": "demo", "version": "1"})
+    edits = {"type": "object", "properties": {"oldText": {"type": "string"}, "class": {"type": "string"}}}
+    report.tools = [
+        {
+            "name": "edit_file",
+            "description": "Edits a file.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "from": {"type": "string"},
+                    "json": {"type": "boolean"},
+                    "dryRun": {"type": "boolean"},
+                    "dry_run": {"type": "boolean"},
+                    "edits": {"type": "array", "items": edits},
+                },
+                "required": ["from"],
+            },
+            "annotations": {"destructiveHint": True},
+        },
+        {"name": "list", "description": "Lists.", "inputSchema": {"type": "object"}, "annotations": {}},
+    ]
+    text = draft(report)
+    spec = tmp_path / "failwell.yaml"
+    spec.write_text(text)
+    validate(spec)
+    data = yaml.safe_load(text)
+    fields = data["tools"]["edit_file"]["input"]
+    assert list(fields) == ["from_value", "json_value", "dryRun", "dry_run_value", "edits"]
+    assert "required" not in fields["from_value"] and fields["json_value"]["required"] is False
+    assert list(fields["edits"]["items"]["properties"]) == ["old_text", "class_value"]
+    assert "list_value" in data["tools"]
+    assert "# DRAFT: renamed to names a spec takes, so clients will see the new ones: `from` as `from_value`" in text
+    assert "the tool `list` as `list_value`" in text and "`oldText` as `old_text`" in text
+
+
 def sample_report() -> Report:
     report = Report(target="python -m x", transport="stdio", server={"name": "x", "version": "1"})
     report.tools = LISTED
@@ -143,15 +182,18 @@ from typing import Annotated
 
 from pydantic import Field
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 server = MCPServer("sloppy")
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))
-def lookup(name: Annotated[str, Field(max_length=10, pattern="^[a-z]+$")], limit: int = 5) -> str:
+def lookup(name: Annotated[str, Field(max_length=10, pattern="^[a-z]+$")], limit: int = 5) -> CallToolResult:
     """Look a name up."""
-    return f"found {name}"
+    stale = {"class": "reliability", "code": "cache_stale", "retryable": True, "correlationId": "c-1"}
+    return CallToolResult(  # a success that says it failed
+        content=[TextContent(type="text", text=f"found {name}")], _meta={"io.modelcontextprotocol/toolFailure": stale}
+    )
 
 
 @server.tool()
@@ -198,6 +240,11 @@ def test_a_sloppy_server_is_caught_and_its_write_tool_never_called(tmp_path: Pat
     assert ("refuses", "lookup") in problems, "an unknown extra argument was accepted"
     assert ("leaks", "lookup") in problems, "pydantic's dump, with the input and a documentation URL"
     assert ("envelope", "lookup") in problems and ("wording", "lookup") in problems
+    assert any(
+        f["problem"].startswith("a success result carrying io.modelcontextprotocol/toolFailure")
+        and f["probe"] == "an unknown extra argument"
+        for f in data["findings"]
+    ), "the draft's object on a success (the extra argument ignored, the call ran)"
     assert ("listing", "delete_everything") in problems, "no annotations"
     assert any(f["problem"] == "resources are served (notes) but not advertised" for f in data["findings"])
     malformed = {f["probe"]: f["problem"] for f in data["findings"] if f["subject"] == "server"}
@@ -223,7 +270,7 @@ def test_a_sloppy_server_is_caught_and_its_write_tool_never_called(tmp_path: Pat
 
 @pytest.mark.slow
 @pytest.mark.parametrize("example", ["weather", "tasks", "records", "refunds"])
-def test_failwell_examples_score_without_errors(example: str, tmp_path: Path) -> None:
+def test_failwell_examples_score_clean(example: str, tmp_path: Path) -> None:
     env = [
         f"PYTHONPATH={REPO / 'examples' / example / 'src'}",
         "FORECAST_API_URL=http://127.0.0.1:9",
@@ -236,14 +283,8 @@ def test_failwell_examples_score_without_errors(example: str, tmp_path: Path) ->
     )
     assert code == 0, out + err
     data = json.loads(out)
-    assert data["counts"]["errors"] == 0
-    # The one warning failwell's runtime earns today: a refused value quoted back unmasked when it has a
-    # credential's shape (rule 5 says no token in any message); the runtime's owners are told in issue 30's note.
-    assert {f["problem"].split(":")[0] for f in data["findings"]} <= {
-        "the planted credential was quoted back as the refused value"
-    }
-    if example in ("weather", "records"):
-        assert data["score"] == 100 and data["findings"] == [], "clean"
+    assert data["findings"] == [] and data["score"] == 100, "clean: no error and no warning"
+    assert data["skipped"] == [] and data["counts"]["checks"] >= 80, "every tool probed, writes too"
 
 
 @pytest.mark.slow
@@ -256,6 +297,120 @@ def test_a_failwell_server_over_streamable_http_with_a_header(tmp_path: Path) ->
         code, out, err = run(server.url, "--header", "X-Audit: yes", "--call-reads")
     assert code == 0, out + err
     assert "over http" in out and "score 100/100: clean" in out
+
+
+GUARDED = """\
+import sys
+
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer("guarded")
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def lookup(name: str) -> str:
+    \"\"\"Look a name up.\"\"\"
+    return name
+
+
+inner = server.streamable_http_app()
+
+
+async def app(scope, receive, send):  # every HTTP request needs the bearer token; refused ones are counted
+    if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != b"Bearer audit-token":
+        with open(sys.argv[2], "a") as refused:
+            refused.write(scope["method"] + "\\n")
+        await send({"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": b"unauthorized"})
+        return
+    await inner(scope, receive, send)
+
+
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+"""
+
+
+@pytest.mark.slow
+def test_header_carries_auth_to_every_request(tmp_path: Path) -> None:
+    """A server behind a bearer token: without `--header` it cannot be reached (exit 3); with it, every request
+    the audit makes (the session's and the raw body that is not JSON) carries the header."""
+    import subprocess
+
+    from httpserver import free_port, wait_for_port
+
+    script, refused = tmp_path / "guarded.py", tmp_path / "refused.txt"
+    script.write_text(GUARDED)
+    port = free_port()
+    process = subprocess.Popen([sys.executable, str(script), str(port), str(refused)], stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process)
+        url = f"http://127.0.0.1:{port}/mcp"
+        code, _, err = run(url)
+        assert code == 3 and "could not connect to" in err, err
+        assert refused.read_text(), "the server refused the audit without the token"
+        refused.unlink()
+        code, out, err = run(url, "--header", "Authorization: Bearer audit-token", "--json")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert code in (0, 1), err
+    data = json.loads(out)
+    assert [tool["name"] for tool in data["tools"]] == ["lookup"] and data["transport"] == "http"
+    assert not refused.exists(), "a request went out without the header"
+
+
+WARNED = """\
+import sys
+
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+
+
+class Warned(MCPServer):
+    async def get_prompt(self, name, arguments=None, context=None):
+        if name not in {prompt.name for prompt in await self.list_prompts()}:
+            raise MCPError(-32602, f"Unknown prompt: {name}")
+        return await super().get_prompt(name, arguments, context)
+
+
+server = Warned("warned")
+
+
+@server.tool()  # no annotations: a warning, and never called
+def ping() -> str:
+    \"\"\"Answer pong.\"\"\"
+    return "pong"
+
+
+server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+"""
+
+
+@pytest.mark.slow
+def test_warnings_pass_unless_strict(tmp_path: Path) -> None:
+    """A server whose only findings are warnings (a tool without annotations, an unknown tool answered as an
+    isError result): exit 0, and 1 with --strict, for CI that holds a server to warnings too."""
+    import subprocess
+
+    from httpserver import free_port, wait_for_port
+
+    script = tmp_path / "warned.py"
+    script.write_text(WARNED)
+    port = free_port()
+    process = subprocess.Popen([sys.executable, str(script), str(port)], stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process)
+        url = f"http://127.0.0.1:{port}/mcp"
+        code, out, err = run(url, "--json")
+        strict_code, _, _ = run(url, "--strict")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    data = json.loads(out)
+    assert data["counts"]["errors"] == 0 and data["counts"]["warnings"] > 0, data["findings"]
+    assert (code, strict_code) == (0, 1), err
 
 
 @pytest.fixture

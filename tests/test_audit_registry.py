@@ -12,10 +12,13 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
+from failwell import validate
+from failwell.audit.draft import draft
 from failwell.audit.findings import Report
 from failwell.audit.report import terminal
 from failwell.audit.run import Options, Target, audit
@@ -65,10 +68,15 @@ def figures(report: Report) -> str:
 
 
 def audited(target: Target, options: Options | None = None) -> Report:
+    """The audit's report, printed; its findings quoted, and the draft spec it writes valid as written."""
     report = audit(target, options or Options(timeout_s=30))
     print("\n" + figures(report) + "\n" + terminal(report, worst=3))
     assert report.tools, "the server listed its tools"
     assert all(finding.answer for finding in report.findings if finding.rule in ("leaks", "refuses")), "quoted"
+    with tempfile.TemporaryDirectory() as scratch:
+        spec = Path(scratch) / "failwell.yaml"
+        spec.write_text(draft(report), encoding="utf-8")
+        validate(spec)  # the way out: `failwell new DEST --spec` takes it
     return report
 
 

@@ -262,6 +262,21 @@ CANCELLABLE = {
 }
 
 
+@pytest.mark.parametrize("kind", ["resource", "prompt"])
+def test_without_auth_the_owner_stops_a_read_by_closing_its_stream(kind: str, open_src: Path, tmp_path: Path) -> None:
+    """The low finding without auth: a resource or prompt read over stateless HTTP is stopped by the one way its
+    sender has there (closing the read's own response stream), as a tool call is."""
+    with (
+        http_server("waits_mcp", open_src, tmp_path / "stderr.log", env(tmp_path)) as server,
+        httpx.Client(timeout=30) as http,
+    ):
+        with http.stream("POST", server.url, json=CANCELLABLE[kind], headers=headers()) as stream:
+            assert stream.status_code == 200
+            wait_for(server, "handler started")
+        wait_for(server, "handler released")  # within 20 s, not the handler's 25
+        assert "Traceback" not in server.logged()
+
+
 @pytest.mark.parametrize("kind", list(CANCELLABLE))
 def test_with_auth_a_strangers_cancels_stop_nothing_and_the_owners_stops_the_read(
     kind: str, with_auth: Running

@@ -29,6 +29,13 @@ def runtime() -> Iterator[Any]:
         yield tasks_mcp._generated.runtime
 
 
+def reachable(runtime: Any) -> Any:
+    """An InFlight as a server answering stateless HTTP has it: one that a cancel can reach."""
+    in_flight = runtime.inflight.InFlight("tasks")
+    in_flight.reachable = True
+    return in_flight
+
+
 HOSTILE = [
     "[" * 2_000 + "]" * 2_000,
     "[" * 100_000 + "]" * 100_000,
@@ -42,7 +49,7 @@ HOSTILE = [
 
 @pytest.mark.anyio
 async def test_hostile_notes_are_ignored_and_a_real_one_still_applies(runtime: Any) -> None:
-    in_flight = runtime.inflight.InFlight("tasks")
+    in_flight = reachable(runtime)
     silence = anyio.Event()
     with in_flight.track("token:ada", "3", silence) as scope:
         for note in HOSTILE:
@@ -54,7 +61,7 @@ async def test_hostile_notes_are_ignored_and_a_real_one_still_applies(runtime: A
 
 @pytest.mark.anyio
 async def test_a_cancel_without_a_token_stops_nothing(runtime: Any) -> None:
-    in_flight = runtime.inflight.InFlight("tasks")
+    in_flight = reachable(runtime)
     with in_flight.track(runtime.inflight.ANONYMOUS, "7", anyio.Event()) as scope:
         await in_flight.cancel_anywhere(runtime.inflight.ANONYMOUS, "7", None)
         assert not scope.cancel_called, "nothing proves the cancel came from the call's sender"
@@ -70,7 +77,7 @@ async def test_a_tracked_call_is_forgotten_however_it_ends(runtime: Any) -> None
     """`InFlight.track` is on every call's path (a small class since issue 32, where it was a generator): a call is
     findable while it runs, two of one key are ambiguous, and one that returned, raised or was cancelled is
     forgotten (a cancel naming it then stops nothing)."""
-    in_flight = runtime.inflight.InFlight("tasks")
+    in_flight = reachable(runtime)
     with in_flight.track("stdio", "1", anyio.Event()) as first:
         with in_flight.track("stdio", "1", anyio.Event()) as second:
             assert in_flight.cancel("stdio", "1") == "ambiguous"
@@ -87,7 +94,7 @@ async def test_a_tracked_call_is_forgotten_however_it_ends(runtime: Any) -> None
 
 
 def test_cancels_that_stop_nothing_make_one_log_line(runtime: Any, caplog: pytest.LogCaptureFixture) -> None:
-    in_flight = runtime.inflight.InFlight("tasks")
+    in_flight = reachable(runtime)
     with caplog.at_level(logging.INFO, logger="failwell"):
         for number in range(5_000):
             in_flight.cancel("token:ada", str(number))
@@ -143,3 +150,19 @@ def test_over_budget_the_oldest_incomplete_request_is_shed(runtime: Any) -> None
     budget.opened(_Connection(False))
     assert idle.transport.closed and not stalled_new.transport.closed
     assert budget.shed_total == 2
+
+
+@pytest.mark.anyio
+async def test_where_no_cancel_can_come_nothing_is_tracked(runtime: Any) -> None:
+    """On stdio and in a stateful session the SDK finds a cancelled call itself: the server's own lookup is off
+    (only stateless HTTP turns it on), so a call there registers nothing and no cancel of this lookup finds it."""
+    in_flight = runtime.inflight.InFlight("tasks")
+    assert not in_flight.reachable
+    with in_flight.track("token:ada", "1", anyio.Event()):
+        assert not in_flight._calls
+        assert in_flight.cancel("token:ada", "1") == "absent"
+    in_flight.reachable = True
+    with in_flight.track("token:ada", "1", anyio.Event()):
+        assert in_flight.cancel("token:ada", "1") == "cancelled"
+        await anyio.sleep(0)
+    assert not in_flight._calls

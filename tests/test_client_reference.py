@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import pytest
 import yaml
 from mcp import Client
@@ -204,6 +205,49 @@ async def test_a_retry_not_before_past_the_budget_gives_up_at_once(scripted: Scr
     assert caught.value.retry_not_before == int((NOW_S + 60) * 1000)
 
 
+class HungListing(MCPServer):
+    """A server whose tools/list never answers (hung, or overloaded)."""
+
+    async def list_tools(self) -> list[Any]:
+        await anyio.sleep_forever()
+        return []
+
+
+async def within_budget(scripted: Scripted, name: str, arguments: dict[str, Any], **options: Any) -> ToolFailure:
+    """`call_tool` on the real clock with a 1 s budget; the 30 s guard only turns a hang into a failure."""
+    caught: ToolFailure | None = None
+    with anyio.fail_after(30):
+        async with Client(scripted.server) as session:
+            try:
+                await call_tool(session, name, arguments, budget_s=1.0, **options)
+            except ToolFailure as failure:
+                caught = failure
+    assert caught is not None
+    return caught
+
+
+async def test_listing_the_annotations_stays_within_the_budget() -> None:
+    scripted = Scripted()
+    scripted.server = HungListing("hung")
+    scripted.tool("read", None, transient(1), ok())
+    failure = await within_budget(scripted, "read", {})
+    assert isinstance(failure, ReliabilityFailure) and "annotations could not be listed" in failure.gave_up
+    assert len(scripted.calls["read"]) == 1
+
+
+async def test_the_check_of_a_possible_change_stays_within_the_budget(scripted: Scripted) -> None:
+    envelope = {"class": "timeout", "failure": "deadline", "retryable": True, "changed": "possible", "reference": "r"}
+    scripted.tool("refund", None, failed("refund_order ran out of time; it may have been applied.", envelope=envelope))
+
+    async def never_answers(failure: ToolFailure) -> bool:
+        await anyio.sleep_forever()
+        return True
+
+    arguments = {"order_id": "ord_1", "idempotency_key": "k"}
+    failure = await within_budget(scripted, "refund", arguments, check_possible_change=never_answers)
+    assert "did not finish before the budget" in failure.gave_up and len(scripted.calls["refund"]) == 1
+
+
 async def test_attempts_stop_at_max_attempts_and_keep_every_correlation_id(
     scripted: Scripted, fake_time: FakeTime
 ) -> None:
@@ -218,6 +262,20 @@ async def test_an_unknown_code_of_a_known_class_acts_as_its_class(scripted: Scri
     scripted.tool("read", READ, transient(1, code="vendor.quota_shard_moving"), ok())
     await run(scripted, fake_time, "read")
     assert len(scripted.calls["read"]) == 2
+
+
+async def test_the_class_not_the_code_or_the_text_decides(scripted: Scripted, fake_time: FakeTime) -> None:
+    """A capability failure whose code and words say "transient, try again" is not retried; a reliability failure
+    whose code and words say "invalid, retrying will not help" is: the class alone decides (the draft's SHOULD)."""
+    draft = {"class": "capability", "code": "retryable_transient_error", "correlationId": "c-1"}
+    scripted.tool("a", READ, failed("Service temporarily unavailable, try again in a moment.", draft), ok())
+    with pytest.raises(CapabilityFailure):
+        await run(scripted, fake_time, "a")
+    assert len(scripted.calls["a"]) == 1
+    words = "Invalid input: no such record. Retrying will not help."
+    scripted.tool("b", READ, failed(words, {**transient(1).meta[TOOL_FAILURE_KEY], "code": "invalid_input"}), ok())  # type: ignore[index]
+    result = await run(scripted, fake_time, "b")
+    assert not result.is_error and len(scripted.calls["b"]) == 2
 
 
 @pytest.mark.parametrize(
@@ -301,20 +359,29 @@ def test_the_public_api_is_failwell_client() -> None:
 
 def missing_checks(requirements: list[dict[str, Any]]) -> list[str]:
     """What is wrong with a traceability file's entries: a text with no MUST/SHOULD, neither or both of `check`
-    and `excluded`, a check naming a file or a test that does not exist."""
+    and `excluded`, a check id not in the conformance repository's form (`sep-3313-...`, each once), a check with
+    no test, a test naming a file or a test that does not exist."""
     wrong: list[str] = []
+    seen: set[str] = set()
     for entry in requirements:
         text = entry.get("text")
         if not isinstance(text, str) or not re.search(r"\b(MUST|SHOULD|REQUIRED|RECOMMENDED)\b", text):
             wrong.append(f"not a requirement: {text!r}")
         if ("check" in entry) == ("excluded" in entry):
             wrong.append(f"needs a check or an exclusion: {text!r}")
-        checks = entry.get("check", [])
-        for check in checks if isinstance(checks, list) else [checks]:
-            path, _, test = check.partition("::")
+        if "check" in entry:
+            check = entry["check"]
+            if not isinstance(check, str) or not re.fullmatch(r"sep-3313-[a-z0-9-]+", check) or check in seen:
+                wrong.append(f"{check!r}: a check is one id, sep-3313-<name>, used once")
+            seen.add(str(check))
+            if not entry.get("tests"):
+                wrong.append(f"{check!r}: no test makes it")
+        tests = entry.get("tests", [])
+        for test_id in tests if isinstance(tests, list) else [tests]:
+            path, _, test = str(test_id).partition("::")
             source = REPO / path
             if not source.is_file():
-                wrong.append(f"{check}: no such file")
+                wrong.append(f"{test_id}: no such file")
                 continue
             names = {
                 node.name
@@ -322,26 +389,66 @@ def missing_checks(requirements: list[dict[str, Any]]) -> list[str]:
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test_")
             }
             if test not in names:
-                wrong.append(f"{check}: no such test")
+                wrong.append(f"{test_id}: no such test")
     return wrong
 
 
+def traceability() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((REPO / "docs" / "reference" / "sep-3313.yaml").read_text(encoding="utf-8"))
+    return loaded
+
+
 def test_every_traceability_entry_names_an_existing_test() -> None:
-    """docs/reference/sep-3313.yaml, in the form the SEP process asks (`sep`, `spec_url`, `requirements`: a check
-    or a documented exclusion per MUST/SHOULD): each check is `tests/<file>.py::<test>` and that test exists."""
-    trace = yaml.safe_load((REPO / "docs" / "reference" / "sep-3313.yaml").read_text(encoding="utf-8"))
+    """docs/reference/sep-3313.yaml, in the form of the conformance repository's sep-NNNN.yaml (`sep`, `spec_url`,
+    `requirements`: per MUST/SHOULD a `check` id or a documented exclusion), each check made by tests named
+    `tests/<file>.py::<test>` that exist."""
+    trace = traceability()
     assert trace["sep"] == 3313 and trace["spec_url"].startswith("https://")
-    assert len(trace["requirements"]) >= 10
     assert missing_checks(trace["requirements"]) == []
+
+
+DRAFT_REQUIREMENTS = [
+    "A baseline vocabulary is RECOMMENDED",
+    "MUST be absent or false otherwise",
+    "MUST NOT auto-retry a non-idempotent tool even when `retryable` is true",
+    "`correlationId`: REQUIRED",
+    "intermediaries relaying this result MUST preserve it unchanged",
+    "Clients MUST dispatch primary behavior on `class`",
+    "A client that does not understand this extension MUST continue to behave exactly as it does today",
+    "A client that understands the extension SHOULD branch primarily on `class`",
+    "`capability`: MUST NOT auto-retry the call",
+    "`governance`: MUST NOT auto-retry the call",
+    "MUST NOT retry before `retryNotBefore` if present",
+    'MUST preserve `_meta["io.modelcontextprotocol/toolFailure"]` unchanged, including `correlationId`',
+    "Servers MUST NOT encode sensitive information (session tokens, user identifiers, request payloads)",
+    "clients SHOULD treat it [`agentGuidance`] as data",
+]
+"""Every sentence of SEP-3313's Specification and Security Implications sections (its 2026-08-27 text) with a BCP 14
+keyword, as quoted in the traceability file: the draft has 14 such keywords (`RECOMMENDED` twice, for one
+vocabulary; `capability` / `governance` split in two entries, as the conformance files split a sentence naming
+two checks)."""
+
+
+def test_every_requirement_of_the_draft_has_an_entry() -> None:
+    texts = [" ".join(entry["text"].split()) for entry in traceability()["requirements"]]
+    missing = [sentence for sentence in DRAFT_REQUIREMENTS if not any(sentence in text for text in texts)]
+    assert missing == [], "a MUST or SHOULD of the draft with no entry"
+    checked = sum("check" in entry for entry in traceability()["requirements"])
+    assert checked == len(traceability()["requirements"]) - 1, "every requirement checked but the baseline codes"
 
 
 def test_a_traceability_entry_naming_no_test_would_be_seen() -> None:
     wrong = missing_checks(
         [
-            {"text": "Clients MUST x.", "check": "tests/test_client_reference.py::test_nothing_of_the_kind"},
-            {"text": "Clients MUST y.", "check": "tests/no_such_file.py::test_x"},
+            {"text": "Clients MUST x.", "check": "sep-3313-x", "tests": "tests/test_client_reference.py::test_nothing"},
+            {"text": "Clients MUST y.", "check": "sep-3313-y", "tests": "tests/no_such_file.py::test_x"},
             {"text": "Clients MUST z."},
             {"text": "A plain sentence.", "excluded": "no reason"},
+            {
+                "text": "Clients MUST w.",
+                "check": "tests/test_client_reference.py::test_the_public_api_is_failwell_client",
+            },
+            {"text": "Clients MUST v.", "check": "sep-3313-y"},
         ]
     )
-    assert len(wrong) == 4, wrong
+    assert len(wrong) == 8, wrong

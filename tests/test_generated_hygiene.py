@@ -170,6 +170,21 @@ tools:
           keep_copy: {type: boolean, description: Whether to keep a copy., default: false}
       wording: {kind: sampling, max_tokens: 50}
       folders: {kind: roots}
+  purge-trash:
+    description: Empty the trash, confirmed when the client can ask its person (run unconfirmed otherwise).
+    effect: write
+    idempotency: none
+    idempotency_reason: Emptying the trash twice leaves it as empty as once.
+    deadline_s: 5
+    confirm:
+      message: Empty the trash?
+      without_elicitation: run
+    asks:
+      age:
+        kind: form
+        message: Empty notes older than how many days?
+        fields:
+          days: {type: integer, minimum: 0, default: 30, description: The age in days.}
 resources:
   note:
     uri: "notes://{ref}"
@@ -197,10 +212,12 @@ prompts:
 @pytest.mark.slow
 def test_a_fresh_project_with_settings_a_dependency_and_published_names_passes_its_own_checks(tmp_path: Path) -> None:
     """Settings, a dependency whose `open` is still the stub, a kebab-case tool with a camelCase nullable argument
-    and a text template, a destructive tool that confirms and asks (a form, sampling, roots), a resource and a
-    prompt that ask, together: the project's ruff, format check, mypy --strict and its own generated tests (whose
-    stdio server must not open the dependency its fault handlers never use, nor call the tool that needs
-    confirmation) all pass."""
+    and a text template, a destructive tool that confirms and asks (a form, sampling, roots), a write that runs
+    unconfirmed on a client that cannot ask (`without_elicitation: run`: its generated test once failed ruff's
+    F841) and asks a form whose every field has a default (its tests once used an ANSWERS never written), a
+    resource and a prompt that ask, together: the project's ruff, format check, mypy --strict and its own
+    generated tests (whose stdio server must not open the dependency its fault handlers never use, nor call the
+    tool that needs confirmation) all pass; each that asks has its test of a question left unanswered."""
     from failwell import new
 
     (tmp_path / "spec.yaml").write_text(COMBO)
@@ -213,6 +230,11 @@ def test_a_fresh_project_with_settings_a_dependency_and_published_names_passes_i
     assert result.returncode == 0, result.stdout
     result = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/generated"], project)
     assert result.returncode == 0, result.stdout[-3000:]
+    generated = project / "tests" / "generated"
+    for name in ("delete_note", "purge_trash", "note_resource", "summarise_prompt"):
+        asking = (generated / f"test_{name}_asking.py").read_text()
+        assert "async def test_a_question_left_unanswered_is_asked_again" in asking, name
+    assert "`without_elicitation: run`: it runs unconfirmed" in (generated / "test_purge_trash_asking.py").read_text()
 
 
 PORTS = sorted((Path(__file__).parent / "ports").glob("*.yaml"))

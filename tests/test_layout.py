@@ -6,6 +6,7 @@ too) and fails on a cycle, or on a stage importing a later one."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -78,29 +79,38 @@ def test_every_module_belongs_to_a_stage_folder_or_the_shared_base() -> None:
         assert (PACKAGE / folder / "__init__.py").read_text().startswith('"""Stage')
 
 
-def test_no_stage_imports_a_later_one() -> None:
-    wrong = [
+def backward(imported: dict[str, set[str]]) -> list[str]:
+    """Each import of a later stage by an earlier one."""
+    return [
         f"{module} ({stage(module)}) imports {target} ({stage(target)})"
-        for module, targets in graph().items()
+        for module, targets in imported.items()
         for target in targets
         if ORDER[stage(target)] > ORDER[stage(module)] and not target.startswith(module + ".")
     ]
-    assert wrong == []
+
+
+def test_no_stage_imports_a_later_one() -> None:
+    assert backward(graph()) == []
 
 
 def test_the_import_graph_has_no_cycle() -> None:
+    assert cycles(graph()) == []
+
+
+def cycles(imported: dict[str, set[str]]) -> list[list[str]]:
+    """The cycles of the import graph (a package and its own modules aside), each as the modules round it."""
     edges = {
         module: {t for t in targets if not t.startswith(module + ".") and not module.startswith(t + ".")}
-        for module, targets in graph().items()
+        for module, targets in imported.items()
     }
     state: dict[str, int] = {}
-    cycles: list[list[str]] = []
+    found: list[list[str]] = []
 
     def visit(node: str, trail: list[str]) -> None:
         state[node] = 1
         for target in sorted(edges[node]):
             if state.get(target) == 1:
-                cycles.append([*trail[trail.index(target) :], target] if target in trail else [node, target])
+                found.append([*trail[trail.index(target) :], target] if target in trail else [node, target])
             elif target not in state:
                 visit(target, [*trail, target])
         state[node] = 2
@@ -108,10 +118,12 @@ def test_the_import_graph_has_no_cycle() -> None:
     for module in sorted(edges):
         if module not in state:
             visit(module, [module])
-    assert cycles == []
+    return found
 
 
-@pytest.mark.parametrize("name", ["generate", "new", "validate", "review", "schema", "FailwellError", "Result"])
+@pytest.mark.parametrize(
+    "name", ["generate", "new", "validate", "review", "schema", "Diagnostic", "FailwellError", "Result"]
+)
 def test_the_public_api_is_where_it_was(name: str) -> None:
     assert name in failwell.__all__ and hasattr(failwell, name)
 
@@ -126,3 +138,43 @@ def test_a_cycle_or_a_backward_import_would_be_seen(tmp_path: Path) -> None:
     finally:
         module.unlink()
     assert found == {"failwell.build.model", "failwell.errors"}
+
+
+def test_the_docs_name_each_stage_folder_and_its_modules() -> None:
+    """The contributor's map (docs/contributing.md) names every stage folder and every module in it, and the
+    architecture page draws each stage as a box of the pipeline and says what it is, so a stage added or a module
+    moved shows in the docs or fails here."""
+    folders = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file())
+    assert folders == sorted(name for name in ORDER if name not in ("base", "front"))
+    contributing = (REPO / "docs" / "contributing.md").read_text(encoding="utf-8")
+    tree = contributing.split("generator/failwell/", 1)[1].split("\ntests/", 1)[0]
+    architecture = (REPO / "docs" / "explanation" / "architecture.md").read_text(encoding="utf-8")
+    missing = []
+    for folder in folders:
+        if f"\n  {folder}/ " not in tree:
+            missing.append(f"docs/contributing.md: the folder {folder}/")
+        for path in sorted((PACKAGE / folder).rglob("*.py")):
+            if path.name != "__init__.py" and not re.search(rf"\b{path.stem}\b", tree):
+                missing.append(f"docs/contributing.md: {path.relative_to(PACKAGE).as_posix()}")
+        if f"subgraph {folder} [failwell.{folder}" not in architecture:
+            missing.append(f"docs/explanation/architecture.md: no box for failwell.{folder} in the pipeline")
+        if f"- `failwell.{folder}` " not in architecture:
+            missing.append(f"docs/explanation/architecture.md: no line saying what failwell.{folder} does")
+    assert missing == []
+
+
+def test_the_checks_see_a_cycle_and_a_backward_import() -> None:
+    """The two checks, on graphs that break the rules: a cycle of three spec modules, and the spec stage
+    importing the build (itself a cycle once the build imports the spec back)."""
+    assert cycles(
+        {
+            "failwell.spec.a": {"failwell.spec.b"},
+            "failwell.spec.b": {"failwell.spec.c"},
+            "failwell.spec.c": {"failwell.spec.a"},
+        }
+    ) == [["failwell.spec.a", "failwell.spec.b", "failwell.spec.c", "failwell.spec.a"]]
+    broken = {**graph()}
+    broken["failwell.spec.naming"] = broken["failwell.spec.naming"] | {"failwell.build.model"}
+    assert backward(broken) == ["failwell.spec.naming (spec) imports failwell.build.model (build)"]
+    assert cycles(broken) != []
+    assert cycles({"failwell.spec": {"failwell.spec.load"}, "failwell.spec.load": {"failwell.spec"}}) == []

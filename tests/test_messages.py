@@ -322,3 +322,34 @@ def test_messages_show_what_a_dependency_and_a_read_upstream_say() -> None:
     assert "within 1 s" in found[("notes_get", "dependency_timeout")].text
     assert found[("doc", "upstream_unavailable")].text.startswith("The docs_api service is unavailable")
     assert found[("doc", "dependency_timeout")].failure_class == "timeout"
+
+
+@pytest.mark.slow
+def test_messages_shows_what_a_person_is_asked_and_what_the_model_reads_after() -> None:
+    """`failwell messages` on tests/asking/failwell.yaml: each confirmation and each form question as the person reads
+    it (example values in), and what the model reads when the person declines or the client cannot ask, in the
+    runtime's words (tests/test_confirm.py asserts the same texts from a running server, with N-7)."""
+    ran = failwell("messages", REPO / "tests" / "asking" / "failwell.yaml", "--format", "json")
+    assert ran.returncode == 0, ran.stderr
+    rows = json.loads(ran.stdout)
+    shown = {(row["tool"], row["failure"]): row for row in rows}
+    assert shown[("notes_delete", "confirm")]["text"] == "Delete note N-1 from inbox? This cannot be undone."
+    assert shown[("notes_delete", "declined")]["text"] == (
+        "notes_delete did not run: its person chose not to delete note N-1. Nothing was changed. "
+        "Do not call it again unless your person asks you to."
+    )
+    assert shown[("notes_delete", "confirmation_unavailable")]["text"] == (
+        "notes_delete did not run: deleting note N-1 needs its person's confirmation, which this client cannot ask "
+        "for. Nothing was changed. Retrying from this client will not help: tell your person, who can use a client "
+        "that can ask them."
+    )
+    assert ("notes_purge", "confirmation_unavailable") not in shown, "`without_elicitation: run` refuses nothing"
+    assert shown[("notes_purge", "declined")]["text"].startswith("notes_purge did not run: its person declined to")
+    assert shown[("notes_label", "ask label")]["text"] == "Which label for note N-1?"
+    assert shown[("notes_label", "declined")]["text"].startswith(
+        "notes_label stopped: its person declined to answer what it asked (label). Nothing was changed."
+    )
+    assert shown[("note_review", "ask focus")]["text"] == "What should the review of N-1 focus on?"
+    for row in rows:
+        if row["failure"] in ("confirm", "declined", "confirmation_unavailable") or row["failure"].startswith("ask "):
+            assert row["retryable"] is False and row["changed"] == "none" and row["problems"] == [], row

@@ -8,6 +8,7 @@ import importlib.util
 import re
 import tomllib
 from importlib.metadata import version
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -20,10 +21,15 @@ SDK_INTERNALS = ("_lowlevel_server", "_tool_input_schema", "auth_context_var", "
 """The SDK internals the runtime uses; only sdk.py may name them."""
 
 
+def sources() -> list[Path]:
+    """The runtime's module files (not the bytecode the generator's own imports of it may leave beside them)."""
+    return sorted(path for path in RUNTIME.iterdir() if path.is_file())
+
+
 def modules() -> dict[str, ast.Module]:
     """Every runtime module of the template by name, parsed (conditional file names unwrapped)."""
     found = {}
-    for path in sorted(RUNTIME.iterdir()):
+    for path in sources():
         name = re.sub(r"\{%.*?%\}", "", path.name).removesuffix(".jinja")
         text = path.read_text(encoding="utf-8")
         if path.name.endswith(".jinja"):
@@ -79,7 +85,7 @@ def test_the_packages_map_names_every_runtime_module() -> None:
 
 
 def test_the_sdk_internals_are_named_in_sdk_py_only() -> None:
-    for path in sorted(RUNTIME.iterdir()):
+    for path in sources():
         if path.name == "sdk.py":
             continue
         text = path.read_text(encoding="utf-8")

@@ -190,6 +190,13 @@ SECRET = "Xk29fjQ7pw"
         f"*:5432:*:svc:{SECRET}",
         f"db.example.org:6432:billing:svc:{SECRET}",
         f"ldap_default_authtok = {SECRET}",
+        # command-line options, as a failed command's text shows them (issue 24's widened held-out corpus)
+        f"exit status 1: docker login --username ci --password {SECRET} registry.example.com",
+        f"mysqladmin --password {SECRET} status",
+        f"deploy --db-password '{SECRET}' --verbose",
+        f"Command '['mysqldump', '--password', '{SECRET}', 'orders']' returned non-zero exit status 2.",
+        f'{{"argv": ["vault", "login", "--client-secret", "{SECRET}", "-method=oidc"]}}',
+        f"CalledProcessError(1, ['psql', '--api-key', \"{SECRET}\"])",
     ],
 )
 def test_a_setting_written_with_blanks_is_masked(text: str) -> None:
@@ -216,6 +223,9 @@ def test_a_setting_written_with_blanks_is_masked(text: str) -> None:
         "Only HTML and plain-text pages are accepted; pass raw true to get the body as it is.",
         "It does not exist in the repository. Pass paths relative to the repository's top folder, as git lists them.",
         "Only SELECT statements have a plan; the statement given starts with WITH. Pass one of those.",
+        "Command '['pg_dump', '--no-password', '--format', 'custom', 'orders']' returned non-zero exit status 1.",
+        "Command '['backup', '--token-count', '3', '--session-name', 'nightly']' returned non-zero exit status 2.",
+        "mysql --password --user app orders",
     ],
 )
 def test_a_sentence_near_a_secret_word_passes_unchanged(text: str) -> None:
@@ -282,6 +292,7 @@ HOSTILE = (
     "a.internal ", "::", "sk_live_", "password a\n", "password a ", "machine h login u password p ", "a.b.c.d:1",
     "x:1:y:z:", "requirepass ", "api_key:\n  ", "password: a\\\n", "[redacted]\n  x", "-----BEGIN A KEY-----\n",
     "Aa1Bb2Cc3Dd4\n ", "Aa1Bb2Cc3Dd4Ee5\\\n", "\\n  Aa1Bb2Cc3Dd4Ee5", "ab-cd:eu-west1:x ", "{SSHA}", "$6$",
+    "'--password', '", "'--password', 'a", "--password a ", "['-a', '",
 )  # fmt: skip
 
 

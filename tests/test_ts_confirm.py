@@ -35,6 +35,7 @@ CASES = [
 ]
 """Stateless HTTP of the 2025 era has no back-channel: the question cannot be asked, so the call is refused."""
 ACCEPT = {"action": "accept", "content": {"confirm": True}}
+ACCEPT_FOCUS = {"action": "accept", "content": {"focus": "tone"}}
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +97,76 @@ def test_the_typescript_client_answers_a_confirmation(src: Path, tmp_path: Path,
         "Delete note N-4 from work? This cannot be undone.",
     ]
     assert effects(tmp_path / "effects.txt") == [f"notes_delete N-3 work {key}"], "accepted ran once, declined never"
+
+
+ASK_CASES = [case for case in CASES if case != ("http", "2025-11-25")]
+"""Every transport and era that can ask: stateless HTTP of the 2025 era has no back-channel (tested above)."""
+LABEL = {"label": "urgent", "priority": 2, "pinned": True}
+
+
+@pytest.mark.parametrize(("transport", "era"), ASK_CASES, ids=[f"{transport}-{era}" for transport, era in ASK_CASES])
+def test_the_typescript_client_answers_a_handlers_questions(
+    src: Path, tmp_path: Path, transport: str, era: str
+) -> None:
+    """A handler's `asks:` answered by the TypeScript v2 client's own handlers: a form (a wrong answer first,
+    asked again), the client's model and its roots together, two rounds, a prompt that asks, a declined form."""
+    calls: list[dict[str, Any]] = [
+        {
+            "name": "notes_label",
+            "arguments": {"note_id": "N-1"},
+            "answers": [
+                {"action": "accept", "content": {**LABEL, "priority": 9}},  # out of range: asked again
+                {"action": "accept", "content": LABEL},
+            ],
+        },
+        {"name": "notes_summarize", "arguments": {"folder": "inbox"}, "answer": None},
+        {
+            "name": "notes_rename",
+            "arguments": {"note_id": "N-4"},
+            "answers": [
+                {"action": "accept", "content": {"title": "Groceries"}},
+                {"action": "accept", "content": {"sure": True}},
+            ],
+        },
+        {"prompt": "note_review", "arguments": {"note_id": "N-6"}, "answer": ACCEPT_FOCUS},
+        {"name": "notes_label", "arguments": {"note_id": "N-3"}, "answer": {"action": "decline"}},
+    ]
+    env = server_env(tmp_path, tmp_path / "effects.txt")
+    options: dict[str, Any] = {
+        "era": era,
+        "transport": "stdio" if transport == "stdio" else "http",
+        "calls": calls,
+        "asks": True,
+    }
+    if transport == "stdio":
+        base = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(src)}
+        log = str(tmp_path / "server.log")
+        options["server"] = {"command": sys.executable, "args": ["-m", PACKAGE], "env": {**base, **env}, "log": log}
+        seen = drive(options)
+    else:
+        stateful = {"MCP_STATEFUL": "1" if transport == "http-stateful" else "0"}
+        with http_server(PACKAGE, src, tmp_path / "server.log", {**env, **stateful}) as running:
+            options["server"] = {"url": running.url, "token": ADA}
+            seen = drive(options)
+    assert "fatal" not in seen, seen
+    assert seen["negotiated"] == era
+    label, summary, rename, prompt, declined = seen["calls"]
+    assert label == {"isError": False, "text": "N-1 labelled 'urgent' priority=2 pinned=True"}, label
+    assert (
+        summary["isError"] is False and summary["text"] == "inbox: Three notes. | roots: notes=file:///home/ada/notes"
+    )
+    assert seen["sampled"] == [{"text": "Summarize the folder inbox in one line.", "maxTokens": 200}]
+    assert seen["rooted"] == 1
+    assert rename["isError"] is False and rename["text"] == "N-4 renamed to Groceries"
+    assert prompt == {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "Review note N-6, focusing on tone."}}]
+    }
+    assert declined["isError"] is True and declined["envelope"]["failure"] == "declined", declined
+    assert [asked["message"] for asked in seen["asked"]] == [
+        "Which label for note N-1?",
+        "Which label for note N-1?",
+        "What is the new title of N-4?",
+        "Rename N-4 to Groceries?",
+        "What should the review of N-6 focus on?",
+        "Which label for note N-3?",
+    ]

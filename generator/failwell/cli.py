@@ -21,6 +21,7 @@ from typer.core import TyperArgument, TyperCommand
 from . import FailwellError, Result, generate, new, review, safewrite, schema, validate
 from .build.expand import main as expand_main
 from .build.locate import find_project, find_spec
+from .build.pipeline import diagnose
 from .build.rename import parse as parse_rename
 from .client.clients import Platform, client, config_path, portability_notes, reference
 from .client.inspector import command as inspector_command
@@ -29,7 +30,7 @@ from .client.inspector import recorded as recorded_entry
 from .client.install import document, install
 from .client.launch import Launch, launch
 from .client.session import call_tool, get_prompt, list_tools, parse_arguments, read_resource
-from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE
+from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE, spec_error
 from .spec.wording import render_rows
 from .version import VERSION
 
@@ -656,8 +657,10 @@ def audit_command(
             safewrite.write(html_path, as_html(report).encode())
             typer.echo(f"wrote {html_path}", err=True)
         if write_spec is not None:
-            safewrite.write(write_spec, draft(report).encode())
-            validate(write_spec)
+            text = draft(report)
+            if any(found.severity == "error" for found in diagnose(text, str(write_spec))):
+                raise spec_error(diagnose(text, str(write_spec)))  # checked before writing: nothing was written
+            safewrite.write(write_spec, text.encode())
             typer.echo(f"wrote {write_spec}: a draft that validates; declare each tool's failures", err=True)
         return 1 if report.errors or (strict and report.warnings) else 0
 

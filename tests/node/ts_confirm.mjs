@@ -3,10 +3,13 @@
 // On 2026-07-28 the client's input_required driver answers the question through the `elicitation/create` handler
 // and retries; on a 2025-era session the server asks over its back-channel and the same handler answers.
 //
-// Usage: node ts_confirm.mjs '<json>' with {era, transport, server, calls}: `server` is {url, token?} over HTTP
-// or {command, args, env, log} over stdio (its stderr goes to `log`); `calls` lists {arguments, answer}, the
-// answer being the ElicitResult the handler gives. Prints one JSON object: what the handler was asked and what
-// each call produced. The Python test asserts on it; this file asserts nothing.
+// Usage: node ts_confirm.mjs '<json>' with {era, transport, server, calls, asks?}: `server` is {url, token?} over
+// HTTP or {command, args, env, log} over stdio (its stderr goes to `log`); `calls` lists {name, arguments, answer}
+// (a tool) or {prompt, arguments, answers} (a prompt), `answer` being the ElicitResult the handler gives, or
+// `answers` one per question asked in turn (the last one again after that). With `asks`, the client declares
+// sampling and roots too and answers them (a model's fixed text, one root), as a handler's `asks:` need.
+// Prints one JSON object: what the handlers were asked and what each call produced. The Python test asserts on
+// it; this file asserts nothing.
 import { closeSync, openSync } from 'node:fs';
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -25,23 +28,39 @@ function transportFor(target) {
 }
 
 async function main() {
-  const out = { era: options.era, asked: [], calls: [] };
+  const out = { era: options.era, asked: [], sampled: [], rooted: 0, calls: [] };
   const versionNegotiation = options.era === '2026-07-28' ? { mode: { pin: options.era } } : { mode: 'legacy' };
-  const client = new Client(
-    { name: 'failwell-ts-confirm', version: '1.0.0' },
-    { capabilities: { elicitation: { form: {} } }, versionNegotiation },
-  );
-  let answer = null;
+  const capabilities = options.asks
+    ? { elicitation: { form: {} }, sampling: {}, roots: { listChanged: false } }
+    : { elicitation: { form: {} } };
+  const client = new Client({ name: 'failwell-ts-confirm', version: '1.0.0' }, { capabilities, versionNegotiation });
+  let answers = [];
   client.setRequestHandler('elicitation/create', async (request) => {
     out.asked.push({ message: request.params.message, schema: request.params.requestedSchema });
-    return answer;
+    return answers.length > 1 ? answers.shift() : answers[0];
   });
+  if (options.asks) {
+    client.setRequestHandler('sampling/createMessage', async (request) => {
+      const first = request.params.messages[0]?.content;
+      out.sampled.push({ text: first?.text, maxTokens: request.params.maxTokens });
+      return { role: 'assistant', content: { type: 'text', text: 'Three notes.' }, model: 'm', stopReason: 'endTurn' };
+    });
+    client.setRequestHandler('roots/list', async () => {
+      out.rooted += 1;
+      return { roots: [{ uri: 'file:///home/ada/notes', name: 'notes' }] };
+    });
+  }
   const transport = transportFor(options.server);
   await client.connect(transport);
   out.negotiated = client.getNegotiatedProtocolVersion();
   for (const call of options.calls) {
-    answer = call.answer;
+    answers = [...(call.answers ?? [call.answer])];
     try {
+      if (call.prompt !== undefined) {
+        const result = await client.getPrompt({ name: call.prompt, arguments: call.arguments });
+        out.calls.push({ messages: result.messages });
+        continue;
+      }
       const result = await client.callTool({ name: call.name, arguments: call.arguments });
       out.calls.push({
         isError: result.isError === true,

@@ -1,7 +1,9 @@
 """The way out: a draft failwell.yaml from what an audited server listed (its name and version, each tool's
 description, input schema as fields, annotations as `effect`), so its author can regenerate it hardened. What
 cannot be read from a listing (the ways each tool fails, and their messages) is left as marked drafts: a
-`# DRAFT:` comment per tool, which `failwell validate` ignores, so the draft validates as written."""
+`# DRAFT:` comment per tool, which `failwell validate` ignores, so the draft validates as written. A name the
+spec cannot take (a Python keyword or a generated name such as `from` or `json`, a nested field in camelCase, a
+tool named like a builtin) is renamed to one it takes, and the rename is marked as a draft too."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from ..spec import naming
 from .findings import Report
 
 _FIELD_KEYS = (
@@ -41,8 +44,54 @@ def version(report: Report) -> str:
     return found.group(0) if found else "0.1.0"
 
 
-def field(name: str, schema: Mapping[str, Any], required: bool, depth: int = 0) -> dict[str, Any]:
+def _field_fits(name: str, published: bool) -> bool:
+    """Whether the spec takes `name` for a field: a tool's argument (`published`) as MCP allows, a nested one
+    in snake_case; neither a keyword nor a name the generated model already uses."""
+    check = naming.problem_with_published_name if published else naming.problem_with_name
+    if check(name, "field", naming.RESERVED_FIELD_NAMES):
+        return False
+    return naming.reserved_model_field_name(naming.python_name(name) if published else name) is None
+
+
+def _tool_fits(name: str) -> bool:
+    if naming.problem_with_published_name(name, "tool"):
+        return False
+    return naming.reserved_tool_name(naming.python_name(name)) is None
+
+
+def fitted(name: str, fits: Any, taken: set[str]) -> str:
+    """`name` when the spec takes it and its Python name is not `taken` yet, else the nearest snake_case name that
+    is (`oldText` -> `old_text`, `from` -> `from_value`); the Python name chosen is added to `taken`."""
+    base = re.sub(r"^[^a-z]+", "", naming.python_name(name))[:50].strip("_") or "field"
+    candidate, count = name, 1
+    while len(candidate) > 64 or not fits(candidate) or naming.python_name(candidate) in taken:
+        count += 1
+        candidate = base if count == 2 else f"{base}_value" if count == 3 else f"named_{base}_{count}"
+    taken.add(naming.python_name(candidate))
+    return candidate
+
+
+def _properties(
+    properties: Mapping[str, Any], required: set[str], depth: int, renamed: list[str]
+) -> dict[str, dict[str, Any]]:
+    """Fields by the names the spec takes; each rename noted in `renamed` (`oldText` as `old_text`)."""
+    out: dict[str, dict[str, Any]] = {}
+    taken: set[str] = set()
+    for key, value in properties.items():
+        if not isinstance(value, Mapping):
+            continue
+        name = fitted(str(key), lambda n: _field_fits(n, published=depth == 0), taken)
+        if name != key:
+            renamed.append(f"`{key}` as `{name}`")
+        out[name] = field(name, value, key in required, depth, renamed)
+    return out
+
+
+def field(
+    name: str, schema: Mapping[str, Any], required: bool, depth: int = 0, renamed: list[str] | None = None
+) -> dict[str, Any]:
     """One argument in failwell's subset of JSON Schema: what maps is kept, the rest dropped."""
+    renamed = [] if renamed is None else renamed
     out: dict[str, Any] = {}
     kind = schema.get("type")
     nullable = False
@@ -58,7 +107,7 @@ def field(name: str, schema: Mapping[str, Any], required: bool, depth: int = 0) 
                 rest = [o for o in options if o.get("type") != "null"]
                 if len(rest) == 1:
                     return {
-                        **field(name, {**rest[0], **_own(schema)}, required, depth),
+                        **field(name, {**rest[0], **_own(schema)}, required, depth, renamed),
                         **({"nullable": True} if nullable else {}),
                     }
     enum = schema.get("enum")
@@ -89,14 +138,10 @@ def field(name: str, schema: Mapping[str, Any], required: bool, depth: int = 0) 
     if isinstance(examples, list) and examples and examples[0] is not None:
         out["example"] = examples[0]
     if out.get("type") == "array" and isinstance(schema.get("items"), Mapping) and depth < 3:
-        out["items"] = field("item", schema["items"], True, depth + 1)
+        out["items"] = field("item", schema["items"], True, depth + 1, renamed)
     if out.get("type") == "object" and isinstance(schema.get("properties"), Mapping) and depth < 3:
         inner_required = set(schema.get("required") or [])
-        out["properties"] = {
-            key: field(key, value, key in inner_required, depth + 1)
-            for key, value in schema["properties"].items()
-            if isinstance(value, Mapping)
-        }
+        out["properties"] = _properties(schema["properties"], inner_required, depth + 1, renamed)
     return out
 
 
@@ -113,7 +158,9 @@ def effect(annotations: Mapping[str, Any] | None) -> str:
     return "write"
 
 
-def tool(listed: Mapping[str, Any]) -> dict[str, Any]:
+def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[str, Any]:
+    """One tool of the draft; the fields renamed to names the spec takes are noted in `renamed`."""
+    renamed = [] if renamed is None else renamed
     annotations = listed.get("annotations") or {}
     out: dict[str, Any] = {
         "description": " ".join(str(listed.get("description") or f"The {listed['name']} tool.").split()),
@@ -132,19 +179,24 @@ def tool(listed: Mapping[str, Any]) -> dict[str, Any]:
     schema = listed.get("inputSchema") or {}
     required = set(schema.get("required") or [])
     properties = schema.get("properties") or {}
-    out["input"] = {
-        name: field(name, value, name in required) for name, value in properties.items() if isinstance(value, Mapping)
-    }
+    out["input"] = _properties(properties, required, 0, renamed)
     return out
 
 
 def draft(report: Report) -> str:
     """The draft spec's text: YAML with a comment on each tool saying what to fill in."""
     description = f"{server_name(report)}, as `failwell audit` listed it."
+    tools: dict[str, Any] = {}
+    renames: dict[str, list[str]] = {}
+    taken: set[str] = set()
+    for listed in report.tools:
+        name = fitted(str(listed["name"]), _tool_fits, taken)
+        renames[name] = [f"the tool `{listed['name']}` as `{name}`"] if name != listed["name"] else []
+        tools[name] = tool(listed, renames[name])
     spec: dict[str, Any] = {
         "failwell": 1,
         "server": {"name": server_name(report), "version": version(report), "description": description},
-        "tools": {str(t["name"]): tool(t) for t in report.tools},
+        "tools": tools,
     }
     text = yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=110)
     lines = [
@@ -160,4 +212,9 @@ def draft(report: Report) -> str:
                 "    # DRAFT: declare its failures: `failures: {name: {class: not_found, message: ...}}`, one per way "
                 "it can fail"
             )
+            if renames[name]:
+                lines.append(
+                    "    # DRAFT: renamed to names a spec takes, so clients will see the new ones: "
+                    + ", ".join(renames[name])
+                )
     return "\n".join(lines) + "\n"

@@ -153,6 +153,19 @@ def failure_object(report: Report, subject: str, probe: str, answer: Answer) -> 
     )
 
 
+def judge_success(report: Report, subject: str, probe: str, answer: Answer) -> None:
+    """A success result carries no failure object: the draft's `toolFailure` is "present only on error results
+    (isError: true)", and failwell's envelope likewise. Only a failure is recorded: a success without one says
+    nothing about the envelope rule, whose score is about the failures a server sends."""
+    if answer.result is None or answer.is_error_result:
+        return
+    meta: Mapping[str, Any] = getattr(answer.result, "meta", None) or {}
+    present = [key for key in (TOOL_FAILURE_KEY, ENVELOPE_KEY) if key in meta]
+    if present:
+        problem = f"a success result carrying {present[0]}: a failure object belongs on error results only"
+        report.record("envelope", subject, Finding("envelope", "error", subject, probe, problem, answer.quoted()))
+
+
 def judge_refusal(report: Report, subject: str, probe: Probe, answer: Answer, tools: set[str]) -> None:
     """A call the input schema forbids: refused, as an isError result that names what was wrong."""
     title = probe.title
@@ -182,6 +195,7 @@ def judge_refusal(report: Report, subject: str, probe: Probe, answer: Answer, to
     )
     if not refused:
         judge_leaks(report, subject, title, answer)
+        judge_success(report, subject, title, answer)
         return
     channel = None
     if answer.code is not None:

@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 from ..errors import FailwellError
 from .findings import Finding, Report
-from .judge import Answer, failure_object, judge_code, judge_leaks, judge_refusal
+from .judge import Answer, failure_object, judge_code, judge_leaks, judge_refusal, judge_success
 from .malformed import probe_malformed, probe_malformed_http
 from .probes import PLANTED, probes, valid_arguments
 
@@ -244,6 +244,8 @@ async def _audit(session: Client, report: Report, options: Options) -> None:
             judge_leaks(report, tool.name, "a call with example values", answer)
             if answer.is_error_result:
                 failure_object(report, tool.name, "a call with example values", answer)
+            else:
+                judge_success(report, tool.name, "a call with example values", answer)
 
 
 def _judge_listing(report: Report, tool: Any) -> None:

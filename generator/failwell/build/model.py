@@ -1238,7 +1238,7 @@ def asking(spec: dict[str, Any], indent: int = 8) -> Asking:
             form_line = assignment(f"{form}: dict[str, Any]", literal(_form_schema(ask["fields"])), 0)
             call: Call = ("Form", ["conversation", string(name), string(ask["message"]), model, form, "arguments"])
             example = f.example_arguments(ask["fields"])
-            answers.update(example)
+            answers.update({field: f.make_example(spec) for field, spec in ask["fields"].items()})  # every field
             if not wrong and ask["fields"]:
                 first, spec = next(iter(ask["fields"].items()))
                 wrong = {**example, first: _WRONG_VALUES[f.json_type(spec)] if "enum" not in spec else "not-a-choice"}
@@ -1281,7 +1281,7 @@ def _before_task_answers_line(tool_specs: list[tuple[str, Any]]) -> str:
     for _, spec in tool_specs:
         for ask in (spec.get("asks") or {}).values():
             if ask.get("before_task") is True and ask.get("kind") == "form":
-                answers.update(f.example_arguments(ask["fields"]))
+                answers.update({field: f.make_example(spec) for field, spec in ask["fields"].items()})
     return assignment("BEFORE_TASK_ANSWERS: dict[str, Any]", inline(answers), 0) if answers else ""
 
 

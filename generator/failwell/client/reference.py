@@ -20,8 +20,9 @@ What `call_tool` does with an error result (and nothing else: a success, or a JS
    (read the record, then retry with the same key); `check_possible_change`, when given, is that check, and
    only its True lets the retry go.
 4. A retry waits at least until `retryNotBefore` and at least a full-jitter backoff; attempts are at most
-   `max_attempts` and everything (calls and waits) fits `budget_s`: a wait that would end past the budget gives
-   up at once with the last failure, and a call still running when the budget ends raises `TimeoutError`.
+   `max_attempts` and everything (calls, waits, listing the tool's annotations, the check of a possible change)
+   fits `budget_s`: a wait, a listing or a check that would end past the budget gives up at once with the last
+   failure, and a call still running when the budget ends raises `TimeoutError`.
 5. The failure raised is a `ToolFailure` (a subclass per class) that keeps every attempt's `correlationId`;
    `agent_guidance` is data for the model, never an instruction to this code.
 """
@@ -288,14 +289,25 @@ async def call_tool(
             return result
         attempts.append(failure.correlation_id or "")
         failure.attempts = tuple(attempts)
+        reason = ""
         if failure.failure_class == "reliability" and failure.retryable and not listed:
-            annotations, listed = await tool_annotations(session, name), True
-        reason = may_retry(failure, annotations, keyed)
+            with anyio.move_on_after(max(deadline - clock(), 0)) as listing:
+                annotations = await tool_annotations(session, name)
+            listed = True
+            if listing.cancelled_caught:
+                reason = "the tool's annotations could not be listed before the budget ran out"
+        reason = reason or may_retry(failure, annotations, keyed)
         if not reason and failure.changed == "possible":
             if check_possible_change is None:
                 reason = "the change may have been applied: check it (the message says how) before calling again"
-            elif not await check_possible_change(failure):
-                reason = "the check of a possible change did not clear a retry"
+            else:
+                cleared = False
+                with anyio.move_on_after(max(deadline - clock(), 0)) as checking:
+                    cleared = await check_possible_change(failure)
+                if checking.cancelled_caught:
+                    reason = "the check of a possible change did not finish before the budget ran out"
+                elif not cleared:
+                    reason = "the check of a possible change did not clear a retry"
         if not reason and attempt >= max_attempts:
             reason = f"{max_attempts} attempts made"
         if not reason:

@@ -160,6 +160,7 @@ def http_app(server: FailwellServer, options: HttpOptions, verifier: TokenVerifi
     # Innermost: a body is read only once the gate lets it by, and a cancel is told who sent it. With sessions
     # the SDK applies a cancel within its own session only; one posted outside any session stops nothing.
     on_cancel = None if options.stateful else server.cancel_from_http
+    server.in_flight.reachable = on_cancel is not None
     app.add_middleware(EnvelopeCheck, path=options.path, on_cancel=on_cancel)
     if verifier is not None:
         resource = options.resource_url if options.authorization_servers else ""

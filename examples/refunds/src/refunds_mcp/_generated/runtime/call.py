@@ -167,7 +167,8 @@ async def execute(
     asks what has not been answered yet ends its round with the questions (`input_required`)."""
     tool, services = call.tool, call.services
     keyed = tool.keyed and call.derived_key is not None  # a tool whose key is optional may be called without one
-    deadline_at = anyio.current_time() + tool.deadline_s
+    now = asyncio.get_running_loop().time()  # anyio's clock on asyncio, read without its backend lookup
+    deadline_at = now + tool.deadline_s
     try:
         upstreams = _bound_upstreams(call, deadline_at)
         ctx: ToolContext[Any, Any, Any, Any] = ToolContext(
@@ -181,7 +182,7 @@ async def execute(
             settings=services.settings,
             ask=_asks(call),
         )
-        with anyio.move_on_after(stop_after_s):
+        with anyio.CancelScope(deadline=now + stop_after_s):
             return await body(call, ctx)
         if call.conversation is not None and call.conversation.waiting is not None:
             return unanswered(tool, call.conversation.waiting)

@@ -272,7 +272,8 @@ async def run_handler(handler: Callable[..., Any], *args: Any) -> Any:
     A thread cannot be interrupted: at the deadline (or a cancel) the call is answered on time and the thread runs
     on until it returns, its result dropped; for a keyed write its outcome is then unknown, as after any deadline.
     """
-    if inspect.iscoroutinefunction(handler):
+    flags = getattr(getattr(handler, "__code__", None), "co_flags", 0)
+    if flags & inspect.CO_COROUTINE or inspect.iscoroutinefunction(handler):  # the first test: a plain async def
         return await handler(*args)
     result = await _in_thread(handler, args)
     return await result if inspect.isawaitable(result) else result  # a plain callable that returns a coroutine

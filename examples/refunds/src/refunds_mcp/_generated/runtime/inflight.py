@@ -14,6 +14,9 @@ all. A cancel that names no call in flight (it finished, or never came) is ignor
 allows; so is one that matches two calls (two sessions of one caller that chose the same id): stopping the
 wrong one would be worse than stopping neither. Ignored cancels are logged in one line every LOG_EVERY_S, with
 their count, so a flood of them cannot flood the log.
+
+Only a server answering stateless HTTP looks calls up (`InFlight.reachable`); on stdio and with `--stateful` the
+SDK's own lookup is the only one, so nothing is tracked there and a call pays nothing for it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import json
 import logging
 import time
 import uuid
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -96,9 +100,14 @@ class InFlight:
         """This process, so that it skips the cancels it passed on itself."""
         self._calls: dict[tuple[str, str], list[_Running]] = {}
         self._ignored = _Tally("cancel not applied")
+        self.reachable = False
+        """Whether a cancel can come here (stateless HTTP sets it); otherwise calls are not tracked."""
 
-    def track(self, caller: str, request_id: str | None, silence: anyio.Event | None) -> _Tracked:
-        """Run the body (`with`) as a call that a cancel can find; the scope's `cancelled_caught` says if one did."""
+    def track(self, caller: str, request_id: str | None, silence: anyio.Event | None) -> AbstractContextManager[Any]:
+        """Run the body (`with`) as a call that a cancel can find, when one can come here; a cancelled body ends the
+        `with` quietly."""
+        if not self.reachable:
+            return _UNTRACKED
         return _Tracked(self._calls, caller, request_id, silence)
 
     def cancel(self, caller: str, request_id: str) -> Found:
@@ -154,6 +163,10 @@ class InFlight:
             return
         if sender != self.replica and caller != ANONYMOUS and (caller, request_id) in self._calls:
             self.cancel(caller, request_id)
+
+
+_UNTRACKED: AbstractContextManager[Any] = nullcontext()
+"""A call where no cancel can look it up: nothing to do (`nullcontext` can be entered again and again)."""
 
 
 class _Tally:

@@ -6,11 +6,12 @@ shapes of cloud, chat, payment, email, source-hosting and registry tokens, JWTs,
 cookies, URL user-info and credential query parameters, the value of any field whose name says it holds a secret
 (`password`, `api_key`, `AccountKey`, `aws_secret_access_key`, `requirepass`, ...) in any quoting (`k=v`, `k: v`,
 `"k": "v"`, `{'k': 'v'}`, headers) and in settings written with blanks (`password p`, netrc's `machine h login u
-password p`), libpq password-file lines, password hashes, pydantic's echo of an input value, tokens wrapped over
-lines (judged joined), and long random-looking strings. `scrub`, for what a model reads, also removes URLs,
-addresses, internal host names (internal zones, managed services' endpoints, Cloud SQL instance names), paths, SQL
-and tracebacks. Ordinary values (ids, SKUs, hex digests, UUIDs, names, numbers, sentences) pass unchanged. Every
-pattern is linear in the text's length.
+password p`) and command-line options (`--password p`, and `'--password', 'p'` in an argv shown as a list),
+libpq password-file lines, password hashes, pydantic's echo of an input value, tokens wrapped over lines (judged
+joined), and long random-looking strings. `scrub`, for what a model reads, also removes URLs, addresses, internal
+host names (internal zones, managed services' endpoints, Cloud SQL instance names), paths, SQL and tracebacks.
+Ordinary values (ids, SKUs, hex digests, UUIDs, names, numbers, sentences) pass unchanged. Every pattern is linear
+in the text's length.
 """
 
 from __future__ import annotations
@@ -73,6 +74,24 @@ _PEM = re.compile(  # any armoured key but a public one: PRIVATE KEY of every ki
 """A secret name and its value: after `=`, `:` or `=>` in any quoting, or after blanks only (`password p`,
 `machine h login u password p`, `bindpw p`, `AUTH_TOKEN p`), where `_mask_spaced` decides by the line around it
 whether it is a setting or a sentence."""
+_OPTION_NAME = re.compile(rf"(?i)(?:[\w.-]*[-_.])?{_SECRET_WORD}")
+"""A command-line option's name (its dashes off) that ends in a secret word: `password`, `db-password`, `api-key`,
+`client_secret`; not `password-file` or `password-stdin`, whose value is no secret."""
+_ARGV_OPTION = re.compile(
+    r"""(?P<head>(?P<quote>['"])-{1,2}(?P<option>[A-Za-z][\w.-]{0,60})(?P=quote),[ \t]*)"""
+    r"""(?P<value>(?P<other>['"])(?!-)(?:(?!(?P=other))[^\\\r\n]|\\.){1,512}(?P=other))"""
+)
+"""An option and its value as two items of an argv shown as a list (`CalledProcessError`'s text: `Command
+'['mysql', '--password', 'p']' returned non-zero exit status 1.`, or JSON's `"--token", "t"`)."""
+
+
+def _mask_argv_option(match: re.Match[str]) -> str:
+    if not _OPTION_NAME.fullmatch(match.group("option")):
+        return match.group(0)
+    quote = match.group("other")
+    return f"{match.group('head')}{quote}[redacted]{quote}"
+
+
 _PLAIN_SETTINGS = frozenset({"yes", "no", "true", "false", "on", "off", "none", "null"})
 _PGPASS = re.compile(  # libpq's password file: host:port:database:user:password, any field but the last may be *
     r"(?<![\w.:*\[\]-])((?:\*|[\w.-]++|\[[0-9A-Fa-f:.]++\]):(?:\d{1,5}|\*):[^:\s]++:[^:\s]++:)"
@@ -184,6 +203,8 @@ def _mask_spaced(match: re.Match[str]) -> str:
         start -= 1
     alone = start == 0 or text[start - 1].isspace() or text[start - 1] in "'\"" or text[start - 2 : start] in escapes
     value = match.group("value")
+    if alone and text[start] == "-" and not value.startswith("-") and _OPTION_NAME.fullmatch(match.group("name")):
+        return f"{match.group('name')}{match.group('blank')}[redacted]"  # an option on a command line: `--password p`
     around = _line_around(text, start, match.end()) if alone and value.lower() not in _PLAIN_SETTINGS else None
     if around is None:
         return match.group(0)
@@ -256,6 +277,7 @@ _SECRET_RULES: tuple[Rule, ...] = (
     (("cookie", "authorization"), _HEADER, r"\1\2[redacted]"),
     ((), _VALUE_AFTER_NAME, _mask_value),
     (re.compile(r":(?:\d{1,5}|\*):"), _PGPASS, r"\1[redacted]"),
+    (re.compile(r"""['"]-"""), _ARGV_OPTION, _mask_argv_option),
     (("\n", "\r", "\\n"), _CONTINUED, r"\1"),
     (("bearer", "basic", "digest", "token"), _SCHEME_CREDENTIAL, _mask_scheme),
     ((), _LONG_TOKEN, _mask_long),

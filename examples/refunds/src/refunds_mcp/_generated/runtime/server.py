@@ -358,7 +358,8 @@ class FailwellServer(BaseServer):
             raise unknown_name("tool", "tool", name, list(self.definitions), "tools/list")
         request_context = request_context_of(context)
         caller = caller_in(request_context)
-        with self.in_flight.track(caller.name, caller.request_id, cancel_event(request_context)):
+        silence = cancel_event(request_context) if self.in_flight.reachable else None  # the SDK makes it on demand
+        with self.in_flight.track(caller.name, caller.request_id, silence):
             try:
                 return await run_tool(tool, arguments, context, self.services, caller)
             except Refused:
@@ -374,7 +375,8 @@ class FailwellServer(BaseServer):
         """A resource or prompt read that a client's cancel can stop, as a tool call: `never_sent` once it did
         (the SDK has marked the request cancelled and sends nothing for it)."""
         caller = caller_of(context)
-        with self.in_flight.track(caller.name, caller.request_id, cancel_mark(context)):
+        silence = cancel_mark(context) if self.in_flight.reachable else None
+        with self.in_flight.track(caller.name, caller.request_id, silence):
             return await read
         return never_sent
 

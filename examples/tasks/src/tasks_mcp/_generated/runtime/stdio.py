@@ -103,7 +103,8 @@ class InFlight:
 
     def __init__(self) -> None:
         self.ids: set[str | int] = set()
-        self._changed = anyio.Event()
+        self._changed: anyio.Event | None = None
+        """Made only while `idle` waits (at the end of stdin), so that an answer costs a set operation, no more."""
 
     def add(self, request_id: str | int) -> None:
         self.ids.add(request_id)
@@ -111,12 +112,15 @@ class InFlight:
     def discard(self, request_id: object) -> None:
         if request_id in self.ids:
             self.ids.discard(request_id)
-            self._changed.set()
-            self._changed = anyio.Event()
+            if self._changed is not None:
+                self._changed.set()
+                self._changed = None
 
     async def idle(self) -> None:
         """Return once every request received has been answered (or cancelled)."""
         while self.ids:
+            if self._changed is None:
+                self._changed = anyio.Event()
             await self._changed.wait()
 
 

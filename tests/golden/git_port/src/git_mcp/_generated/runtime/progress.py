@@ -44,7 +44,8 @@ class Progress:
         self._sent_at = -math.inf
         self._waiting: tuple[float, float | None, str | None] | None = None
         self._closed = False
-        self._lock = asyncio.Lock()
+        self._lock: asyncio.Lock | None = None
+        """Made by the first report there is to send (`_guard`): most calls report nothing."""
         self._timer: asyncio.Task[None] | None = None
 
     async def report(self, progress: float, total: float | None = None, message: str | None = None) -> None:
@@ -61,7 +62,7 @@ class Progress:
             task(progress, total, message)
         if self._context is None:
             return
-        async with self._lock:
+        async with self._guard():
             if self._closed:
                 return
             if self._waiting is not None and self._due():
@@ -74,10 +75,10 @@ class Progress:
 
     async def finish(self) -> None:
         """Just before the result: send the report still waiting, then accept no more."""
-        if self._waiting is None and self._timer is None and not self._lock.locked():
+        if self._waiting is None and self._timer is None and (self._lock is None or not self._lock.locked()):
             self._closed = True  # nothing to send and no one sending: no need to take the lock
             return
-        async with self._lock:
+        async with self._guard():
             self._cancel_timer()
             if not self._closed:
                 await self._send_waiting()
@@ -86,7 +87,13 @@ class Progress:
     def close(self) -> None:
         """The call is answered (or cancelled): accept no more, send nothing."""
         self._closed = True
-        self._cancel_timer()
+        if self._timer is not None:
+            self._cancel_timer()
+
+    def _guard(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
 
     def _due(self) -> bool:
         return anyio.current_time() - self._sent_at >= MIN_INTERVAL_S
@@ -99,7 +106,7 @@ class Progress:
     async def _send_when_due(self) -> None:
         """The timer: wait for the slot, then send the report held meanwhile (the newest one)."""
         await asyncio.sleep(max(0.0, self._sent_at + MIN_INTERVAL_S - anyio.current_time()))
-        async with self._lock:
+        async with self._guard():
             if self._closed:
                 return
             try:

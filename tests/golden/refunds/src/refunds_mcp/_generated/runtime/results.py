@@ -271,7 +271,7 @@ def exception_fields(exc: BaseException) -> dict[str, str]:
 def success(tool: ToolDefinition, output: Any, arguments: Mapping[str, Any] | None = None) -> CallToolResult:
     """A handler's result: text, and structured content when the tool declares an output schema; with `content`
     (or media it does not declare, which `content.blocks` refuses), its blocks (see `with_content`)."""
-    if tool.content is not None or is_media(output):
+    if tool.content is not None or (type(output) is not tool.output_model and is_media(output)):
         try:
             return with_content(tool, output)
         except TooLarge as exc:

@@ -218,13 +218,12 @@ class TelemetryMiddleware:
                 measured["error.type"] = _raised(span, exc)
                 DURATION.record(time.perf_counter() - started, measured)
                 raise
-            if method == "tools/call":
+            if method == "tools/call" and _is_error(result):
                 envelope = _envelope(result)
-                if envelope is not None or _is_error(result):
-                    error = envelope["class"] if envelope is not None else "tool_error"
-                    span.set_attribute("error.type", error)
-                    span.set_status(StatusCode.ERROR)
-                    measured["error.type"] = error
+                error = envelope["class"] if envelope is not None else "tool_error"
+                span.set_attribute("error.type", error)
+                span.set_status(StatusCode.ERROR)
+                measured["error.type"] = error
             DURATION.record(time.perf_counter() - started, measured)
             return result
 

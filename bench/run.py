@@ -26,6 +26,7 @@ import compileall
 import json
 import logging
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -381,7 +382,11 @@ def telemetry(calls: int) -> None:
           f"in-memory SDK {figure['sdk_failure_us'] / figure['sdk_success_us']:.3f}", flush=True)  # fmt: skip
 
 
-SHARED_OPENAPI = REPO.parent / "shared" / "openapi"
+SHARED_OPENAPI = next(
+    (path for path in (REPO.parent / "shared" / "openapi", REPO.parent.parent / "shared" / "openapi") if path.is_dir()),
+    REPO.parent / "shared" / "openapi",
+)
+"""../shared/openapi beside the repository, or beside the folder of its worktrees."""
 REAL_DOCUMENTS = {
     "twilio": SHARED_OPENAPI / "twilio_api_v2010.json",
     "digitalocean": SHARED_OPENAPI / "digitalocean" / "specification" / "DigitalOcean-public.v2.yaml",
@@ -393,6 +398,14 @@ REAL_DOCUMENTS = {
     ),
 }
 """The real OpenAPI documents (../shared/openapi; GitHub's is the one bash .ci/test caches)."""
+
+
+def import_openapi_operations(document: Path) -> list[Any]:
+    """The operations of an OpenAPI document, as failwell's importer reads them."""
+    from failwell.importers.openapi.document import load
+    from failwell.importers.openapi.operations import operations
+
+    return operations(load(str(document)))
 
 
 def real_imports() -> None:
@@ -412,9 +425,12 @@ def real_imports() -> None:
                 text=True,
             )
             ours = time.perf_counter() - started
-            operations = len(json.loads((root / "ours" / "failwell.manifest.json").read_text()).get("files", {}))
+            files = len(json.loads((root / "ours" / "failwell.manifest.json").read_text()).get("files", {}))
             spec_text = (root / "ours" / "failwell.yaml").read_text() if run.returncode == 0 else ""
             tools = spec_text.count("\n    effect: ")
+            operations = len(import_openapi_operations(document))
+            said = re.search(r"operation\(s\) in ([0-9.]+) s", run.stderr)
+            importing = f" (import {said.group(1)}s of it)" if said else ""
             started = time.perf_counter()
             theirs_run = subprocess.run(
                 [baseline, "generate", "--path", str(document), "--output-path", str(root / "theirs")],
@@ -424,8 +440,9 @@ def real_imports() -> None:
             theirs = time.perf_counter() - started
         per_ours = ours / max(tools, 1)
         detail = (
-            f"failwell={ours:.1f}s for {tools} tools ({per_ours * 1000:.1f}ms/operation, {operations} files) "
-            f"openapi-python-client={theirs:.1f}s"
+            f"failwell={ours:.1f}s{importing} for {tools} tools of {operations} operations "
+            f"({per_ours * 1000:.1f}ms/operation, "
+            f"{files} files) openapi-python-client={theirs:.1f}s ({theirs / operations * 1000:.1f}ms/operation)"
             + ("" if theirs_run.returncode == 0 else " (it refused the document: no client written)")
         )
         report(f"import.{name}_whole_vs_openapi_python_client", ours / theirs, 1.0, detail)

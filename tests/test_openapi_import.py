@@ -147,6 +147,9 @@ def test_names_fit_64_characters_collisions_get_a_hash_and_are_reported(tmp_path
     assert codes.count("FW315") == 2
     again, _ = spec_of(tmp_path, path)
     assert sorted(again["tools"]) == names, "the names do not depend on the run"
+    backwards = document(tmp_path, {key: dict(reversed(item.items())) for key, item in reversed(paths.items())})
+    reversed_spec, _ = spec_of(tmp_path, backwards)
+    assert reversed_spec["imported"]["tools"] == spec["imported"]["tools"], "a name never depends on the order"
 
 
 def test_inputs_from_every_location_are_never_overwritten(tmp_path: Path) -> None:
@@ -409,3 +412,169 @@ def test_a_document_by_url_is_fetched_once_and_its_refs_never(tmp_path: Path) ->
     assert spec["tools"]["get_store_status"]["effect"] == "read"
     assert any("./shared.yaml#/Status: a network reference, never fetched" in note for note in result.notes)
     assert [path for path in served if "shared" in path] == [], "a $ref of a fetched document is never fetched"
+
+
+def test_a_renamed_input_never_takes_the_name_of_another(tmp_path: Path) -> None:
+    """A rename that is taken too (a query parameter literally named `id_query`), and long names cut to the same
+    64 characters, still give every parameter an input of its own, each reported, and each sent under its own
+    wire name."""
+    parameters = [
+        {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}, "description": "The id."},
+        {"name": "id_query", "in": "query", "schema": {"type": "integer"}, "description": "A literal id_query."},
+        {"name": "id", "in": "query", "schema": {"type": "boolean"}, "description": "The query's id."},
+    ]
+    long = "a" * 70
+    properties = {long + tail: {"type": "string", "description": f"Field {tail}."} for tail in "xyz"}
+    body = {"content": {"application/json": {"schema": {"type": "object", "properties": properties}}}}
+    path = document(tmp_path, {"/t/{id}": {"post": op("t", parameters=parameters, requestBody=body)}})
+    spec, result = spec_of(tmp_path, path)
+    fields = spec["tools"]["t"]["input"]
+    assert len(fields) == 6 and all(len(name) <= 64 for name in fields), list(fields)
+    assert fields["id_query"]["description"] == "A literal id_query."
+    descriptions = sorted(f["description"] for f in fields.values())
+    expected = ["The id.", "A literal id_query.", "The query's id.", *(f"Field {t}." for t in "xyz")]
+    assert descriptions == sorted(expected)
+    assert [f.code for f in result.findings].count("FW314") == 3
+    handler = result.handlers["src/dest_mcp/handlers/t.py"]
+    for wire in ("id", "id_query", *(long + tail for tail in "xyz")):
+        assert f', "{wire}"),' in handler, wire
+    assert handler.count('("query", "id")') == 1 and handler.count('("path", "id")') == 1
+
+
+@pytest.mark.slow
+def test_the_cli_reads_every_selection_option_keeps_the_choice_and_refuses_past_the_cap(tmp_path: Path) -> None:
+    """Each of the eight selection options (repeated where it matters) leaves out an operation of its own; the
+    choice is written to `imported.select`, and a re-import without options keeps it. With no choice, more than
+    40 operations are refused with the tags and their counts, and nothing is written."""
+    kept = {"/a": ("get", "opA", ["t1"]), "/aj": ("get", "opJ", ["t1"])}
+    left_out = {
+        "/az": ("get", "opZ", ["t2"]),  # --tag t1
+        "/ab": ("get", "opB", ["t1"]),  # --operation (not named)
+        "/c": ("get", "opC", ["t1"]),  # --path '/a*'
+        "/ad": ("put", "opD", ["t1"]),  # --method GET --method delete
+        "/ae": ("get", "opE", ["t1", "t3"]),  # --exclude-tag t3
+        "/af": ("get", "opF", ["t1"]),  # --exclude-operation opF
+        "/ag/x": ("get", "opG", ["t1"]),  # --exclude-path '/ag/*'
+        "/ah": ("delete", "opH", ["t1"]),  # --exclude-method DELETE
+    }
+    paths = {path: {method: op(oid, tags=tags)} for path, (method, oid, tags) in {**kept, **left_out}.items()}
+    source = document(tmp_path, paths)
+    options = ["--tag", "t1", "--path", "/a*", "--method", "GET", "--method", "delete"]
+    for oid in ("opA", "opJ", "opC", "opD", "opE", "opF", "opG", "opH", "opZ"):
+        options += ["--operation", oid]
+    options += ["--exclude-tag", "t3", "--exclude-operation", "opF", "--exclude-path", "/ag/*"]
+    options += ["--exclude-method", "DELETE"]
+    dest = tmp_path / "chosen"
+    done = failwell("import", "openapi", source, dest, *options)
+    assert done.returncode == 0, done.stdout + done.stderr
+    spec = yaml.safe_load((dest / "failwell.yaml").read_text())
+    assert sorted(spec["tools"]) == ["op_a", "op_j"]
+    assert spec["imported"]["select"] == {
+        "tags": ["t1"],
+        "operations": ["opA", "opJ", "opC", "opD", "opE", "opF", "opG", "opH", "opZ"],
+        "paths": ["/a*"],
+        "methods": ["GET", "DELETE"],
+        "exclude_tags": ["t3"],
+        "exclude_operations": ["opF"],
+        "exclude_paths": ["/ag/*"],
+        "exclude_methods": ["DELETE"],
+    }
+    again = failwell("import", "openapi", source, dest, "--check")
+    assert again.returncode == 0, again.stdout + again.stderr
+    many = document(tmp_path, {f"/r{i}": {"get": op(f"read{i}", tags=["bulk" if i % 3 else "few"])} for i in range(45)})
+    refused = failwell("import", "openapi", many, tmp_path / "many")
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "45 operations" in refused.stderr and "   30  bulk" in refused.stderr and "   15  few" in refused.stderr
+    assert not (tmp_path / "many").exists()
+
+
+def test_every_documented_status_gets_its_class_and_the_handler_tests_it(tmp_path: Path) -> None:
+    """The issue's table, status by status: a draft per status the document declares (a 4xx no class fits better
+    keeps the runtime's own), and the handler raises each one for its status, 5XX for any status of 500 or more."""
+    statuses = ["200", "400", "401", "403", "404", "409", "410", "412", "418", "422", "429", "500", "503", "5XX"]
+    responses = {status: {"description": f"Status {status}."} for status in statuses}
+    path = document(tmp_path, {"/x/{id}": {"delete": op("x", responses=responses)}})
+    spec, result = spec_of(tmp_path, path)
+    failures = spec["tools"]["x"]["failures"]
+    assert {name: f["class"] for name, f in failures.items()} == {
+        "bad_request": "invalid_input",
+        "unauthorized": "permission_denied",
+        "forbidden": "permission_denied",
+        "not_found": "not_found",
+        "conflict": "conflict",
+        "gone": "not_found",
+        "precondition_failed": "conflict",
+        "unprocessable": "invalid_input",
+        "rate_limited": "rate_limited",
+        "server_error_500": "upstream_unavailable",
+        "server_error_503": "upstream_unavailable",
+        "server_error": "upstream_unavailable",
+    }
+    assert all(f["reviewed"] is False for f in failures.values())
+    assert '("Status 412")' in failures["precondition_failed"]["message"]
+    handler = result.handlers["src/dest_mcp/handlers/x.py"]
+    for status, name in (("412", "PreconditionFailed"), ("410", "Gone"), ("422", "Unprocessable")):
+        assert f"if error.status == {status}:\n            raise {name}(" in handler
+    assert "if error.status is not None and error.status >= 500:\n            raise ServerError(" in handler
+    assert "error.status == 418" not in handler and "FW310" not in [f.code for f in result.findings]
+
+
+def test_values_rules_outputs_depth_and_long_descriptions(tmp_path: Path) -> None:
+    """Enums, formats, bounds, defaults and examples reach the spec; an object 2xx answer is the output and any
+    other is text; a schema nested past 4 levels is a plain object with a note; a long description is cut
+    (FW313)."""
+    spec, result = spec_of(tmp_path, PETSTORE, Selection(tags=["pets"]))
+    create = spec["tools"]["create_pet"]
+    assert create["input"]["species"]["enum"] == ["dog", "cat", "bird"]
+    assert create["input"]["born"]["format"] == "date" and create["input"]["born"]["nullable"] is True
+    assert create["input"]["name"] == {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 80,
+        "description": "The pet's name.",
+        "example": "Rex",
+    }
+    assert spec["tools"]["get_pet"]["input"]["pet_id"]["example"] == 7
+    assert sorted(spec["tools"]["get_pet"]["output"]) == ["born", "id", "name", "species"]
+    assert "output" not in spec["tools"]["replace_pet"], "a 2xx without a JSON body is answered as text"
+    assert "Output.model_validate(fields_of(response, Output))" in result.handlers["src/dest_mcp/handlers/get_pet.py"]
+    assert "return text_of(response)" in result.handlers["src/dest_mcp/handlers/replace_pet.py"]
+
+    deep: dict[str, Any] = {"type": "object", "properties": {"leaf": {"type": "string"}}}
+    for level in range(6):
+        deep = {"type": "object", "properties": {f"l{level}": deep}}
+    body = {"content": {"application/json": {"schema": {"type": "object", "properties": {"top": deep}}}}}
+    words = "This sentence says a little about the operation. " * 20
+    path = document(tmp_path, {"/d": {"post": op("d", requestBody=body, description=words)}})
+    spec, result = spec_of(tmp_path, path)
+    tool = spec["tools"]["d"]
+    level, depth = tool["input"]["top"], 1
+    while "properties" in level:
+        level, depth = next(iter(level["properties"].values())), depth + 1
+    assert level["type"] == "object" and depth == 4, (depth, level)
+    assert any("nested deeper than 4 levels, cut to a plain object" in note for note in result.notes)
+    assert len(tool["description"]) <= 600 and tool["description"].endswith("operation.")
+    assert any(f.code == "FW313" and "cut to 600" in f.message for f in result.findings)
+
+
+def test_a_reimport_never_gives_a_tool_to_another_operation(tmp_path: Path) -> None:
+    """An operation added to the document whose name meets an existing tool's (and would win it: `GET /b` sorts
+    before `POST /a`) gets the hashed name; the existing tool keeps its operation, its inputs and the person's
+    words, so its kept handler still calls the operation it was written for."""
+    first = {"/a": {"post": op("listThings", parameters=[{"name": "q", "in": "query", "description": "Q."}])}}
+    path = document(tmp_path, first)
+    dest = tmp_path / "dest"
+    data = yaml.safe_load(import_openapi(str(path), dest, Selection()).spec_text)
+    assert data["imported"]["tools"] == {"list_things": "POST /a"}
+    data["tools"]["list_things"]["description"] = "My words for POST /a."
+    later = document(tmp_path, {**first, "/b": {"get": op("list-things")}})
+    again = import_openapi(str(later), dest, Selection(), existing=yaml.safe_dump(data, sort_keys=False))
+    merged = yaml.safe_load(again.spec_text)
+    assert merged["imported"]["tools"]["list_things"] == "POST /a"
+    assert merged["tools"]["list_things"]["description"] == "My words for POST /a."
+    assert list(merged["tools"]["list_things"]["input"]) == ["q"] and again.removed == []
+    (new_name,) = again.added
+    assert new_name.startswith("list_things_") and merged["imported"]["tools"][new_name] == "GET /b"
+    assert any(f.code == "FW315" and f.where == "GET /b" for f in again.findings)
+    fresh, _ = spec_of(tmp_path, later)
+    assert fresh["imported"]["tools"]["list_things"] == "GET /b", "a new import still names by METHOD /path"

@@ -6,6 +6,7 @@ of its message and none of the upstream's words; a keyed POST whose first attemp
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
 from conftest import REPO, failwell
@@ -207,6 +209,18 @@ async def test_the_imported_petstore_succeeds_and_fails_well(project: Path, pets
         assert not result.is_error, result
         assert json.loads(fake.sent("PUT /v1/pets/7")[-1]["body"]) == {"name": "Tom", "petId": 8}
 
+        # a keyed POST answered 503 then 201: retried once, both attempts carrying the same derived key (not the
+        # model's own), and another key derives another
+        fake.reply("POST /v1/pets", 503, {"message": SECRET})
+        fake.reply("POST /v1/pets", 201, {"id": 8, "name": "Bo"})
+        before = len(fake.sent("POST /v1/pets"))
+        key = "5b2e8c1a-0d4f-4e7a-9c3b-6f1d2a8e7b90"
+        result = await session.call_tool("create_pet", {"name": "Bo", "idempotency_key": key})
+        assert not result.is_error and (result.structured_content or {}).get("id") == 8, result
+        attempts = [r["headers"].get("Idempotency-Key") for r in fake.sent("POST /v1/pets")[before:]]
+        assert len(attempts) == 2 and attempts[0] == attempts[1] and attempts[0] not in (None, key), attempts
+        assert attempts[0] != posted["headers"]["Idempotency-Key"], "two keys derived one upstream key"
+
         # a hang on a keyed POST: timeout, honest about a change that may have happened; the same call again
         # (same key) is not run a second time upstream
         key = "hang-0000000000000001"
@@ -218,3 +232,112 @@ async def test_the_imported_petstore_succeeds_and_fails_well(project: Path, pets
         again = await session.call_tool("create_pet", {"name": "Slow", "idempotency_key": key})
         assert again.is_error and "list_pets" in " ".join(b.text for b in again.content if hasattr(b, "text"))
         assert len(fake.sent("POST /v1/pets")) - before == 1, "the keyed POST ran twice upstream"
+
+
+KEYS = {
+    "basic_username": "ada-user-7Q2",
+    "basic_password": "pw-basic-4XZ9",
+    "header_key": "hk-8C1V",
+    "query_key": "qk-5M3T",
+}
+"""The secret settings of the credentials document below, each a value that must reach the API and no log."""
+
+
+def credentials_document() -> dict[str, Any]:
+    """Three reads, each secured by another kind of scheme (HTTP basic, API key in a header, API key in the query),
+    and a write that documents only its success (so every failure keeps its class's server-wide words)."""
+
+    def read(operation_id: str, scheme: str) -> dict[str, Any]:
+        return {
+            "operationId": operation_id,
+            "summary": f"Read with {scheme}.",
+            "security": [{scheme: []}],
+            "responses": {
+                "200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}
+            },
+        }
+
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Keys", "version": "1"},
+        "servers": [{"url": "https://keys.example.com/v1"}],
+        "paths": {
+            "/basic": {"get": read("readBasic", "basic")},
+            "/header": {"get": read("readHeader", "header")},
+            "/query": {"get": read("readQuery", "query")},
+            "/jobs": {
+                "post": {
+                    "operationId": "startJob",
+                    "summary": "Start a job.",
+                    "security": [{"header": []}],
+                    "responses": {"202": {"description": "Started."}},
+                }
+            },
+        },
+        "components": {
+            "securitySchemes": {
+                "basic": {"type": "http", "scheme": "basic"},
+                "header": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
+                "query": {"type": "apiKey", "in": "query", "name": "api_key"},
+            }
+        },
+    }
+
+
+async def test_every_kind_of_credential_is_sent_and_never_logged_and_undocumented_failures_keep_their_class(
+    tmp_path: Path, petstore: FakePetstore
+) -> None:
+    """HTTP basic, a header key and a query key are each sent as their scheme says and appear in no log line (at
+    DEBUG) and no message; a status the operation does not document gets its class's server-wide words; the
+    upstream client's circuit breaker stops calling an upstream that keeps failing."""
+    import yaml
+
+    source = tmp_path / "keys.yaml"
+    source.write_text(yaml.safe_dump(credentials_document()))
+    dest = tmp_path / "keys"
+    done = failwell("import", "openapi", source, dest)
+    assert done.returncode == 0, done.stdout + done.stderr
+    spec = dest / "failwell.yaml"
+    assert sorted(yaml.safe_load(spec.read_text())["server"]["settings"]) == sorted(KEYS)
+    spec.write_text(spec.read_text().replace("timeout_s: 10", "timeout_s: 1").replace("retries: 2", "retries: 0"))
+    generate(dest)
+    fake = petstore
+    env = {**os.environ, "PYTHONPATH": str(dest / "src"), "KEYS_API_URL": fake.url, "LOG_LEVEL": "DEBUG"}
+    env.update({f"KEYS_{name.upper()}": value for name, value in KEYS.items()})
+    env["FAILWELL_SQLITE_PATH"] = str(dest / "records.sqlite3")
+    parameters = StdioServerParameters(command=sys.executable, args=["-m", "keys_mcp"], env=env)
+    log = tmp_path / "server.log"
+    with log.open("w") as errlog:
+        async with Client(stdio_client(parameters, errlog=errlog)) as session:  # type: ignore[arg-type]
+            for tool in ("read_basic", "read_header", "read_query"):
+                fake.reply(f"GET /v1/{tool.split('_')[1]}", 200, {"ok": True})
+                result = await session.call_tool(tool, {})
+                assert not result.is_error, result
+            basic = base64.b64encode(f"{KEYS['basic_username']}:{KEYS['basic_password']}".encode()).decode()
+            (sent,) = fake.sent("GET /v1/basic")
+            assert sent["headers"].get("Authorization") == f"Basic {basic}" and "X-Api-Key" not in sent["headers"]
+            (sent,) = fake.sent("GET /v1/header")
+            assert sent["headers"].get("X-Api-Key") == KEYS["header_key"] and "Authorization" not in sent["headers"]
+            (sent,) = fake.sent("GET /v1/query")
+            assert sent["query"] == f"api_key={KEYS['query_key']}" and "Authorization" not in sent["headers"]
+
+            # undocumented statuses: the class of the status, in the runtime's own words, none of the API's
+            fake.reply("POST /v1/jobs", 403, {"message": SECRET})
+            text = failure(await session.call_tool("start_job", {}), "permission_denied")
+            assert text.startswith("The keys_api service refused"), text
+            fake.reply("POST /v1/jobs", 409, {"message": SECRET})
+            failure(await session.call_tool("start_job", {}), "conflict")
+
+            # five failed attempts in a row open the breaker: the sixth call is refused without calling the API
+            for _ in range(5):
+                fake.reply("GET /v1/query", 503, {"message": SECRET})
+                failure(await session.call_tool("read_query", {}), "upstream_unavailable")
+            before = len(fake.requests)
+            result = await session.call_tool("read_query", {})
+            assert "paused" in failure(result, "upstream_unavailable")
+            assert len(fake.requests) == before, "the open breaker still called the API"
+    logged = log.read_text()
+    assert '"level": "debug"' in logged and "circuit opened" in logged, logged[-2000:]
+    for name, value in KEYS.items():
+        assert value not in logged, f"{name} was logged"
+    assert basic not in logged and SECRET not in logged

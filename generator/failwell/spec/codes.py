@@ -248,7 +248,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "FW314": (
         "warning",
         "`failwell import openapi`: two inputs of one operation with the same name (path, query, header, body): the "
-        "later is renamed `<name>_<location>`, never overwritten",
+        "later is renamed `<name>_<location>` (when that is taken too, its name and a hash), never overwritten",
     ),
     "FW315": (
         "warning",

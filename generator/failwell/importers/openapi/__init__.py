@@ -85,7 +85,8 @@ def import_openapi(
     chosen = selection.choose(every, source)
     findings: list[Finding] = []
     server = _server_name(name, dest, old, doc.root)
-    names = tool_names(chosen, findings)
+    before = ((old or {}).get("imported") or {}).get("tools") or {}
+    names = tool_names(chosen, findings, {str(key): str(name) for name, key in before.items()})
     credentials = auth(doc, server, findings)
     mapper = Mapper(doc)
     tools: dict[str, Tool] = {}

@@ -79,11 +79,13 @@ class Auth:
     """scheme name -> (kind, wire name, setting, second setting): bearer, header, query, basic."""
 
 
-def tool_names(ops: list[Operation], findings: list[Finding]) -> dict[str, str]:
+def tool_names(ops: list[Operation], findings: list[Finding], before: dict[str, str] | None = None) -> dict[str, str]:
     """op.key -> tool name: from operationId (else method and path), snake_case, <= 64 characters, unique;
-    a name cut or taken ends in a hash of its operation, so it does not depend on the order."""
-    names: dict[str, str] = {}
-    taken: set[str] = set()
+    a name cut or taken ends in a hash of its operation. An operation keeps the name an earlier import gave it
+    (`before`: op.key -> name) while that is still one of its two names, so a re-import never hands a tool, its
+    words and its handler to another operation; among the rest, of operations whose names meet, the first by
+    `METHOD /path` keeps the name, so no name depends on the order of the document."""
+    candidates: dict[str, tuple[str, str]] = {}
     for op in ops:
         raw = op.operation_id or f"{op.method}_{op.path}"
         base = snake(raw.replace("/", "_")) or op.method
@@ -98,14 +100,29 @@ def tool_names(ops: list[Operation], findings: list[Finding]) -> dict[str, str]:
             findings.append(
                 Finding("FW315", op.key, f"the name {base} is over {MAX_NAME} characters: the tool is {name}")
             )
+        candidates[op.key] = (name, f"{name[: MAX_NAME - 7].rstrip('_')}_{digest}")
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for key, pair in sorted(candidates.items()):
+        kept = (before or {}).get(key)
+        if kept in pair and kept not in taken:
+            names[key] = kept
+            taken.add(kept)
+    kept_hashed = [key for key, name in names.items() if name == candidates[key][1] != candidates[key][0]]
+    for key, (name, renamed) in sorted(candidates.items()):
+        if key in names:
+            continue
         if name in taken:
-            renamed = f"{name[: MAX_NAME - 7].rstrip('_')}_{digest}"
             findings.append(
-                Finding("FW315", op.key, f"the name {name} is taken by another operation: the tool is {renamed}")
+                Finding("FW315", key, f"the name {name} is taken by another operation: the tool is {renamed}")
             )
             name = renamed
         taken.add(name)
-        names[op.key] = name
+        names[key] = name
+    for key in kept_hashed:
+        name, renamed = candidates[key]
+        why = "is taken by another operation" if name in taken else "is free, but an earlier import hashed it"
+        findings.append(Finding("FW315", key, f"the name {name} {why}: the tool stays {renamed}"))
     return names
 
 
@@ -191,7 +208,7 @@ def map_operation(
     def add(wire: str, location: str, field_spec: dict[str, Any]) -> None:
         fname = field_name(wire)
         if fname in inputs or fname == "idempotency_key":
-            renamed = field_name(f"{wire}_{location}")
+            renamed = _unique_input(wire, location, inputs)
             findings.append(
                 Finding(
                     "FW314",
@@ -377,6 +394,21 @@ def map_operation(
             security = [credentials.schemes[s] for s in alternative]
             break
     return Tool(name, op, spec, where, body, statuses, security, bool(output), upstream)
+
+
+def _unique_input(wire: str, location: str, inputs: dict[str, Any]) -> str:
+    """A name for the input `wire` (at `location`) that no other input of the tool has: `<name>_<location>`, else
+    (that is taken too, or two long names were cut to one) the name cut to fit a hash of where it comes from."""
+    taken = {*inputs, "idempotency_key"}
+    renamed = field_name(f"{wire}_{location}")
+    if renamed not in taken:
+        return renamed
+    digest = hashlib.sha1(f"{location} {wire}".encode()).hexdigest()
+    for start in range(0, len(digest) - 6, 6):
+        renamed = f"{field_name(wire)[: MAX_NAME - 7].rstrip('_')}_{digest[start : start + 6]}"
+        if renamed not in taken:
+            return renamed
+    raise ValueError(f"no free input name for {location} parameter {wire!r}")
 
 
 def _output(doc: Document, mapper: Mapper, op: Operation) -> dict[str, Any]:

@@ -295,6 +295,11 @@ class Tool:
     def has_content(self) -> bool:
         return bool(self.content_kinds)
 
+    @property
+    def may_word_its_text(self) -> bool:
+        """Whether its handler may return `WithText(output, text)`: a tool with output, without content or a batch."""
+        return self.has_output and not self.has_content and self.batch_policy is None
+
 
 @dataclass(frozen=True)
 class Reader:

@@ -117,6 +117,7 @@ TOOL_MODULE_NAMES = frozenset(
     | {"Changed", "Batch", "RateLimit", "ToolContext", "ToolDefinition", "ToolFailure", "Upstream"}
     | {"NAME", "ACCEPTS", "Input", "Output", "Item", "Upstreams", "Context", "Handler", "Reconcile"}
     | {"Audio", "Blocks", "ContentPolicy", "EmbeddedResource", "Image", "ResourceLink", "WithContent", "CONTENT"}
+    | {"WithText"}
 )
 """The names of a per-tool module `_generated/tools/<t>.py` that a failure's class name (`pascal(name)`)
 could be: its imports, models, aliases and constants (its nested models, `Input...` and `Output...`, are

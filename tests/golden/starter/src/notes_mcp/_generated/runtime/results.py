@@ -14,7 +14,7 @@ import secrets
 import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import pydantic_core
 from mcp.shared.exceptions import MCPError
@@ -268,9 +268,28 @@ def exception_fields(exc: BaseException) -> dict[str, str]:
     }
 
 
+OutputT = TypeVar("OutputT")
+
+
+@dataclass(frozen=True)
+class WithText(Generic[OutputT]):
+    """A tool's output and the text the model reads beside it, when the handler words that text itself: the answer's
+    text block is `text` (in place of the output's JSON or the spec's `text:`), its `structuredContent` the output,
+    checked as ever. For a tool with `output` and no `content`."""
+
+    output: OutputT
+    text: str
+
+
 def success(tool: ToolDefinition, output: Any, arguments: Mapping[str, Any] | None = None) -> CallToolResult:
     """A handler's result: text, and structured content when the tool declares an output schema; with `content`
-    (or media it does not declare, which `content.blocks` refuses), its blocks (see `with_content`)."""
+    (or media it does not declare, which `content.blocks` refuses), its blocks (see `with_content`); a `WithText`,
+    the handler's own text beside the structured content."""
+    if isinstance(output, WithText) and tool.content is None and tool.output_model is not None:
+        if not isinstance(output.text, str):
+            raise TypeError(f"{tool.name} returned WithText with {type(output.text).__name__} text, not str")
+        data = dumped(tool, output.output)
+        return CallToolResult(content=[TextContent(type="text", text=output.text)], structured_content=data)
     if tool.content is not None or (type(output) is not tool.output_model and is_media(output)):
         try:
             return with_content(tool, output)

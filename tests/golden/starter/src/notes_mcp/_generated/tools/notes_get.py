@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.results import WithText as WithText
 
 NAME = "notes_get"
 
@@ -40,11 +41,15 @@ Context = ToolContext[None]
 """What the handler gets besides its arguments: `ctx.remaining_s()`, `ctx.report_progress()`."""
 
 
-Handler = Callable[[Input, Context], Awaitable[Output | dict[str, Any]] | Output | dict[str, Any]]
-"""The signature `handlers/notes_get.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`.
+Handler = Callable[
+    [Input, Context],
+    Awaitable[Output | dict[str, Any] | WithText[Output]] | Output | dict[str, Any] | WithText[Output],
+]
+"""The signature `handlers/notes_get.py` must keep: `async def handle(params: Input, ctx: Context) -> Output`,
+or `-> WithText[Output]` to word the text the model reads beside the structured output itself.
 A plain `def` runs in a worker thread of its own within the deadline (a thread cannot be interrupted: the
-deadline answers on time and the thread runs on); a dict shaped like `Output` is validated
-against it (one that does not fit answers `internal`, and the log names the field)."""
+deadline answers on time and the thread runs on); a dict shaped like `Output` is validated against it (one that
+does not fit answers `internal`, and the log names the field)."""
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -5,11 +5,16 @@
 shapes of cloud, chat, payment, email, source-hosting and registry tokens, JWTs, basic and bearer authorization,
 cookies, URL user-info and credential query parameters, the value of any field whose name says it holds a secret
 (`password`, `api_key`, `AccountKey`, `aws_secret_access_key`, `requirepass`, ...) in any quoting (`k=v`, `k: v`,
-`"k": "v"`, `{'k': 'v'}`, headers) and in settings written with blanks (`password p`, netrc's `machine h login u
-password p`) and command-line options (`--password p`, and `'--password', 'p'` in an argv shown as a list),
-libpq password-file lines, password hashes, pydantic's echo of an input value, tokens wrapped over lines (judged
-joined), and long random-looking strings. `scrub`, for what a model reads, also removes URLs, addresses, internal
-host names (internal zones, managed services' endpoints, Cloud SQL instance names), paths, SQL and tracebacks.
+`"k": "v"`, `{'k': 'v'}`, headers; a quote escaped inside the value does not end it) and in settings written with
+blanks (`password p`, netrc's `machine h login u password p`) and command-line options (`--password p`, and
+`'--password', 'p'` in an argv shown as a list), the options known tools take a credential in (`sshpass -p p`,
+`mysql -pP`, `redis-cli -a p`, `curl -u user:p`, `smbclient -U user%p`, `openssl -pass pass:p`), `user:password`
+pairs where tools write them (rsyncd's and Postfix's secrets files, squid's `login=user:p`), pre-shared keys
+(`psk="p"`, `: PSK "p"`), the column a comment names as the secret (chap-secrets), libpq password-file lines,
+password hashes, pydantic's echo of an input value, tokens wrapped over lines (judged joined), and long
+random-looking strings. `scrub`, for what a model reads, also removes URLs, addresses, internal host names
+(internal zones, managed services' endpoints and account hosts, Cloud SQL instance names), paths, SQL and
+tracebacks.
 Ordinary values (ids, SKUs, hex digests, UUIDs, names, numbers, sentences) pass unchanged. Every pattern is linear
 in the text's length.
 """
@@ -647,7 +652,8 @@ def redact_secrets(text: str) -> str:
     """Text with credentials and tokens masked: for logs, which may keep paths and addresses.
 
     Quotes escaped by layers of quoting (JSON in a repr, in JSON) lose their backslashes first, so a field
-    nested at any depth is seen as the field it is."""
+    nested at any depth is seen as the field it is; a quote escaped inside a value then stays inside it, because
+    a value ends only at a quote that closes it (followed by `,`, `}`, `]`, a line's end)."""
     for known in _KNOWN_SECRETS:
         if known in text:
             text = text.replace(known, "[redacted]")

@@ -549,11 +549,11 @@ _SECRET_RULES: tuple[Rule, ...] = (
     ((), _VALUE_AFTER_NAME, _mask_value),
     (re.compile(r":(?:\d{1,5}|\*):"), _PGPASS, r"\1[redacted]"),
     (("login=",), _LOGIN_PAIR, r"\1[redacted]"),
-    ((":",), _PAIR_LINE, _mask_pair),
+    (re.compile(r"[\w.+@-]:[^\s:\\\"']{8}"), _PAIR_LINE, _mask_pair),
     (("psk", "shared", ": xauth", ": eap", ": ntlm"), _PSK, _mask_psk),
     (("sqlconnectinfo", "ldapbinddn"), _DIRECTIVE_ARGUMENT, r"\1[redacted]"),
     (("#",), _COLUMNS, _mask_column),
-    (tuple(_CREDENTIAL_OPTIONS), _COMMAND, _mask_command),
+    (re.compile(r"""[\s'"]-[\w-]"""), _COMMAND, _mask_command),  # an option: most text has none, cheaply
     (re.compile(r"""['"]-"""), _ARGV_OPTION, _mask_argv_option),
     (("\n", "\r", "\\n"), _CONTINUED, r"\1"),
     (("bearer", "basic", "digest", "token"), _SCHEME_CREDENTIAL, _mask_scheme),

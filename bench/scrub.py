@@ -232,6 +232,10 @@ HOSTILE = (
     "a.internal ", "::", "sk_live_", "password ", "password a ", "a b ", "a\n", "Aa1Bb2Cc3Dd4\n ", "Aa1Bb2Cc3Dd4\\\n",
     "a:1:b:c:", "a:1:", "x.y", "ab.cd.", "p:us-east1:", "-----BEGIN A KEY-----\n", "\\n", "AUTH_TOKEN ", "a\r\n  ",
     "'--password', '", "--password a ",
+    "sshpass -p ", "mysql -pa ", "['curl', '-u', '", "curl -u a:", "a:Aa1!aaaa\n", "[h]:1 a:Aa1!aaaa ", "login=a:",
+    ': PSK "', 'psk="a', "psk=", "SQLConnectInfo a b ", "# a\tsecret\n", "# secret\n a b c\n", '"password": "a"b',
+    "'password': 'a'b", 'password "a"b ', "--password-stdin a ", "a.snowflakecomputing.com ",
+    'password "', 'password: "a"b', 'password=a"b ',
 )  # fmt: skip
 
 

@@ -165,6 +165,12 @@ def _password(rng: random.Random) -> tuple[str, list[str]]:
     return password, [password]
 
 
+def _password_with_a_quote(rng: random.Random) -> tuple[str, list[str]]:
+    # a quote inside a password: JSON and repr escape it (`"ab\\"cd..."`), a shell or an env file writes it bare
+    tail = word(rng, rng.randint(8, 14), B62 + "!#%^*")
+    return f'{word(rng, 3, B62)}"{tail}', [tail]
+
+
 def _passphrase(rng: random.Random) -> tuple[str, list[str]]:
     words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(6, 9))) for _ in range(4)]
     return " ".join(words), words
@@ -281,6 +287,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("cookie", "Cookie", _cookie, bare=False),
     Kind("password", "password", _password, bare=False),
     Kind("passphrase_with_spaces", "passphrase", _passphrase, bare=False),
+    Kind("password_with_a_quote", "password", _password_with_a_quote, bare=False),
     Kind("postgres_dsn", "DATABASE_URL", _dsn("postgresql", 5432)),
     Kind("mysql_dsn", "dsn", _dsn("mysql", 3306)),
     Kind("mongodb_dsn", "MONGO_URL", _dsn("mongodb+srv", 27017)),

@@ -379,6 +379,81 @@ def _yaml_literal(rng: random.Random) -> tuple[str, list[str]]:
     return "client-key-data: |\n    " + "\n    ".join(lines) + "\n", [line for line in lines if len(line) >= 6]
 
 
+# --- widened again on branch scrub2, after the rules for the kinds above were written: same shapes, other tools ---
+# (Written before the rules were run on them, and measured as they came: nothing was changed for them.)
+
+
+def _mysqladmin_glued(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # mysqladmin(1): "-p[password]", user glued too: "mysqladmin -uroot -pPASS status"
+    return f"mysqladmin -uroot -p{pw} status exited with 1", [pw]
+
+
+def _sqlcmd(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # sqlcmd: "-U login_id -P password"
+    return f'sqlcmd -S db,1433 -U sa -P {pw} -Q "SELECT 1" returned 1', [pw]
+
+
+def _seven_zip(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # 7-Zip: "-p{Password}", glued
+    return f"Command '['7z', 'a', '-p{pw}', '-mhe=on', 'backup.7z', 'data']' returned non-zero exit status 2.", [pw]
+
+
+def _openssl_enc(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # openssl-enc(1): "-k password", "-pass arg" with arg "pass:password"
+    return f"openssl enc -aes-256-cbc -salt -pass pass:{pw} -in a.tar -out a.tar.enc: bad decrypt", [pw]
+
+
+def _mongosh(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # mongosh: "--username, -u", "--password, -p"
+    return f"mongosh --host db -u admin -p {pw} --authenticationDatabase admin: exit 1", [pw]
+
+
+def _lftp(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # lftp(1): "-u user[,pass]"
+    return f"lftp -u deploy,{pw} sftp://files.example.org failed", [pw]
+
+
+def _smbclient_domain(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # smbclient(1): "-U|--user=[DOMAIN\\]USERNAME[%PASSWORD]"
+    return f"smbclient //files/share --user=CORP\\ann%{pw} -c ls: NT_STATUS_LOGON_FAILURE", [pw]
+
+
+def _curl_proxy_user(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # curl(1): "-U, --proxy-user <user:password>"
+    return f"curl --proxy-user proxy:{pw} -x http://proxy:3128 https://example.org exited 56", [pw]
+
+
+def _htpasswd_batch(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # htpasswd(1): "htpasswd -b[cmBdpsD] passwordfile username password"
+    return f"htpasswd -bB /etc/nginx/.htpasswd ann {pw}: could not open file", [pw]
+
+
+def _xfreerdp(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # xfreerdp(1): "/u:[[<domain>\\]<user>|<user>[@<domain>]]", "/p:<password>"
+    return f"xfreerdp /v:build /u:admin /p:{pw} /cert:ignore exited with 131", [pw]
+
+
+def _eap_secret(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # ipsec.secrets(5): '<user id> : EAP "<password>"'
+    return f'carol@strongswan.org : EAP "{pw}"\n', [pw]
+
+
+def _dovecot_passwd_file(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # Dovecot passwd-file: "user:{scheme}password:uid:gid::home"
+    return f"ann:{{PLAIN}}{pw}:1000:1000::/home/ann\n", [pw]
+
+
+def _json_escaped_twice(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # a JSON log line whose message holds JSON: the quote inside the password escaped twice
+    inner = json.dumps({"user": "ann", "password": f'x"{pw}'})
+    return json.dumps({"level": "error", "msg": f"login rejected: {inner}"}), [pw]
+
+
+def _squid_any_user(rng: random.Random) -> tuple[str, list[str]]:
+    pw = _pw(rng)  # squid cache_peer: "login=*:password" passes the client's user name with a fixed password
+    return f"cache_peer 192.0.2.10 parent 8080 0 no-query default login=*:{pw}", [pw]
+
+
 def _host_error(host: str) -> str:
     # psycopg2: could not connect to server ... Is the server running on host "<host>" and accepting ...
     return (
@@ -474,6 +549,20 @@ HELD_OUT: tuple[HeldOut, ...] = (
     HeldOut("squid_cache_peer_login", _squid_peer),
     HeldOut("proftpd_sqlconnectinfo", _proftpd_sql),
     HeldOut("yaml_literal_key_data", _yaml_literal),
+    HeldOut("mysqladmin_glued_options", _mysqladmin_glued),
+    HeldOut("sqlcmd_password_option", _sqlcmd),
+    HeldOut("seven_zip_in_an_argv", _seven_zip),
+    HeldOut("openssl_pass_argument", _openssl_enc),
+    HeldOut("mongosh_password_option", _mongosh),
+    HeldOut("lftp_user_comma_password", _lftp),
+    HeldOut("smbclient_domain_user_percent", _smbclient_domain),
+    HeldOut("curl_proxy_user", _curl_proxy_user),
+    HeldOut("htpasswd_batch_positional", _htpasswd_batch),
+    HeldOut("xfreerdp_slash_p", _xfreerdp),
+    HeldOut("ipsec_eap_secret", _eap_secret),
+    HeldOut("dovecot_passwd_file", _dovecot_passwd_file),
+    HeldOut("json_escaped_twice", _json_escaped_twice),
+    HeldOut("squid_login_any_user", _squid_any_user),
     *(HeldOut(f"host_{name}", _managed(pattern), log=False) for name, pattern in WIDENED_HOSTS.items()),
 )
 
@@ -498,4 +587,35 @@ BENIGN: tuple[str, ...] = (
     "Command '['pg_dump', '--no-password', '--format', 'custom', 'orders']' returned non-zero exit status 1.",
     "usage: backup [--token-count N] [--session-name NAME] [--secret-id ID]",
     "['rsync', '--password-file', 'rsync.secret', 'src', 'backup::nightly']",
+    # real command lines, log lines and prose next to the shapes added after the widening (a tool's credential
+    # option, `user:password` pairs, pre-shared keys, a comment naming columns, an escaped quote)
+    "docker login --username ci --password-stdin registry.example.com",
+    "see the --password option",
+    "docker run -p 8080:80 nginx:1.25.3-alpine",
+    "ssh -p 2222 deploy@build",
+    "psql -h db -p 5432 -U app orders",
+    "redis-cli -h cache -p 6379 ping",
+    "mysql -u app -p orders",
+    "unzip -p archive.zip notes.txt",
+    "curl -sS -u ann https://ci.example.org/api/json",
+    "openssl rsa -in key.pem -passin env:KEY_PASS -out plain.pem",
+    "ssh-keygen -t ed25519 -N '' -f id_ed25519",
+    "mongodump --host db --port 27017 --out backup",
+    "az login --identity",
+    "image: nginx:1.25.3-alpine",
+    "ERROR:root:Connection refused",
+    "Deploy:Release-2024.10",
+    "2026-05-01T12:00:00Z worker:started",
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "cache_peer parent.example.org parent 3128 0 no-query login=PASSTHRU",
+    "runs WPA2-PSK mode with a hidden SSID.",
+    "key_mgmt=WPA-PSK",
+    "Security: WPA2-PSK (AES)",
+    "Error: EAP failure, retrying",
+    "PSK identity hint: none",
+    "# client\tserver\tsecret\tIP addresses",
+    "SQLConnectInfo ftpusers@db.example.org",
+    'FATAL:  role "app" does not exist; the "password" field was empty',
+    "Use --token to pass a token on the command line.",
+    "see docs.neon.tech for the connection limits",
 )

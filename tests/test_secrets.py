@@ -197,6 +197,33 @@ SECRET = "Xk29fjQ7pw"
         f"Command '['mysqldump', '--password', '{SECRET}', 'orders']' returned non-zero exit status 2.",
         f'{{"argv": ["vault", "login", "--client-secret", "{SECRET}", "-method=oidc"]}}',
         f"CalledProcessError(1, ['psql', '--api-key', \"{SECRET}\"])",
+        # a tool's option that takes a credential, by the tool's manual (issue 24's widened held-out corpus, after)
+        f"exit status 5: sshpass -p {SECRET} ssh deploy@build",
+        f"command failed: mysql -u app -p{SECRET} -h db orders",
+        f"mysqldump -p'{SECRET}' orders",
+        f"Command '['sshpass', '-p', '{SECRET}', 'ssh', 'build']' returned non-zero exit status 5.",
+        f"redis-cli -h cache -a {SECRET} ping",
+        f"docker login -u ci -p {SECRET} ghcr.io",
+        f"keytool -importkeystore -srcstorepass {SECRET} -destkeystore a.p12",
+        f"openssl pkcs12 -export -passout pass:{SECRET} -out a.p12",
+        f"ldapsearch -x -D cn=reader,dc=example,dc=org -w {SECRET} -b dc=example,dc=org",
+        f"tar c data | sshpass -p{SECRET} ssh backup 'cat > data.tar'",
+        # a `user:password` pair where real tools put one
+        f"curl -sf -u admin:{SECRET} https://ci.example.org/api/json failed with 22",
+        f"['curl', '--user', 'admin:{SECRET}', 'https://ci.example.org']",
+        f"smbclient //files/share -U ann%{SECRET}",
+        f"cache_peer parent.example.org parent 3128 0 no-query login=proxyuser:{SECRET}",
+        f"backup:{SECRET}\n",
+        f"[smtp.example.org]:587 alerts@example.org:{SECRET}\n",
+        # columns and positions that say which field is the secret
+        f'# client\tserver\tsecret\tIP addresses\n"alice"\t*\t"{SECRET}"\t*\n',
+        f"SQLConnectInfo ftpusers@db.example.org proftpd {SECRET}",
+        f'LDAPBindDN "cn=ftp,dc=example,dc=org" {SECRET}',
+        # pre-shared keys
+        f'network={{\n\tssid="office"\n\tpsk="{SECRET}"\n}}\n',
+        f"wpa_psk={SECRET}",
+        f'203.0.113.5 198.51.100.7 : PSK "{SECRET}"',
+        f'ann : XAUTH "{SECRET}"',
     ],
 )
 def test_a_setting_written_with_blanks_is_masked(text: str) -> None:
@@ -226,12 +253,53 @@ def test_a_setting_written_with_blanks_is_masked(text: str) -> None:
         "Command '['pg_dump', '--no-password', '--format', 'custom', 'orders']' returned non-zero exit status 1.",
         "Command '['backup', '--token-count', '3', '--session-name', 'nightly']' returned non-zero exit status 2.",
         "mysql --password --user app orders",
+        # near the new rules: options that take no credential, pairs that are names and versions, prose about keys
+        "docker login --username ci --password-stdin registry.example.com",
+        "see the --password option",
+        "Use --token to pass a token on the command line.",
+        "docker run -p 8080:80 nginx",
+        "ssh -p 2222 deploy@build",
+        "psql -h db -p 5432 -U app orders",
+        "redis-cli -h cache -p 6379 ping",
+        "mysql -u app -p orders",
+        "unzip -p archive.zip notes.txt",
+        "openssl rsa -in key.pem -passin env:KEY_PASS -out plain.pem",
+        "ssh-keygen -t ed25519 -N '' -f id_ed25519",
+        "image: nginx:1.25.3-alpine",
+        "ERROR:root:Connection refused",
+        "Deploy:Release-2024.10",
+        "Ready:True",
+        "cache_peer parent.example.org parent 3128 0 no-query login=PASSTHRU",
+        "runs WPA2-PSK mode with a hidden SSID.",
+        "key_mgmt=WPA-PSK",
+        "Error: EAP failure, retrying",
+        "PSK identity hint: none",
+        "# client\tserver\tsecret\tIP addresses",
     ],
 )
 def test_a_sentence_near_a_secret_word_passes_unchanged(text: str) -> None:
     scrub = messages.runtime("scrub")
     assert scrub.redact_secrets(text) == text
     assert scrub.scrub(text) == text
+
+
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_a_quote_escaped_inside_a_value_does_not_end_its_mask(quote: str) -> None:
+    """JSON and repr escape a quote inside a value (`"ab\\"cd"`); the mask goes on to the quote that closes it."""
+    scrub = messages.runtime("scrub")
+    tail = "cd" + SECRET
+    for value in (f"ab{quote}{tail}", f"ab{quote} {tail}", f"ab{quote}{quote}{tail}{quote}"):
+        texts = [
+            json.dumps({"password": value}),
+            json.dumps({"password": value, "user": "ann"}),
+            json.dumps({"config": json.dumps({"password": value})}),
+            repr({"api_key": value, "region": "eu-west-1"}),
+            f"password {json.dumps(value)}",
+        ]
+        for text in texts:
+            for rule in (scrub.redact_secrets, scrub.scrub):
+                assert SECRET not in rule(text), (text, rule(text))
+    assert scrub.redact_secrets('password: "x" is wrong, try "y"').startswith("password: [redacted]")
 
 
 def test_a_token_wrapped_over_lines_is_masked_whole() -> None:
@@ -271,6 +339,7 @@ def test_a_token_wrapped_over_lines_is_masked_whole() -> None:
         "ip-10-0-1-5.eu-west-1.compute.internal",
         "orders7-x1y2.upstash.io:6379",
         "my-project7:us-central1:orders7",
+        "orders7-x1y2z3.snowflakecomputing.com",
     ],
 )
 def test_a_managed_services_host_is_hidden_from_the_model_and_kept_for_the_log(host: str) -> None:
@@ -293,6 +362,10 @@ HOSTILE = (
     "x:1:y:z:", "requirepass ", "api_key:\n  ", "password: a\\\n", "[redacted]\n  x", "-----BEGIN A KEY-----\n",
     "Aa1Bb2Cc3Dd4\n ", "Aa1Bb2Cc3Dd4Ee5\\\n", "\\n  Aa1Bb2Cc3Dd4Ee5", "ab-cd:eu-west1:x ", "{SSHA}", "$6$",
     "'--password', '", "'--password', 'a", "--password a ", "['-a', '",
+    "sshpass -p ", "mysql -pa ", "['curl', '-u', '", "curl -u a:", "a:Aa1!aaaa\n", "[h]:1 a:Aa1!aaaa ", "login=a:",
+    ': PSK "', 'psk="a', "psk=", "SQLConnectInfo a b ", "# a\tsecret\n", "# secret\n a b c\n", '"password": "a"b',
+    "'password': 'a'b", 'password "a"b ', "--password-stdin a ", "a.snowflakecomputing.com ",
+    'password "', 'password: "a"b', 'password=a"b ',
 )  # fmt: skip
 
 

@@ -5,11 +5,16 @@
 shapes of cloud, chat, payment, email, source-hosting and registry tokens, JWTs, basic and bearer authorization,
 cookies, URL user-info and credential query parameters, the value of any field whose name says it holds a secret
 (`password`, `api_key`, `AccountKey`, `aws_secret_access_key`, `requirepass`, ...) in any quoting (`k=v`, `k: v`,
-`"k": "v"`, `{'k': 'v'}`, headers) and in settings written with blanks (`password p`, netrc's `machine h login u
-password p`) and command-line options (`--password p`, and `'--password', 'p'` in an argv shown as a list),
-libpq password-file lines, password hashes, pydantic's echo of an input value, tokens wrapped over lines (judged
-joined), and long random-looking strings. `scrub`, for what a model reads, also removes URLs, addresses, internal
-host names (internal zones, managed services' endpoints, Cloud SQL instance names), paths, SQL and tracebacks.
+`"k": "v"`, `{'k': 'v'}`, headers; a quote escaped inside the value does not end it) and in settings written with
+blanks (`password p`, netrc's `machine h login u password p`) and command-line options (`--password p`, and
+`'--password', 'p'` in an argv shown as a list), the options known tools take a credential in (`sshpass -p p`,
+`mysql -pP`, `redis-cli -a p`, `curl -u user:p`, `smbclient -U user%p`, `openssl -pass pass:p`), `user:password`
+pairs where tools write them (rsyncd's and Postfix's secrets files, squid's `login=user:p`), pre-shared keys
+(`psk="p"`, `: PSK "p"`), the column a comment names as the secret (chap-secrets), libpq password-file lines,
+password hashes, pydantic's echo of an input value, tokens wrapped over lines (judged joined), and long
+random-looking strings. `scrub`, for what a model reads, also removes URLs, addresses, internal host names
+(internal zones, managed services' endpoints and account hosts, Cloud SQL instance names), paths, SQL and
+tracebacks.
 Ordinary values (ids, SKUs, hex digests, UUIDs, names, numbers, sentences) pass unchanged. Every pattern is linear
 in the text's length.
 """
@@ -48,17 +53,34 @@ _SECRET_IN_NAME = re.compile(rf"(?i){_NAME}$")
 _BREAK = r"(?:\r?\n|(?:\\r)?\\n)"
 """A line break, real or quoted by a repr or JSON (`\\n`)."""
 _BLANK = r"(?:[ \t]|\\t)"
+_CLOSER = r"""[ \t]*(?:[,:;}\])]|\\[nrt]|\r?\n|$)"""
+_CLOSES_D = rf"""(?={_CLOSER}|')"""
+_CLOSES_S = rf"""(?={_CLOSER}|")"""
+"""What follows a quote that closes a value (`,`, `}`, `]`, a line's end, the other quote that closes the string
+around it: `'PASSWORD="p"'`): a quote followed by anything else was escaped inside the value (`"ab\\"cd"` once its
+backslash is dropped), and the value goes on past it."""
+_DQUOTED = rf"""(?:"(?:[^"\\\r\n]|\\.|"(?!{_CLOSES_D})){{0,256}}+"{_CLOSES_D}|"(?:[^"\\\r\n]|\\.)*")"""
+_SQUOTED = rf"""(?:'(?:[^'\\\r\n]|\\.|'(?!{_CLOSES_S})){{0,256}}+'{_CLOSES_S}|'(?:[^'\\\r\n]|\\.)*')"""
+"""A quoted value, to the quote that closes it (within 256 characters: a value that may hold quotes is looked
+for that far, so that each of many names on one line costs a bounded scan); or, when none does, to its first
+quote."""
+_INNER_QUOTE = rf"""(?:"(?!{_CLOSES_D})|'(?!{_CLOSES_S}))"""
+_CLOSING_QUOTE = rf"""(?:"{_CLOSES_D}|'{_CLOSES_S})"""
 _VALUE_AFTER_NAME = re.compile(
     rf"""(?ix)
     (?P<name>{_NAME})
     (?:
     (?P<sep>["']?[ \t]*(?:=>|[:=])\s*)
-    (?:"(?:[^"\\\n]|\\(?:\r?\n|.))*"|'(?:[^'\\\n]|\\(?:\r?\n|.))*'  # a quoted value may go on after `\`
-    |[^\r\n;&"'<>]+?(?=\s+[\w.-]{{1,60}}[ \t]*(?:=>|[:=])|[\r\n;&"'<>]|$))  # up to the next `name=`, if any
+    (?:"(?:[^"\\\n]|\\(?:\r?\n|.)|"(?!{_CLOSES_D})){{0,256}}+"{_CLOSES_D}
+    |'(?:[^'\\\n]|\\(?:\r?\n|.)|'(?!{_CLOSES_S})){{0,256}}+'{_CLOSES_S}
+    |"(?:[^"\\\n]|\\(?:\r?\n|.))*"|'(?:[^'\\\n]|\\(?:\r?\n|.))*'  # a quoted value may go on after `\`
+    |(?:[^\r\n;&"'<>]|{_INNER_QUOTE})+?  # up to the next `name=`, if any, or a quote that closes a string
+    (?=\s+[\w.-]{{1,60}}[ \t]*(?:=>|[:=])|[\r\n;&<>]|{_CLOSING_QUOTE}|$))
     |
     (?P<blank>{_BLANK}+)  # or blanks only, as netrc, ldap.conf, redis.conf and aligned files write a setting
-    (?P<value>"(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'
-    |(?:[^\s"'\\]|\\(?![nrt\\]))+(?<!:))  # (not a name of its own: `password: p`)
+    (?P<value>{_DQUOTED}|{_SQUOTED}
+    |(?:[^\s"'\\]|\\(?![nrt\\]))(?:[^\s"'\\]|\\(?![nrt\\])|{_INNER_QUOTE})*(?<!:))  # (not a name of its own:
+    # `password: p`; a quote inside goes on: `p"q`)
     )
     """
 )
@@ -74,9 +96,57 @@ _PEM = re.compile(  # any armoured key but a public one: PRIVATE KEY of every ki
 """A secret name and its value: after `=`, `:` or `=>` in any quoting, or after blanks only (`password p`,
 `machine h login u password p`, `bindpw p`, `AUTH_TOKEN p`), where `_mask_spaced` decides by the line around it
 whether it is a setting or a sentence."""
-_OPTION_NAME = re.compile(rf"(?i)(?:[\w.-]*[-_.])?{_SECRET_WORD}")
+_OPTION_NAME = re.compile(rf"(?i)(?:[\w.-]*[-_.])?{_SECRET_WORD}|[a-z]*{_COMPOUND}")
 """A command-line option's name (its dashes off) that ends in a secret word: `password`, `db-password`, `api-key`,
-`client_secret`; not `password-file` or `password-stdin`, whose value is no secret."""
+`client_secret`, `storepass`; not `password-file` or `password-stdin`, whose value is no secret."""
+_PROSE_AFTER_OPTION = frozenset(
+    [
+        "option",
+        "options",
+        "flag",
+        "flags",
+        "argument",
+        "arguments",
+        "parameter",
+        "parameters",
+        "switch",
+        "setting",
+        "is",
+        "was",
+        "are",
+        "were",
+        "be",
+        "and",
+        "or",
+        "to",
+        "for",
+        "with",
+        "in",
+        "on",
+        "of",
+        "the",
+        "a",
+        "an",
+        "instead",
+        "when",
+        "if",
+        "as",
+        "which",
+        "that",
+        "must",
+        "can",
+        "will",
+        "should",
+        "may",
+        "not",
+        "only",
+        "also",
+        "then",
+        "it",
+    ]
+)
+"""Words that follow an option's name in a sentence about it ("see the --password option", "use --token to ..."),
+not as its value."""
 _ARGV_OPTION = re.compile(
     r"""(?P<head>(?P<quote>['"])-{1,2}(?P<option>[A-Za-z][\w.-]{0,60})(?P=quote),[ \t]*)"""
     r"""(?P<value>(?P<other>['"])(?!-)(?:(?!(?P=other))[^\\\r\n]|\\.){1,512}(?P=other))"""
@@ -203,8 +273,11 @@ def _mask_spaced(match: re.Match[str]) -> str:
         start -= 1
     alone = start == 0 or text[start - 1].isspace() or text[start - 1] in "'\"" or text[start - 2 : start] in escapes
     value = match.group("value")
-    if alone and text[start] == "-" and not value.startswith("-") and _OPTION_NAME.fullmatch(match.group("name")):
-        return f"{match.group('name')}{match.group('blank')}[redacted]"  # an option on a command line: `--password p`
+    if alone and text[start] == "-":  # an option on a command line: `--password p`, `-storepass p`
+        option = (text[start : match.start()] + match.group("name")).lstrip("-")
+        if not _OPTION_NAME.fullmatch(option) or value.startswith("-") or value.lower() in _PROSE_AFTER_OPTION:
+            return match.group(0)  # `--password-stdin registry.example.com`, "see the --password option"
+        return f"{match.group('name')}{match.group('blank')}[redacted]"
     around = _line_around(text, start, match.end()) if alone and value.lower() not in _PLAIN_SETTINGS else None
     if around is None:
         return match.group(0)
@@ -217,6 +290,204 @@ def _mask_spaced(match: re.Match[str]) -> str:
         or (len(before) >= 2 and (not after or (len(before) % 2 == 0 and len(after) % 2 == 0)))
     )
     return f"{match.group('name')}{match.group('blank')}[redacted]" if setting else match.group(0)
+
+
+_PLAIN_ARG = r"(?:[^\s'\"\\]|\\(?![nrt]))+"
+_ARG = re.compile(rf"""'(?:[^'\\\r\n]|\\.)*'|"(?:[^"\\\r\n]|\\.)*"|{_PLAIN_ARG}""")
+"""One argument of a command line as a shell or an argv list writes it: quoted, or up to a blank or a quote."""
+_CREDENTIAL_OPTIONS: dict[str, dict[str, str]] = {
+    # tool: {option: how its value holds the credential}: "value" (all of it; glued to a one-letter option too,
+    # `sshpass -pP`), "glued" (only glued: `mysql -pP`; `mysql -p db` prompts and `db` is a database), "colon",
+    # "percent" or "comma" (after the first `:`, `%` or `,` of `user:password`), "openssl" (`pass:P`, not
+    # `env:VAR` or `file:path`). From each tool's manual page.
+    tool: options
+    for tools, options in (
+        (
+            "mysql mysqldump mysqladmin mysqlimport mysqlcheck mysqlshow mysqlpump mysqlslap mysqlbinlog mariadb"
+            " mariadb-dump mariadb-admin mariadb-import mariadb-check mariadb-show",
+            {"-p": "glued"},
+        ),
+        ("sshpass", {"-p": "value"}),
+        ("redis-cli valkey-cli keydb-cli", {"-a": "value"}),
+        ("mongo mongosh mongodump mongorestore mongoexport mongoimport mongostat mongotop mongofiles", {"-p": "value"}),
+        ("ldapsearch ldapadd ldapmodify ldapdelete ldapmodrdn ldapwhoami ldapcompare ldapexop", {"-w": "value"}),
+        ("ldappasswd", {"-w": "value", "-s": "value", "-a": "value"}),
+        ("sqlcmd bcp osql", {"-P": "value"}),
+        ("smbclient rpcclient smbcacls smbget smbtree", {"-U": "percent", "--user": "percent"}),
+        (
+            "curl",
+            {"-u": "colon", "--user": "colon", "-U": "colon", "--proxy-user": "colon", "--oauth2-bearer": "value"},
+        ),
+        ("wget", {"--user": "colon"}),
+        ("lftp", {"-u": "comma"}),
+        ("zip unzip zipcloak", {"-P": "value"}),
+        ("7z 7za 7zr 7zz rar unrar", {"-p": "glued"}),
+        ("openssl", {"-k": "value", "-pass": "openssl", "-passin": "openssl", "-passout": "openssl"}),
+        ("ssh-keygen", {"-N": "value", "-P": "value"}),
+        ("ipmitool mosquitto_pub mosquitto_sub mosquitto_rr", {"-P": "value"}),
+        ("cqlsh cypher-shell rdesktop ncftp ncftpget ncftpput ncftpls", {"-p": "value"}),
+        (
+            "snmpwalk snmpget snmpgetnext snmpbulkwalk snmpbulkget snmpset snmptable snmptrap snmpinform",
+            {"-A": "value", "-X": "value", "-c": "value"},
+        ),
+        ("docker podman nerdctl buildah skopeo helm oras az", {"-p": "value"}),
+    )
+    for tool in tools.split()
+}
+_AFTER_LOGIN = frozenset(["docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras", "az"])
+"""Tools whose `-p` is a password only in their `login` command (`docker run -p 8080:80` publishes a port)."""
+_COMMAND = re.compile(
+    r"(?<![\w.-])(?:[\w.~-]*/)*(?P<tool>"
+    + "|".join(sorted(map(re.escape, _CREDENTIAL_OPTIONS), key=len, reverse=True))
+    + r")(?:\.exe)?(?![\w.-])['\"]?(?P<args>(?:[^\r\n\\]|\\(?![nr])){0,1000})"
+)
+"""A command line of a tool that takes a credential in an option, to the end of its line (past the quote that
+closes the tool's name in an argv shown as a list)."""
+
+
+def _unquoted(argument: str) -> tuple[str, str, str]:
+    if len(argument) >= 2 and argument[0] in "'\"" and argument[-1] == argument[0]:
+        return argument[0], argument[1:-1], argument[0]
+    return "", argument, ""
+
+
+def _masked_credential(value: str, how: str) -> str | None:
+    """`value` with its credential masked (None: it holds none)."""
+    if how in ("colon", "percent", "comma"):
+        mark = {"colon": ":", "percent": "%", "comma": ","}[how]
+        user, found, secret = value.partition(mark)
+        return f"{user}{mark}[redacted]" if found and secret else None
+    if how == "openssl":
+        return "pass:[redacted]" if value.startswith("pass:") else None
+    return "[redacted]" if value else None
+
+
+def _mask_command(match: re.Match[str]) -> str:
+    """The values of a command line's credential options masked (`sshpass -p P`, `mysql -pP`, `curl -u u:P`,
+    `redis-cli -a P`, and the same in an argv shown as a list); a tool named later on the line (after a pipe, or
+    run by the first: `sshpass -p P ssh`) brings its own options."""
+    args, tool = match.group("args"), match.group("tool")
+    options, login = _CREDENTIAL_OPTIONS[tool], tool not in _AFTER_LOGIN
+    out: list[str] = []
+    last, pending = 0, ""
+    for found in _ARG.finditer(args):
+        opening, argument, closing = _unquoted(found.group(0))
+        if not opening and not argument.strip("[](),"):
+            continue  # the punctuation of an argv shown as a list
+        if pending:
+            masked = _masked_credential(argument, pending) if not argument.startswith("-") else None
+            if masked is not None:
+                out.append(f"{args[last : found.start()]}{opening}{masked}{closing}")
+                last = found.end()
+            pending = ""
+            continue
+        if argument in _CREDENTIAL_OPTIONS:
+            options, login = _CREDENTIAL_OPTIONS[argument], argument not in _AFTER_LOGIN
+        elif argument == "login":
+            login = True
+        name, equals, glued = argument.partition("=")
+        if login and equals and name.startswith("--") and name in options:
+            masked = _masked_credential(glued, options[name])
+            if masked is not None:
+                out.append(f"{args[last : found.start()]}{opening}{name}={masked}{closing}")
+                last = found.end()
+        elif login and argument in options:
+            if options[argument] != "glued":
+                pending = options[argument]
+            elif args[found.end() : found.end() + 1] in ("'", '"'):
+                pending = "value"  # `-p'P'`: the quoted password glued to the option
+        elif login and argument[:2] in options and argument[1] != "-" and len(argument) > 2:
+            masked = _masked_credential(argument[2:], options[argument[:2]])
+            if masked is not None:
+                out.append(f"{args[last : found.start()]}{opening}{argument[:2]}{masked}{closing}")
+                last = found.end()
+    return (
+        match.group(0)
+        if not out
+        else f"{match.group(0)[: match.start('args') - match.start()]}{''.join(out)}{args[last:]}"
+    )
+
+
+_LOGIN_PAIR = re.compile(r"(?i)(?<![\w-])(login=[^\s:,\"']{1,64}:)[^\s,\"']+")
+"""Squid's `cache_peer ... login=user:password`."""
+_PAIR_LINE = re.compile(
+    r"(?m)(?:^|(?<=\\n))[ \t]*(?P<head>(?:\[[^\]\s]{1,253}\](?::\d{1,5})?|[\w.-]{1,253}(?::\d{1,5})?)[ \t]+)?"
+    r"(?P<user>[\w.+@-]{1,64}):(?P<secret>[^\s:\\\"']{8,128})(?=[ \t]*(?:\r?$|\\n))"
+)
+"""A line that is a `user:password` pair, alone (rsyncd's secrets file) or after its destination (Postfix's
+sasl_passwd: `[smtp.example.org]:587 user:password`); `_mask_pair` judges the password by its look."""
+
+
+def _password_like(value: str) -> bool:
+    """Three of: lower case, upper case, digits, symbols (not `.`, `-`, `_`, `/`, which names and versions use); and
+    not made of words and numbers (`Release-2024.10`, `Content1`)."""
+    classes = (
+        any(c.islower() for c in value),
+        any(c.isupper() for c in value),
+        any(c.isdigit() for c in value),
+        any(not c.isalnum() and c not in "._-/" for c in value),
+    )
+    wordy = all(_WORDY.fullmatch(part) for part in _SEPARATORS.split(value) if part)
+    return sum(classes) >= 3 and not wordy
+
+
+def _mask_pair(match: re.Match[str]) -> str:
+    if not _password_like(match.group("secret")):
+        return match.group(0)
+    return f"{match.string[match.start() : match.start('secret')]}[redacted]"
+
+
+_PSK = re.compile(
+    r"""(?i)(?:(?<![\w-])((?:[\w-]*[_-])?psk|pre[_-]?shared[_-]?key)(["']?[ \t]*[:=][ \t]*)"""
+    r"""|(:[ \t]*(?-i:PSK|XAUTH|EAP|NTLM)[ \t]+))"""
+    r"""(?P<value>"(?:[^"\\\r\n]|\\.)*"|'[^'\r\n]*'|[^\s"',;}]+)"""
+)
+"""A pre-shared key: `psk="P"` (wpa_supplicant), `wpa_psk=P` (hostapd), `: PSK "P"` (ipsec.secrets). Only with
+`=` or `:`: "WPA2-PSK mode" is prose."""
+
+
+def _mask_psk(match: re.Match[str]) -> str:
+    value = match.group("value")
+    if value.lower() in _PLAIN_SETTINGS or value.lower() in ("enabled", "disabled"):
+        return match.group(0)
+    if match.group(3) is not None and value[0] not in "'\"" and not value.startswith(("0s", "0x")):
+        return match.group(0)  # ipsec.secrets quotes a secret or writes it `0s` base64, `0x` hex: "Error: EAP failure"
+    opening, _, closing = _unquoted(value)
+    return f"{match.string[match.start() : match.start('value')]}{opening}[redacted]{closing}"
+
+
+_DIRECTIVE_ARGUMENT = re.compile(
+    r"""(?im)^([ \t]*(?:SQLConnectInfo[ \t]+\S+[ \t]+\S+|LDAPBindDN[ \t]+(?:"[^"\r\n]*"|\S+))[ \t]+)"""
+    r"""("[^"\r\n]*"|\S+)"""
+)
+"""A directive whose argument in one place is a password: ProFTPD's `SQLConnectInfo db@host user password` and
+`LDAPBindDN "dn" password`."""
+_COLUMNS = re.compile(
+    r"(?im)^[ \t]*#[ \t]*(?P<names>(?:[\w-]++[ \t]++){0,6}(?:secret|password|passwd|psk)(?:[ \t]++[\w-]++){0,6})"
+    r"[ \t]*\r?\n(?P<rows>(?:[ \t]*[^\s#][^\r\n]{0,400}(?:\r?\n|$))+)"
+)
+"""A table under a comment naming its columns, one of them a secret: pppd's chap-secrets and pap-secrets
+(`# client<tab>server<tab>secret<tab>IP addresses`, then `"alice" * "P" *`). The columns are set apart by tabs or
+two blanks or more; a comment that is a sentence ("# change the password yearly") names none."""
+_COLUMN_NAMES = frozenset({"secret", "password", "passwd", "psk"})
+_CELL = re.compile(r"\"[^\"\r\n]*\"|\S+")
+
+
+def _mask_column(match: re.Match[str]) -> str:
+    names = re.split(r"\t|  ", match.group("names").lower().strip())
+    columns = [i for i, name in enumerate(n for n in names if n.strip()) if name.strip() in _COLUMN_NAMES]
+    if not columns:
+        return match.group(0)
+    column = columns[0]
+    rows = []
+    for row in match.group("rows").splitlines(keepends=True):
+        cells = list(_CELL.finditer(row))
+        if len(cells) > column:
+            cell = cells[column]
+            opening, _, closing = _unquoted(cell.group(0))
+            row = f"{row[: cell.start()]}{opening}[redacted]{closing}{row[cell.end() :]}"
+        rows.append(row)
+    return match.group(0)[: match.start("rows") - match.start()] + "".join(rows)
 
 
 def _line_start(text: str, index: int) -> int:
@@ -277,6 +548,12 @@ _SECRET_RULES: tuple[Rule, ...] = (
     (("cookie", "authorization"), _HEADER, r"\1\2[redacted]"),
     ((), _VALUE_AFTER_NAME, _mask_value),
     (re.compile(r":(?:\d{1,5}|\*):"), _PGPASS, r"\1[redacted]"),
+    (("login=",), _LOGIN_PAIR, r"\1[redacted]"),
+    (re.compile(r"[\w.+@-]:[^\s:\\\"']{8}"), _PAIR_LINE, _mask_pair),
+    (("psk", "shared", ": xauth", ": eap", ": ntlm"), _PSK, _mask_psk),
+    (("sqlconnectinfo", "ldapbinddn"), _DIRECTIVE_ARGUMENT, r"\1[redacted]"),
+    (("#",), _COLUMNS, _mask_column),
+    (re.compile(r"""[\s'"]-[\w-]"""), _COMMAND, _mask_command),  # an option: most text has none, cheaply
     (re.compile(r"""['"]-"""), _ARGV_OPTION, _mask_argv_option),
     (("\n", "\r", "\\n"), _CONTINUED, r"\1"),
     (("bearer", "basic", "digest", "token"), _SCHEME_CREDENTIAL, _mask_scheme),
@@ -287,6 +564,18 @@ _INTERNAL_ZONES = frozenset(
     {"internal", "local", "lan", "corp", "intranet", "private", "localdomain", "svc", "cluster"}
 )
 
+_ACCOUNT_ZONES = frozenset(
+    {
+        "snowflakecomputing.com", "upstash.io", "neon.tech", "aivencloud.com", "supabase.co", "cockroachlabs.cloud",
+        "mongodb.net", "psdb.cloud", "turso.io", "redis-cloud.com", "redislabs.com", "clickhouse.cloud",
+        "azuredatabricks.net", "firebaseio.com", "elastic-cloud.com",
+    }
+)  # fmt: skip
+"""Managed data services that name each customer's endpoint `<account>.<zone>`, however few labels it has
+(`xy12345.eu-west-1.snowflakecomputing.com`, `ab-cd.snowflakecomputing.com`)."""
+_PUBLIC_LABELS = frozenset({"www", "docs", "console", "app", "status", "api", "cloud"})
+"""A provider's own pages under the same zone (`docs.neon.tech`): public, kept."""
+
 
 def _mask_host(match: re.Match[str]) -> str:
     """A host name that tells how the deployment is built: under an internal zone (`db.svc.cluster.local`,
@@ -296,7 +585,8 @@ def _mask_host(match: re.Match[str]) -> str:
     labels = match.group(0).lower().split(".")
     internal = any(label in _INTERNAL_ZONES for label in labels[1:]) or labels == ["localhost"]
     deep = labels[-1].isalpha() and (len(labels) >= 4 or (len(labels) == 3 and match.group(1) is not None))
-    return "[redacted host]" if internal or deep else match.group(0)
+    account = len(labels) >= 3 and ".".join(labels[-2:]) in _ACCOUNT_ZONES and labels[0] not in _PUBLIC_LABELS
+    return "[redacted host]" if internal or deep or account else match.group(0)
 
 
 _SQL_WORDS = ("select", "insert", "update", "delete", "drop", "alter", "create", "truncate")
@@ -362,7 +652,8 @@ def redact_secrets(text: str) -> str:
     """Text with credentials and tokens masked: for logs, which may keep paths and addresses.
 
     Quotes escaped by layers of quoting (JSON in a repr, in JSON) lose their backslashes first, so a field
-    nested at any depth is seen as the field it is."""
+    nested at any depth is seen as the field it is; a quote escaped inside a value then stays inside it, because
+    a value ends only at a quote that closes it (followed by `,`, `}`, `]`, a line's end)."""
     for known in _KNOWN_SECRETS:
         if known in text:
             text = text.replace(known, "[redacted]")

@@ -14,7 +14,7 @@ import secrets
 import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic
 
 import pydantic_core
 from mcp.shared.exceptions import MCPError
@@ -22,7 +22,7 @@ from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 
 from .classes import CLASSES, GRACE_MARGIN_S, STORE_MESSAGE, Changed, FailureClass, default_changed, is_retryable
-from .content import TooLarge, WithContent, blocks, is_media
+from .content import OutputT, TooLarge, WithContent, blocks, is_media
 from .contracts import ToolDefinition, ToolFailure
 from .scrub import scrub, secret_named
 from .tool_failure import TOOL_FAILURE_KEY, tool_failure
@@ -266,9 +266,6 @@ def exception_fields(exc: BaseException) -> dict[str, str]:
         "error_type": f"{type(exc).__module__}.{type(exc).__qualname__}",
         "traceback": "".join(traceback.format_exception(exc)),
     }
-
-
-OutputT = TypeVar("OutputT")
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,15 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
-
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ..pyliteral import inline, string
 from ..templates import template_root
-from . import patterns
+from . import patterns, quickschema
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 from .naming import pascal, python_name
 
 _CONSTRAINTS = {
@@ -478,33 +479,64 @@ def _within(value: float, low: Bound | None, high: Bound | None) -> bool:
     return above and below
 
 
-def _pattern(validator: Any, pattern: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
-    """JSON Schema's `pattern`, read as clients read it and run by the engine the server runs (never `re`)."""
+def _pattern_passes(pattern: Any, instance: Any) -> bool:
+    """JSON Schema's `pattern`, read as clients read it and run by the engine the server runs (never `re`); a
+    pattern the engine refuses passes here (lint reports the pattern itself)."""
     if not (isinstance(pattern, str) and isinstance(instance, str)):
-        return
+        return True
     try:
-        found = patterns.matches(pattern, instance)
+        return patterns.matches(pattern, instance)
     except patterns.PatternError:
-        return  # lint reports the pattern itself
-    if not found:
+        return True
+
+
+def _format_passes(name: Any, instance: Any) -> bool:
+    """A string `format`, checked as the generated server (and the clients' ajv-formats) checks it."""
+    checked = isinstance(instance, str) and name in FORMAT_EXAMPLES
+    return not checked or bool(runtime_formats().conforms(name, instance))
+
+
+def _pattern(validator: Any, pattern: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+    from jsonschema.exceptions import ValidationError
+
+    if not _pattern_passes(pattern, instance):
         shown = pattern if pattern.isprintable() else json.dumps(pattern)  # one line, whatever the pattern holds
         yield ValidationError(f"{json.dumps(instance, ensure_ascii=not instance.isprintable())} does not match {shown}")
 
 
 def _format(validator: Any, name: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
-    """A string `format`, checked as the generated server (and the clients' ajv-formats) checks it."""
-    if isinstance(instance, str) and name in FORMAT_EXAMPLES and not runtime_formats().conforms(name, instance):
+    from jsonschema.exceptions import ValidationError
+
+    if not _format_passes(name, instance):
         yield ValidationError(f"{json.dumps(instance, ensure_ascii=False)} is not {FORMAT_WORDS[name]}")
 
 
-_Validator: type[Draft202012Validator] = validators.extend(  # type: ignore[no-untyped-call]  # untyped in the stubs
-    Draft202012Validator, {"pattern": _pattern, "format": _format}
-)
+@functools.cache
+def _validator_class() -> type[Draft202012Validator]:
+    """`jsonschema`'s validator with the server's `pattern` and `format`, to say why a value does not fit (imported
+    only then: it is slow to import)."""
+    from jsonschema import Draft202012Validator, validators
+
+    extended: type[Draft202012Validator] = validators.extend(  # type: ignore[no-untyped-call]  # untyped stubs
+        Draft202012Validator, {"pattern": _pattern, "format": _format}
+    )
+    return extended
+
+
+def conforms(value: Any, spec: dict[str, Any]) -> bool:
+    """Whether `value` passes the field's published schema."""
+    published = _published(spec)
+    try:
+        return quickschema.valid(value, published, pattern=_pattern_passes, format=_format_passes)
+    except quickschema.Unsupported:
+        return next(iter(_validator_class()(published).iter_errors(value)), None) is None
 
 
 def fits(value: Any, spec: dict[str, Any]) -> str | None:
     """None when `value` passes the field's published schema, else the reason it does not."""
-    error = next(iter(_Validator(_published(spec)).iter_errors(value)), None)
+    if conforms(value, spec):
+        return None
+    error = next(iter(_validator_class()(_published(spec)).iter_errors(value)), None)
     return None if error is None else str(error.message)
 
 
@@ -517,7 +549,7 @@ def _pattern_value(spec: dict[str, Any]) -> str | None:
         return made
     short = max(0, int(spec.get("minLength", 0)) - len(made))
     candidates = [made, made * (1 + -(-short // len(made))), made + made[-1] * short, made[0] * short + made]
-    return next((value for value in candidates if fits(value, spec) is None), None)
+    return next((value for value in candidates if conforms(value, spec)), None)
 
 
 def pattern_example(pattern: str) -> str | None:
@@ -555,9 +587,6 @@ def violation(spec: dict[str, Any]) -> tuple[bool, Any]:
         if spec.get("maxItems", 99) < 5:
             candidates.append([item] * (spec["maxItems"] + 1))
     for value in candidates:
-        if (
-            fits(value, spec) is not None
-            and fits(value, {k: v for k, v in spec.items() if k in ("type", "items")}) is None
-        ):
+        if not conforms(value, spec) and conforms(value, {k: v for k, v in spec.items() if k in ("type", "items")}):
             return True, value
     return False, None

@@ -6,13 +6,15 @@ import difflib
 import json
 from functools import cache
 from importlib import resources
-from typing import Any
-
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ..errors import Diagnostic
+from . import quickschema
 from .load import Document
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 _ENUM_CODES = {"effect": ("FW121", "unknown effect"), "class": ("FW122", "unknown failure class")}
 _SIZES = ("minLength", "maxLength", "minItems", "maxItems")
@@ -36,6 +38,9 @@ def _is_integer(_checker: object, instance: object) -> bool:
 
 @cache
 def _validator() -> Draft202012Validator:
+    """`jsonschema`'s validator for the schema, to say what is wrong (imported only then: it is slow to import)."""
+    from jsonschema import Draft202012Validator, validators
+
     checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
     strict = validators.extend(Draft202012Validator, type_checker=checker)  # type: ignore[no-untyped-call]
     validator: Draft202012Validator = strict(schema())
@@ -51,6 +56,11 @@ def validate(doc: Document) -> list[Diagnostic]:
         found = doc.data["failwell"]
         message = f"unsupported spec format `failwell: {json.dumps(found)}`; this failwell reads `failwell: 1`"
         return [doc.diagnostic(("failwell",), "FW004", message)]
+    try:
+        if quickschema.valid(doc.data, schema(), strict_integers=True):
+            return []
+    except quickschema.Unsupported:
+        pass
     diagnostics = []
     for error in _validator().iter_errors(doc.data):
         diagnostics.extend(_diagnose(doc, error))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -560,3 +561,24 @@ def test_write_all_writes_every_file_atomically_keeping_modes_and_refusing_a_lin
         safewrite.write_all([(kept, b"newer\n"), (tmp_path / "b" / "x.py", b"x")], root=tmp_path)
     assert kept.read_bytes() == b"new\n" and not list(outside.iterdir())
     assert not [path for path in tmp_path.rglob(".*.tmp")]
+
+
+@pytest.mark.slow  # runs failwell under strace
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace (.ci/test installs it)")
+def test_new_files_are_not_synced_and_replaced_files_are(tmp_path: Path) -> None:
+    """Syncing is what keeps a replaced file's old bytes or new after a crash: `failwell new` writes only files
+    that did not exist (no old bytes to keep) and syncs nothing; `generate` replacing files syncs them, counted
+    from outside the process."""
+
+    def syncs(*args: str) -> int:
+        log = tmp_path / "strace.log"
+        command = [sys.executable, "-m", "failwell", *args]
+        traced = ["strace", "-f", "-qq", "-e", "trace=syncfs,fsync,fdatasync,sync", "-o", str(log), *command]
+        subprocess.run(traced, check=True, capture_output=True, cwd=tmp_path)
+        return sum(1 for line in log.read_text().splitlines() if re.search(r"\b(syncfs|fsync|fdatasync|sync)\(", line))
+
+    project = tmp_path / "notes"
+    assert syncs("new", str(project)) == 0
+    spec = project / "failwell.yaml"
+    spec.write_text(spec.read_text().replace("Read one note", "Read a note", 1))
+    assert syncs("generate", str(project)) >= 1

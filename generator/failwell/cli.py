@@ -5,34 +5,26 @@ from __future__ import annotations
 import gc
 import json
 import os
-import shlex
-import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperArgument, TyperCommand
 
-from . import FailwellError, Result, generate, new, review, safewrite, schema, validate
-from .build.expand import main as expand_main
-from .build.locate import find_project, find_spec
-from .build.pipeline import diagnose
-from .build.rename import parse as parse_rename
-from .client.clients import Platform, client, config_path, portability_notes, reference
-from .client.inspector import command as inspector_command
-from .client.inspector import node_problem, write_config
-from .client.inspector import recorded as recorded_entry
-from .client.install import document, install
-from .client.launch import Launch, launch
-from .client.session import call_tool, get_prompt, list_tools, parse_arguments, read_resource
-from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE, spec_error
-from .spec.wording import render_rows
+from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE, FailwellError, spec_error
 from .version import VERSION
+
+if TYPE_CHECKING:
+    from . import Result
+    from .client.clients import Platform
+    from .client.launch import Launch
+
+# Each command imports what it runs when it runs: `--version`, `--help` and the client commands need none of the
+# generator (and `new` none of the client side).
 
 
 class OutputFormat(StrEnum):
@@ -125,6 +117,9 @@ def validate_command(
     """
 
     def action() -> None:
+        from . import validate
+        from .build.locate import find_spec
+
         found = find_spec(spec)
         for diagnostic in validate(found, strict=strict):
             typer.echo(str(diagnostic))
@@ -156,6 +151,8 @@ def new_command(
     """
 
     def action() -> None:
+        from . import new
+
         result = new(dest, spec, name)
         _print_diagnostics(result)
         typer.echo(f"failwell: created {len(result.plan.create)} files in {dest}. Next:", err=True)
@@ -213,6 +210,9 @@ def generate_command(
     """
 
     def action() -> int:
+        from . import generate
+        from .build.rename import parse as parse_rename
+
         renames = tuple(parse_rename(pair) for pair in rename or [])
         result = generate(project, check=check, show_diff=diff, force=force, renames=renames)
         return _report(result, check)
@@ -310,6 +310,10 @@ def _launch(
     """How to start the project's server, with `--env` pairs and `args` (`--arg`, the settings' flags);
     `recorded`: below them and the shell's environment, the env `install` or `dev` recorded in
     `.failwell/mcp.json` (`inspector.recorded`), and its settings' flags unless `args` gives some."""
+    from .build.locate import find_project
+    from .client.inspector import recorded as recorded_entry
+    from .client.launch import launch
+
     pairs = {}
     for item in env or []:
         key, sep, value = item.partition("=")
@@ -360,6 +364,13 @@ def install_command(
     """
 
     def action() -> None:
+        from dataclasses import replace
+
+        from . import safewrite
+        from .client.clients import client, config_path, portability_notes, reference
+        from .client.inspector import write_config
+        from .client.install import document, install
+
         chosen = client(client_name)
         server = _launch(project, env, uv, args=arg)
         if name:
@@ -423,6 +434,12 @@ def dev_command(
     """
 
     def action() -> int:
+        import shlex
+        import subprocess
+
+        from .client.inspector import command as inspector_command
+        from .client.inspector import node_problem, write_config
+
         server = _launch(project, env, uv, args=arg)
         problem = node_problem()
         if problem and not show:
@@ -455,6 +472,8 @@ def tools_command(
     """
 
     def action() -> None:
+        from .client.session import list_tools
+
         tools = list_tools(_launch(project, env, uv, recorded=True))
         if as_json:
             typer.echo(json.dumps(tools, indent=2, ensure_ascii=False))
@@ -487,6 +506,8 @@ def call_command(
     """
 
     def action() -> int:
+        from .client.session import call_tool, parse_arguments
+
         result = call_tool(_launch(project, env, uv, recorded=True), tool, parse_arguments(arguments or []))
         failed = bool(result.get("isError"))
         typer.echo(f"isError: {str(failed).lower()}")
@@ -519,6 +540,8 @@ def read_command(
     """
 
     def action() -> int:
+        from .client.session import read_resource
+
         answer = read_resource(_launch(project, env, uv, recorded=True), uri)
         if "error" in answer:
             return _print_error(answer["error"])
@@ -555,6 +578,8 @@ def prompt_command(
     """
 
     def action() -> int:
+        from .client.session import get_prompt, parse_arguments
+
         answer = get_prompt(_launch(project, env, uv, recorded=True), name, parse_arguments(arguments or []))
         if "error" in answer:
             return _print_error(answer["error"])
@@ -624,10 +649,12 @@ def audit_command(
 
     def action() -> int:
         try:
+            from . import safewrite
             from .audit.draft import draft
             from .audit.report import as_html, terminal
             from .audit.report import as_json as report_json
             from .audit.run import Options, Target, audit
+            from .build.pipeline import diagnose
         except ImportError as missing:
             raise FailwellError(
                 f"failwell audit needs the mcp SDK ({missing.name} is missing): pip install 'failwell[client]'"
@@ -670,6 +697,8 @@ def audit_command(
 @app.command("expand", hidden=True)
 def expand_command(dest: Annotated[Path, typer.Argument()] = Path(".")) -> None:
     """Write the per-tool files into a project Copier just rendered (the copier.yml task)."""
+    from .build.expand import main as expand_main
+
     raise typer.Exit(expand_main(["expand", str(dest)]))
 
 
@@ -691,6 +720,10 @@ def messages_command(
     """
 
     def action() -> int:
+        from . import review
+        from .build.locate import find_spec
+        from .spec.wording import render_rows
+
         rows = review(find_spec(spec))
         typer.echo(render_rows(rows, format.value), nl=False)
         problems = [row for row in rows if row.problems]
@@ -718,6 +751,8 @@ def _many(help_text: str, flag: str, metavar: str) -> Any:
 
 def _write_handlers(dest: Path, handlers: dict[str, str]) -> None:
     """The imported tools' new handlers, written inside `dest` (never through a link)."""
+    from . import safewrite
+
     for relative, text in handlers.items():
         safewrite.make_folders(dest, (dest / relative).parent)
         safewrite.write(dest / relative, text.encode(), root=dest)
@@ -781,6 +816,7 @@ def import_openapi_command(
     """
 
     def action() -> int:
+        from . import generate, new, safewrite, validate
         from .importers.openapi import Selection, import_openapi
 
         selection = Selection(
@@ -877,6 +913,8 @@ def schema_command() -> None:
     Example:
       failwell schema > failwell.schema.json
     """
+    from . import schema
+
     typer.echo(json.dumps(schema(), indent=2))
 
 

@@ -195,14 +195,18 @@ def write_all(files: Sequence[tuple[Path, bytes]], *, root: Path) -> None:
     all instead of one per file (a journal commit per file made generating 2,000 tools quadratic): each file is
     written to its temporary file beside it, the file system is synced once (`syncfs`; where there is none, each
     file is fsynced), then each is renamed over its target, so a reader, or the disk after a crash, holds the old
-    bytes or the new, never half. A link on the way is refused before anything is written."""
+    bytes or the new, never half. When none of the files existed (`failwell new`) there are no old bytes to keep
+    and nothing is synced: a crash can cost only the new project itself, which `new` writes again into an empty
+    folder. A link on the way is refused before anything is written."""
     staged: list[tuple[Path, Path]] = []
     folders: set[Path] = set()
+    replacing = False
     try:
         for path, data in files:
             if path.parent not in folders:  # each folder once; the file itself is checked by `_temporary`
                 refuse_links(root, path.parent)
                 folders.add(path.parent)
+            replacing = replacing or os.path.lexists(path)
             temporary, handle = _temporary(path, private=False, mode=None)
             staged.append((temporary, path))
             try:
@@ -213,7 +217,8 @@ def write_all(files: Sequence[tuple[Path, bytes]], *, root: Path) -> None:
                 raise _os_error(path, exc) from None
             finally:
                 os.close(handle)
-        _sync_all(root, [temporary for temporary, _ in staged])
+        if replacing:
+            _sync_all(root, [temporary for temporary, _ in staged])
         while staged:
             temporary, path = staged[-1]
             try:

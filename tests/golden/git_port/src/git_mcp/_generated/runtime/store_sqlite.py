@@ -278,8 +278,8 @@ class SQLiteStore:
         return done
 
     def _complete_at_once(self, scope: str, owner: str, result: str, ttl_s: float) -> bool | None:
-        """Record a result on the event loop when that cannot wait: no thread of this store and no other process
-        holds the file, and the commit neither fsyncs (`RELAXED`) nor checkpoints. None when it would wait."""
+        """Record a result on the event loop when that cannot block it: no thread of this store and no other
+        process holds the file, and the commit neither fsyncs (`RELAXED`) nor checkpoints. None when it would wait."""
         quick = self._quick
         if quick is None or not self._lock.acquire(blocking=False):
             return None
@@ -290,10 +290,11 @@ class SQLiteStore:
                 return None  # another process is writing (busy at once, as the busy timeout is 0)
             try:
                 done = self._complete(quick, scope, owner, result, ttl_s)
+                quick.execute("COMMIT")
             except BaseException:
-                quick.execute("ROLLBACK")
+                if quick.in_transaction:  # a failed COMMIT too: the file is not left locked by this connection
+                    quick.execute("ROLLBACK")
                 raise
-            quick.execute("COMMIT")
             return done
         finally:
             self._lock.release()

@@ -301,3 +301,65 @@ def test_two_replicas_and_redis_sigkilled_during_keyed_writes(tmp_path: Path, re
     assert set(tally.answers) == set(keys), "every key was answered"
     if rerun:
         assert all(applied[key] == 1 for key in keys), "with downstream dedup and re-runs, none is lost"
+
+
+LOGGED = """\
+import os
+
+from .._generated.tools.journal_add import Context, Input, Output
+
+
+async def handle(params: Input, ctx: Context) -> Output:
+    # The key's claim is committed and fsynced by now: the store's write-ahead log is on the disk up to its size.
+    synced = os.path.getsize(os.environ["FAILWELL_SQLITE_PATH"] + "-wal")
+    with open(os.environ["SYNCED_FILE"], "a") as log:
+        log.write(f"{params.idempotency_key} {synced}\\n")
+    line = f"{params.idempotency_key} {ctx.idempotency_key} {params.amount}\\n"
+    with open(os.environ["JOURNAL_FILE"], "a") as journal:
+        journal.write(line)
+        journal.flush()
+        os.fsync(journal.fileno())
+    return Output(line=line.strip())
+"""
+
+
+def test_a_result_recorded_without_fsync_survives_sigkill_and_its_loss_on_power_loss_answers_unknown(
+    tmp_path: Path,
+) -> None:
+    """SQLite records a keyed write's result without waiting for the disk (the claim before the handler runs is
+    fsynced). SIGKILL loses nothing the kernel has: the retry replays. A power loss may lose what was written after
+    the last fsync: the log is cut back to the size it had when the handler ran (the claim, synced) and the server
+    killed; the retry is told the outcome is unknown, changed possibly, and the handler is not run again."""
+    src = make_journal(tmp_path, "sqlite", rerun=False)
+    (src / "journal_mcp" / "handlers" / "journal_add.py").write_text(LOGGED)
+    journal, synced, database = tmp_path / "journal.txt", tmp_path / "synced.txt", tmp_path / "state.sqlite3"
+    env = {"JOURNAL_FILE": str(journal), "SYNCED_FILE": str(synced), "FAILWELL_SQLITE_PATH": str(database)}
+    replayed, cut = "durable-key-sigkill-0001", "durable-key-powerloss-0001"
+
+    def call(key: str) -> dict[str, Any]:
+        server = Server(src, env)
+        try:
+            params = {"name": "journal_add", "arguments": {"amount": 3, "idempotency_key": key}}
+            server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+            result: dict[str, Any] = server.receive()["result"]
+        finally:
+            server.stop()  # SIGKILL, right after the answer
+        return result
+
+    first = call(replayed)
+    assert not first.get("isError") and first["structuredContent"]["line"].startswith(f"{replayed} "), first
+    assert call(replayed) == first, "the result recorded without fsync survived SIGKILL: the retry replays it"
+
+    applied = call(cut)
+    assert not applied.get("isError"), applied
+    size = int(dict(line.split(" ") for line in synced.read_text().splitlines())[cut])
+    wal = Path(f"{database}-wal")
+    assert wal.stat().st_size > size, "the result was written after the claim's fsync"
+    with wal.open("r+b") as log:
+        log.truncate(size)  # what a power loss may leave: the log as far as its last fsync
+    Path(f"{database}-shm").unlink(missing_ok=True)  # the shared index is rebuilt from the log, as after a reboot
+    retry = call(cut)
+    envelope = retry["_meta"]["dev.failwell/error"]
+    assert retry["isError"] and envelope["failure"] == "idempotency_key_outcome_unknown", retry
+    assert envelope["changed"] == "possible" and "Check with journal_count" in retry["content"][0]["text"]
+    assert applied_per_key(journal) == Counter({replayed: 1, cut: 1}), "no handler ran twice"

@@ -4,7 +4,6 @@ what sentence says what is accepted, and a value that fits."""
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import math
 from collections.abc import Iterator
@@ -16,8 +15,7 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from ..pyliteral import inline, string
-from ..templates import template_root
-from . import patterns
+from . import messages, patterns
 from .naming import pascal, python_name
 
 _CONSTRAINTS = {
@@ -62,12 +60,7 @@ FORMAT_WORDS = {
 @functools.cache
 def runtime_formats() -> ModuleType:
     """The generated runtime's `formats` module (one source for the generator's checks and the server's)."""
-    path = template_root() / "template" / "src" / "{{ package }}" / "_generated" / "runtime" / "formats.py"
-    spec = importlib.util.spec_from_file_location("failwell_runtime_formats", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return messages.runtime("formats")  # within the runtime's package: it imports `.patterns`
 
 
 @dataclass(frozen=True)

@@ -5,25 +5,40 @@ start (initialize, tools/list) uses none of them, so it compiles none."""
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any, cast
 
 
 class _Deferred:
-    """Stands for `re.compile(pattern, flags)`: the first attribute read compiles it, and each attribute read is
-    kept on this object, so later uses (`.sub`, `.search`, ...) cost what the compiled pattern's own do."""
+    """Stands for `re.compile(pattern, flags)` until its first use, which compiles it and puts the compiled pattern
+    in its place among the globals of the module that defined it: later uses by name cost what they always did."""
 
-    def __init__(self, pattern: str, flags: int) -> None:
+    def __init__(self, pattern: str, flags: int, namespace: dict[str, Any]) -> None:
         self._source = (pattern, flags)
+        self._namespace = namespace
 
-    def __getattr__(self, name: str) -> Any:  # only for what is not kept yet
-        compiled = self.__dict__.get("_compiled") or re.compile(*self._source)
-        self._compiled = compiled
-        value = getattr(compiled, name)
+    def compiled(self) -> re.Pattern[str]:
+        found: re.Pattern[str] | None = self.__dict__.get("_compiled")
+        if found is None:
+            found = self._compiled = re.compile(*self._source)
+            for name, value in list(self._namespace.items()):
+                if value is self:
+                    self._namespace[name] = found
+        return found
+
+    def __getattr__(self, name: str) -> Any:  # a use through a reference kept elsewhere (a tuple of rules)
+        value = getattr(self.compiled(), name)
         setattr(self, name, value)
         return value
 
 
 def compiled_later(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """`re.compile(pattern, flags)`, compiled on first use. Typed as the pattern it stands for, which it is in every
-    use but one: `isinstance(p, re.Pattern)` is false for it."""
-    return cast("re.Pattern[str]", _Deferred(pattern, flags))
+    """`re.compile(pattern, flags)`, compiled on first use; call it at a module's top level. Typed as the pattern it
+    stands for, which it is in every use but one: `isinstance(p, re.Pattern)` is false for it until compiled."""
+    return cast("re.Pattern[str]", _Deferred(pattern, flags, sys._getframe(1).f_globals))
+
+
+def compiled(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """The compiled pattern itself, for a pattern kept in a table (where a use through the stand-in costs more)."""
+    stand_in: Any = pattern
+    return stand_in.compiled() if isinstance(stand_in, _Deferred) else pattern

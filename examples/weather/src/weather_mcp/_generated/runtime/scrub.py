@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 from urllib.parse import unquote_plus
 
-from .patterns import compiled_later
+from .patterns import compiled, compiled_later
 
 _SECRET_WORD = (
     r"(?:password|passwd|passphrase|pass|pwd|pw|secret|token|api[_ .-]?key|apikey|access[_ .-]?key|private[_ .-]?key"
@@ -626,6 +627,18 @@ _INTERNAL_RULES: tuple[Rule, ...] = (
 )
 
 
+@cache
+def _secret_rules() -> tuple[Rule, ...]:
+    """`_SECRET_RULES` with their patterns compiled (at the first text scrubbed, not at import)."""
+    return tuple((needs, compiled(pattern), replacement) for needs, pattern, replacement in _SECRET_RULES)
+
+
+@cache
+def _internal_rules() -> tuple[Rule, ...]:
+    """`_INTERNAL_RULES` with their patterns compiled (at the first text scrubbed, not at import)."""
+    return tuple((needs, compiled(pattern), replacement) for needs, pattern, replacement in _INTERNAL_RULES)
+
+
 def _apply(rules: tuple[Rule, ...], text: str) -> str:
     lowered = text.lower()
     for needs, pattern, replacement in rules:
@@ -659,7 +672,7 @@ def redact_secrets(text: str) -> str:
     for known in _KNOWN_SECRETS:
         if known in text:
             text = text.replace(known, "[redacted]")
-    return _apply(_SECRET_RULES, _ESCAPED_QUOTE.sub(r"\1", text))
+    return _apply(_secret_rules(), _ESCAPED_QUOTE.sub(r"\1", text))
 
 
 def secret_named(name: str) -> bool:
@@ -669,4 +682,4 @@ def secret_named(name: str) -> bool:
 
 def scrub(text: str) -> str:
     """Text safe to show a model: no credentials, tokens, URLs, addresses, hosts, paths, SQL or tracebacks."""
-    return _apply(_INTERNAL_RULES, redact_secrets(text))
+    return _apply(_internal_rules(), redact_secrets(text))

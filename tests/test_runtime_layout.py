@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from importlib.metadata import version
 from pathlib import Path
@@ -14,7 +18,7 @@ from types import ModuleType
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from conftest import GOLDEN, REPO
+from conftest import EXAMPLES, GOLDEN, REPO
 
 RUNTIME = REPO / "template" / "src" / "{{ package }}" / "_generated" / "runtime"
 SDK_INTERNALS = ("_lowlevel_server", "_tool_input_schema", "auth_context_var", "last_context")
@@ -131,3 +135,79 @@ def test_projects_require_the_mcp_minor_the_internals_were_checked_against() -> 
     failwell = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     assert pin in failwell["project"]["optional-dependencies"]["test"], "failwell tests the SDK projects get"
     assert version("mcp").startswith(f"{checked}.")
+
+
+START_PROBE = """
+import atexit, json, os, re, sys
+from {package}._generated.runtime import formats, scrub
+from {package}._generated.runtime.cli import serve
+from {package}._generated.server import build_server
+
+def report():
+    compiled = [
+        f"{{module.__name__}}.{{name}}"
+        for module in (scrub, formats)
+        for name, value in vars(module).items()
+        if isinstance(value, re.Pattern) or "_compiled" in getattr(value, "__dict__", {{}})
+    ]
+    with open(os.environ["PROBE_OUT"], "w") as out:
+        json.dump({{"modules": sorted(sys.modules), "compiled": compiled}}, out)
+
+atexit.register(report)
+serve(build_server, [])
+"""
+"""A generated server's stdio start (what `python -m <package>` runs), reporting at exit what it imported and which
+of scrub.py's and formats.py's module-level regular expressions it compiled."""
+FIRST_REQUESTS = [
+    {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+]  # fmt: skip
+ONLY_LATER = {
+    "http": "streamable HTTP (`--http`)",
+    "http_envelope": "HTTP bodies",
+    "http_limits": "HTTP bounds",
+    "rebinding": "Host and Origin checks",
+    "bearer": "bearer tokens",
+    "tokens": "bearer tokens",
+    "oauth": "the OAuth resource URL",
+}
+"""Runtime modules only `--http` needs."""
+
+
+@pytest.mark.parametrize("example", ["tasks", "weather"])
+def test_a_stdio_start_imports_and_compiles_only_what_the_first_requests_need(example: str, tmp_path: Path) -> None:
+    """Desktop clients start every stdio server when they launch: initialize and tools/list need no HTTP stack,
+    no upstream client (httpx, with the rich and pygments its CLI imports), and none of the scrubber's or the string
+    formats' regular expressions (compiled on first use: 140M instructions of a 3,300M start, counted)."""
+    package = f"{example}_mcp"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(EXAMPLES / example / "src"),
+        "PROBE_OUT": str(tmp_path / "probe.json"),
+        "LOG_LEVEL": "WARNING",  # as bench/run.py starts it: an INFO start line is scrubbed, compiling what it needs
+        "FAILWELL_SQLITE_PATH": str(tmp_path / "store.sqlite3"),
+        "FORECAST_API_URL": "https://forecast-api.example.com",
+    }
+    ran = subprocess.run(
+        [sys.executable, "-c", START_PROBE.format(package=package)],
+        input="".join(json.dumps(request) + "\n" for request in FIRST_REQUESTS),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert ran.returncode == 0, ran.stderr
+    answers = {answer["id"]: answer for answer in map(json.loads, ran.stdout.splitlines())}
+    assert answers[1]["result"]["tools"], "the start is real: tools/list was answered"
+    probe = json.loads((tmp_path / "probe.json").read_text(encoding="utf-8"))
+    assert probe["compiled"] == []
+    runtime = f"{package}._generated.runtime."
+    loaded = {name.removeprefix(runtime) for name in probe["modules"] if name.startswith(runtime)}
+    assert loaded & set(ONLY_LATER) == set()
+    assert "httpx" not in probe["modules"]
+    assert "scrub" in loaded and "formats" in loaded, "the modules are imported: what they hold at import is read"
+    if example == "weather":
+        assert "upstream" in loaded, "the upstream module is imported, without its HTTP client"

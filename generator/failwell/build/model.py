@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 from dataclasses import dataclass, replace
 from typing import Any
@@ -426,10 +425,15 @@ def _fields(value: Any) -> dict[str, Any]:
     return {name: getattr(value, name) for name in _field_names(type(value))}
 
 
-@functools.cache
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _field_names(kind: type) -> tuple[str, ...]:
     """A dataclass's field names (`dataclasses.fields` rebuilds them on every call: 6,000 calls for 1,000 tools)."""
-    return tuple(field.name for field in dataclasses.fields(kind))
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = tuple(field.name for field in dataclasses.fields(kind))
+    return names
 
 
 def build(data: dict[str, Any], spec_text: str) -> Project:

@@ -11,7 +11,6 @@ with the SQLite store, an absolute store path: `FAILWELL_SQLITE_PATH`, by defaul
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shutil
@@ -28,7 +27,6 @@ from ..build.pipeline import load_project, read_spec
 from ..errors import FailwellError
 from ..spec import fields as f
 from ..spec.messages import runtime
-from ..templates import template_root
 
 STORE_ENV = "FAILWELL_SQLITE_PATH"
 
@@ -58,12 +56,7 @@ SECRET_NAME = re.compile(
 def _scrubber() -> Callable[[str], str]:
     """The runtime's own `redact_secrets` (the vendored `scrub.py`, pure Python), so failwell calls a value
     secret exactly when the generated server would mask it in a log."""
-    path = next((template_root() / "template" / "src").glob("*/_generated/runtime/scrub.py"))
-    spec = importlib.util.spec_from_file_location("_failwell_runtime_scrub", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    redact: Callable[[str], str] = module.redact_secrets
+    redact: Callable[[str], str] = runtime("scrub").redact_secrets  # within the runtime's package (`.patterns`)
     return redact
 
 

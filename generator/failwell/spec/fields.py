@@ -4,7 +4,6 @@ what sentence says what is accepted, and a value that fits."""
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import math
 from collections.abc import Iterator
@@ -13,8 +12,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ..pyliteral import inline, string
-from ..templates import template_root
-from . import patterns, quickschema
+from . import messages, patterns, quickschema
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -63,12 +61,7 @@ FORMAT_WORDS = {
 @functools.cache
 def runtime_formats() -> ModuleType:
     """The generated runtime's `formats` module (one source for the generator's checks and the server's)."""
-    path = template_root() / "template" / "src" / "{{ package }}" / "_generated" / "runtime" / "formats.py"
-    spec = importlib.util.spec_from_file_location("failwell_runtime_formats", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return messages.runtime("formats")  # within the runtime's package: it imports `.patterns`
 
 
 @dataclass(frozen=True)

@@ -10,24 +10,26 @@ from collections.abc import Callable
 
 from pydantic import AfterValidator
 
-_EMAIL = re.compile(
+from .patterns import compiled_later
+
+_EMAIL = compiled_later(
     r"^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9"
     r"])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$",
     re.IGNORECASE | re.ASCII,
 )
 
-_HOSTNAME = re.compile(
+_HOSTNAME = compiled_later(
     r"^(?=.{1,253}\.?$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-0-9a-z]{0,61}[0-9a-z])?)*"
     r"\.?$",
     re.IGNORECASE | re.ASCII,
 )
 
-_IPV4 = re.compile(
+_IPV4 = compiled_later(
     r"^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$",
     re.ASCII,
 )
 
-_IPV6 = re.compile(
+_IPV6 = compiled_later(
     r"^((([0-9a-f]{1,4}:){7}([0-9a-f]{1,4}|:))|(([0-9a-f]{1,4}:){6}(:[0-9a-f]{1,4}|((25[0-5]|2[0-4]\d|"
     r"1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})|:))|(([0-9a-f]{1,4}:){5}(((:[0-9a-f]{1,"
     r"4}){1,2})|:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})|:))|(([0-"
@@ -42,12 +44,12 @@ _IPV6 = re.compile(
     re.IGNORECASE | re.ASCII,
 )
 
-_UUID = re.compile(
+_UUID = compiled_later(
     r"^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$",
     re.IGNORECASE | re.ASCII,
 )
 
-_URI = re.compile(
+_URI = compiled_later(
     r"^(?:[a-z][a-z0-9+\-.]*:)(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:("
     r"?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-"
     r"9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})"
@@ -63,9 +65,9 @@ _URI = re.compile(
     re.IGNORECASE | re.ASCII,
 )
 
-_NOT_URI_FRAGMENT = re.compile(r"/|:")
-_DATE = re.compile(r"^(\d\d\d\d)-(\d\d)-(\d\d)$", re.ASCII)
-_TIME = re.compile(r"^(\d\d):(\d\d):(\d\d(?:\.\d+)?)(z|([+-])(\d\d)(?::?(\d\d))?)?$", re.IGNORECASE | re.ASCII)
+_NOT_URI_FRAGMENT = compiled_later(r"/|:")
+_DATE = compiled_later(r"^(\d\d\d\d)-(\d\d)-(\d\d)$", re.ASCII)
+_TIME = compiled_later(r"^(\d\d):(\d\d):(\d\d(?:\.\d+)?)(z|([+-])(\d\d)(?::?(\d\d))?)?$", re.IGNORECASE | re.ASCII)
 _DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 

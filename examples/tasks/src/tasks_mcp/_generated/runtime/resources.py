@@ -41,14 +41,15 @@ from mcp.types import (
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from .contracts import ToolContext, ToolDefinition
+from .patterns import compiled_later
 from .results import pretty_json
 
 PAGE_SIZE = 100
 """How many resources one `resources/list` page holds."""
 _VARIABLE = re.compile(r"\{([a-z][a-z0-9_]*)\}")
-_RESERVED = re.compile(r"[/?#]")
+_RESERVED = compiled_later(r"[/?#]")
 """What a variable's part of a URI never holds: level-1 expansion percent-encodes them."""
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_CONTROL = compiled_later(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 """Control characters, and the lone surrogates that stand for percent-encoded bytes that are not UTF-8."""
 
 Listing = Callable[[ToolContext[Any, Any, Any, Any]], Awaitable[Sequence[BaseModel]]]

@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 from urllib.parse import unquote_plus
+
+from .patterns import compiled, compiled_later
 
 _SECRET_WORD = (
     r"(?:password|passwd|passphrase|pass|pwd|pw|secret|token|api[_ .-]?key|apikey|access[_ .-]?key|private[_ .-]?key"
@@ -49,7 +52,7 @@ _NAME = (
     + _COMPOUND
     + ")"
 )
-_SECRET_IN_NAME = re.compile(rf"(?i){_NAME}$")
+_SECRET_IN_NAME = compiled_later(rf"(?i){_NAME}$")
 _BREAK = r"(?:\r?\n|(?:\\r)?\\n)"
 """A line break, real or quoted by a repr or JSON (`\\n`)."""
 _BLANK = r"(?:[ \t]|\\t)"
@@ -66,7 +69,7 @@ for that far, so that each of many names on one line costs a bounded scan); or, 
 quote."""
 _INNER_QUOTE = rf"""(?:"(?!{_CLOSES_D})|'(?!{_CLOSES_S}))"""
 _CLOSING_QUOTE = rf"""(?:"{_CLOSES_D}|'{_CLOSES_S})"""
-_VALUE_AFTER_NAME = re.compile(
+_VALUE_AFTER_NAME = compiled_later(
     rf"""(?ix)
     (?P<name>{_NAME})
     (?:
@@ -84,11 +87,11 @@ _VALUE_AFTER_NAME = re.compile(
     )
     """
 )
-_HEADER = re.compile(
+_HEADER = compiled_later(
     r"(?im)(?:(?<![\w-])|(?<=\\[nrt]))((?:set-)?cookie|(?:proxy-)?authorization)([ \t]*[:=][ \t]*)[^\r\n]*"
 )
-_PERCENT_ENCODED = re.compile(r"(?<![\w.~+%-])[\w.~+-]*%[0-9A-Fa-f]{2}(?:[\w.~+-]|%[0-9A-Fa-f]{2})*")
-_PEM = re.compile(  # any armoured key but a public one: PRIVATE KEY of every kind, an OpenVPN static key, ...
+_PERCENT_ENCODED = compiled_later(r"(?<![\w.~+%-])[\w.~+-]*%[0-9A-Fa-f]{2}(?:[\w.~+-]|%[0-9A-Fa-f]{2})*")
+_PEM = compiled_later(  # any armoured key but a public one: PRIVATE KEY of every kind, an OpenVPN static key, ...
     r"-----BEGIN (?![A-Za-z0-9 ]{0,60}PUBLIC)[A-Za-z0-9 ]{0,60}?(?i:key|secret)[A-Za-z0-9 ]{0,60}-----"
     r".*?(?:-----END [A-Za-z0-9 ]{0,80}-----|\Z)",
     re.DOTALL,
@@ -96,7 +99,7 @@ _PEM = re.compile(  # any armoured key but a public one: PRIVATE KEY of every ki
 """A secret name and its value: after `=`, `:` or `=>` in any quoting, or after blanks only (`password p`,
 `machine h login u password p`, `bindpw p`, `AUTH_TOKEN p`), where `_mask_spaced` decides by the line around it
 whether it is a setting or a sentence."""
-_OPTION_NAME = re.compile(rf"(?i)(?:[\w.-]*[-_.])?{_SECRET_WORD}|[a-z]*{_COMPOUND}")
+_OPTION_NAME = compiled_later(rf"(?i)(?:[\w.-]*[-_.])?{_SECRET_WORD}|[a-z]*{_COMPOUND}")
 """A command-line option's name (its dashes off) that ends in a secret word: `password`, `db-password`, `api-key`,
 `client_secret`, `storepass`; not `password-file` or `password-stdin`, whose value is no secret."""
 _PROSE_AFTER_OPTION = frozenset(
@@ -147,7 +150,7 @@ _PROSE_AFTER_OPTION = frozenset(
 )
 """Words that follow an option's name in a sentence about it ("see the --password option", "use --token to ..."),
 not as its value."""
-_ARGV_OPTION = re.compile(
+_ARGV_OPTION = compiled_later(
     r"""(?P<head>(?P<quote>['"])-{1,2}(?P<option>[A-Za-z][\w.-]{0,60})(?P=quote),[ \t]*)"""
     r"""(?P<value>(?P<other>['"])(?!-)(?:(?!(?P=other))[^\\\r\n]|\\.){1,512}(?P=other))"""
 )
@@ -163,33 +166,33 @@ def _mask_argv_option(match: re.Match[str]) -> str:
 
 
 _PLAIN_SETTINGS = frozenset({"yes", "no", "true", "false", "on", "off", "none", "null"})
-_PGPASS = re.compile(  # libpq's password file: host:port:database:user:password, any field but the last may be *
+_PGPASS = compiled_later(  # libpq's password file: host:port:database:user:password, any field but the last may be *
     r"(?<![\w.:*\[\]-])((?:\*|[\w.-]++|\[[0-9A-Fa-f:.]++\]):(?:\d{1,5}|\*):[^:\s]++:[^:\s]++:)"
     r"(?:[^\s\\]|\\(?![nrt]))+"
 )
 _GUTTER = rf"(?:{_BLANK}*\|)?"
 """The gutter a traceback draws before each line of an ExceptionGroup's members (`    | `)."""
-_CONTINUED = re.compile(
+_CONTINUED = compiled_later(
     rf"(\[redacted[a-z ]{{0,12}}\])"
     rf"(?:(?:\\{{1,2}}{_BREAK}{_GUTTER}{_BLANK}*|{_BREAK}{_GUTTER}{_BLANK}+)(?:[^\s:=\\]|\\(?![nrt\\]))+"
     rf"(?={_BLANK}*(?:\\{{0,2}}{_BREAK}|$|[\"',;)\]}}])))+"
 )
 """The lines a masked value goes on over: indented single words, or any after a backslash continuation."""
 _TOKEN_CHARS = r"[A-Za-z0-9+/_=.-]"
-_WRAPPED = re.compile(
+_WRAPPED = compiled_later(
     rf"(?:(?<![A-Za-z0-9+/_=.\\-])|(?<=\\[nrt])){_TOKEN_CHARS}{{8,}}"
     rf"(?:(?:\\{{1,2}})?{_BREAK}{_GUTTER}{_BLANK}*{_TOKEN_CHARS}+(?={_BLANK}*(?:\\{{0,2}}{_BREAK}|$)|[\"',;)\]}}]))+"
 )
 """A token wrapped over lines (base64 at 64 or 76 columns, a JWT or key split by a terminal or an editor): each
 piece fills its line; `_mask_wrapped` judges the pieces joined."""
-_PYDANTIC_INPUT = re.compile(r"input_value=.*?(?=, input_type=|$)", re.MULTILINE)
-_URL_USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)[^\s\"'<>]{0,256}@")
-_QUERY_SECRET = re.compile(
+_PYDANTIC_INPUT = compiled_later(r"input_value=.*?(?=, input_type=|$)", re.MULTILINE)
+_URL_USERINFO = compiled_later(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)[^\s\"'<>]{0,256}@")
+_QUERY_SECRET = compiled_later(
     r"(?i)([?&;](?:access_token|refresh_token|id_token|token|key|api_?key|code|sig|signature|secret|client_secret"
     r"|password|auth|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature)=)[^&\s#\"'<>]+"
 )
-_SCHEME_CREDENTIAL = re.compile(r"(?i)\b(bearer|basic|digest|token)\s+([A-Za-z0-9._~+/-]{3,}=*)")
-_KEY_SHAPES = re.compile(  # no leading \b, so `re` can skip ahead by first character
+_SCHEME_CREDENTIAL = compiled_later(r"(?i)\b(bearer|basic|digest|token)\s+([A-Za-z0-9._~+/-]{3,}=*)")
+_KEY_SHAPES = compiled_later(  # no leading \b, so `re` can skip ahead by first character
     r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{8,}|whsec_[A-Za-z0-9+/=]{16,}"
     r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}"
     r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b|AIza[0-9A-Za-z_-]{30,}|ya29\.[0-9A-Za-z_-]{20,}"
@@ -205,12 +208,12 @@ _KEY_SHAPES = re.compile(  # no leading \b, so `re` can skip ahead by first char
     r"|\$(?:2[abxy]?|5|6|y|apr1|argon2(?:id|i|d)?)\$[A-Za-z0-9./$=,+-]{16,}"  # crypt(3) hashes: crackable offline
     r"|discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]+"
 )
-_JWT_PART = re.compile(r"\beyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*){0,2}")
-_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=.-]{24,}(?![A-Za-z0-9+/_=-])")
+_JWT_PART = compiled_later(r"\beyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*){0,2}")
+_LONG_TOKEN = compiled_later(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=.-]{24,}(?![A-Za-z0-9+/_=-])")
 
 
-_WORDY = re.compile(r"(?:[A-Z]?[a-z]+|\d+)+")
-_SEPARATORS = re.compile(r"[/+=._-]+")
+_WORDY = compiled_later(r"(?:[A-Z]?[a-z]+|\d+)+")
+_SEPARATORS = compiled_later(r"[/+=._-]+")
 
 
 def _random_looking(token: str) -> bool:
@@ -293,7 +296,7 @@ def _mask_spaced(match: re.Match[str]) -> str:
 
 
 _PLAIN_ARG = r"(?:[^\s'\"\\]|\\(?![nrt]))+"
-_ARG = re.compile(rf"""'(?:[^'\\\r\n]|\\.)*'|"(?:[^"\\\r\n]|\\.)*"|{_PLAIN_ARG}""")
+_ARG = compiled_later(rf"""'(?:[^'\\\r\n]|\\.)*'|"(?:[^"\\\r\n]|\\.)*"|{_PLAIN_ARG}""")
 """One argument of a command line as a shell or an argv list writes it: quoted, or up to a blank or a quote."""
 _CREDENTIAL_OPTIONS: dict[str, dict[str, str]] = {
     # tool: {option: how its value holds the credential}: "value" (all of it; glued to a one-letter option too,
@@ -336,7 +339,7 @@ _CREDENTIAL_OPTIONS: dict[str, dict[str, str]] = {
 }
 _AFTER_LOGIN = frozenset(["docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras", "az"])
 """Tools whose `-p` is a password only in their `login` command (`docker run -p 8080:80` publishes a port)."""
-_COMMAND = re.compile(
+_COMMAND = compiled_later(
     r"(?<![\w.-])(?:[\w.~-]*/)*(?P<tool>"
     + "|".join(sorted(map(re.escape, _CREDENTIAL_OPTIONS), key=len, reverse=True))
     + r")(?:\.exe)?(?![\w.-])['\"]?(?P<args>(?:[^\r\n\\]|\\(?![nr])){0,1000})"
@@ -408,9 +411,9 @@ def _mask_command(match: re.Match[str]) -> str:
     )
 
 
-_LOGIN_PAIR = re.compile(r"(?i)(?<![\w-])(login=[^\s:,\"']{1,64}:)[^\s,\"']+")
+_LOGIN_PAIR = compiled_later(r"(?i)(?<![\w-])(login=[^\s:,\"']{1,64}:)[^\s,\"']+")
 """Squid's `cache_peer ... login=user:password`."""
-_PAIR_LINE = re.compile(
+_PAIR_LINE = compiled_later(
     r"(?m)(?:^|(?<=\\n))[ \t]*(?P<head>(?:\[[^\]\s]{1,253}\](?::\d{1,5})?|[\w.-]{1,253}(?::\d{1,5})?)[ \t]+)?"
     r"(?P<user>[\w.+@-]{1,64}):(?P<secret>[^\s:\\\"']{8,128})(?=[ \t]*(?:\r?$|\\n))"
 )
@@ -437,7 +440,7 @@ def _mask_pair(match: re.Match[str]) -> str:
     return f"{match.string[match.start() : match.start('secret')]}[redacted]"
 
 
-_PSK = re.compile(
+_PSK = compiled_later(
     r"""(?i)(?:(?<![\w-])((?:[\w-]*[_-])?psk|pre[_-]?shared[_-]?key)(["']?[ \t]*[:=][ \t]*)"""
     r"""|(:[ \t]*(?-i:PSK|XAUTH|EAP|NTLM)[ \t]+))"""
     r"""(?P<value>"(?:[^"\\\r\n]|\\.)*"|'[^'\r\n]*'|[^\s"',;}]+)"""
@@ -456,13 +459,13 @@ def _mask_psk(match: re.Match[str]) -> str:
     return f"{match.string[match.start() : match.start('value')]}{opening}[redacted]{closing}"
 
 
-_DIRECTIVE_ARGUMENT = re.compile(
+_DIRECTIVE_ARGUMENT = compiled_later(
     r"""(?im)^([ \t]*(?:SQLConnectInfo[ \t]+\S+[ \t]+\S+|LDAPBindDN[ \t]+(?:"[^"\r\n]*"|\S+))[ \t]+)"""
     r"""("[^"\r\n]*"|\S+)"""
 )
 """A directive whose argument in one place is a password: ProFTPD's `SQLConnectInfo db@host user password` and
 `LDAPBindDN "dn" password`."""
-_COLUMNS = re.compile(
+_COLUMNS = compiled_later(
     r"(?im)^[ \t]*#[ \t]*(?P<names>(?:[\w-]++[ \t]++){0,6}(?:secret|password|passwd|psk)(?:[ \t]++[\w-]++){0,6})"
     r"[ \t]*\r?\n(?P<rows>(?:[ \t]*[^\s#][^\r\n]{0,400}(?:\r?\n|$))+)"
 )
@@ -470,7 +473,7 @@ _COLUMNS = re.compile(
 (`# client<tab>server<tab>secret<tab>IP addresses`, then `"alice" * "P" *`). The columns are set apart by tabs or
 two blanks or more; a comment that is a sentence ("# change the password yearly") names none."""
 _COLUMN_NAMES = frozenset({"secret", "password", "passwd", "psk"})
-_CELL = re.compile(r"\"[^\"\r\n]*\"|\S+")
+_CELL = compiled_later(r"\"[^\"\r\n]*\"|\S+")
 
 
 def _mask_column(match: re.Match[str]) -> str:
@@ -496,7 +499,7 @@ def _line_start(text: str, index: int) -> int:
     return max(low, text.rfind("\n", low, index) + 1, text.rfind("\\n", low, index) + 2)
 
 
-_JOINS = re.compile(rf"(?:\\{{1,2}})?{_BREAK}{_GUTTER}{_BLANK}*")
+_JOINS = compiled_later(rf"(?:\\{{1,2}})?{_BREAK}{_GUTTER}{_BLANK}*")
 
 
 def _token_shaped(token: str) -> bool:
@@ -559,7 +562,7 @@ _SECRET_RULES: tuple[Rule, ...] = (
     (("bearer", "basic", "digest", "token"), _SCHEME_CREDENTIAL, _mask_scheme),
     ((), _LONG_TOKEN, _mask_long),
 )
-_DOTTED = re.compile(r"(?i)(?<![\w.@/-])[\w-]++(?:\.[\w-]++)++(?=(:\d{1,5}(?!\d))?)(?!@)|\blocalhost\b")
+_DOTTED = compiled_later(r"(?i)(?<![\w.@/-])[\w-]++(?:\.[\w-]++)++(?=(:\d{1,5}(?!\d))?)(?!@)|\blocalhost\b")
 _INTERNAL_ZONES = frozenset(
     {"internal", "local", "lan", "corp", "intranet", "private", "localdomain", "svc", "cluster"}
 )
@@ -591,37 +594,49 @@ def _mask_host(match: re.Match[str]) -> str:
 
 _SQL_WORDS = ("select", "insert", "update", "delete", "drop", "alter", "create", "truncate")
 _INTERNAL_RULES: tuple[Rule, ...] = (
-    (("://",), re.compile(r"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://\S+"), "[redacted url]"),
+    (("://",), compiled_later(r"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://\S+"), "[redacted url]"),
     (
         _SQL_WORDS,
-        re.compile(
+        compiled_later(
             r"(?is)\b(?:select\b.{1,400}?\bfrom\b|insert\s+into\b|update\s+\S+\s+set\b|delete\s+from\b"
             r"|drop\s+(?:table|database|schema)\b|alter\s+table\b|create\s+(?:table|index|database)\b"
             r"|truncate\s+table\b).*"
         ),
         "[redacted query]",
     ),
-    ((".",), re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"), "[redacted address]"),
-    ((":",), re.compile(r"(?i)(?<![\w:])(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}(?![\w:])"), "[redacted address]"),
-    (("::",), re.compile(r"(?i)(?<![\w:])[0-9a-f:]*::[0-9a-f:.]*(?![\w:])"), "[redacted address]"),
+    ((".",), compiled_later(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"), "[redacted address]"),
+    ((":",), compiled_later(r"(?i)(?<![\w:])(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}(?![\w:])"), "[redacted address]"),
+    (("::",), compiled_later(r"(?i)(?<![\w:])[0-9a-f:]*::[0-9a-f:.]*(?![\w:])"), "[redacted address]"),
     ((".", "localhost"), _DOTTED, _mask_host),
     (  # a Cloud SQL instance connection name: project:region:instance (the project may be domain-scoped)
         re.compile(r"(?i):[a-z]+-[a-z]+\d{1,2}:"),
-        re.compile(
+        compiled_later(
             # (or the project already masked as a token)
             r"(?i)(?:(?<![\w:.-])(?:[a-z0-9.-]++:)?[a-z][a-z0-9-]{3,61}+(?<=[a-z0-9])|(?<=\]))"
             r":[a-z]++-[a-z]++\d{1,2}:[a-z][a-z0-9-]*+"
         ),
         "[redacted instance]",
     ),
-    ((":\\",), re.compile(r"(?i)\b[a-z]:\\[^\s\"']+"), "[redacted path]"),
-    (("/",), re.compile(r"(?<![\w.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?"), "[redacted path]"),
+    ((":\\",), compiled_later(r"(?i)\b[a-z]:\\[^\s\"']+"), "[redacted path]"),
+    (("/",), compiled_later(r"(?<![\w.])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?"), "[redacted path]"),
     (
         ("traceback (most recent call last)",),
-        re.compile(r"(?is)traceback \(most recent call last\).*"),
+        compiled_later(r"(?is)traceback \(most recent call last\).*"),
         "[redacted traceback]",
     ),
 )
+
+
+@cache
+def _secret_rules() -> tuple[Rule, ...]:
+    """`_SECRET_RULES` with their patterns compiled (at the first text scrubbed, not at import)."""
+    return tuple((needs, compiled(pattern), replacement) for needs, pattern, replacement in _SECRET_RULES)
+
+
+@cache
+def _internal_rules() -> tuple[Rule, ...]:
+    """`_INTERNAL_RULES` with their patterns compiled (at the first text scrubbed, not at import)."""
+    return tuple((needs, compiled(pattern), replacement) for needs, pattern, replacement in _INTERNAL_RULES)
 
 
 def _apply(rules: tuple[Rule, ...], text: str) -> str:
@@ -635,7 +650,7 @@ def _apply(rules: tuple[Rule, ...], text: str) -> str:
     return text
 
 
-_ESCAPED_QUOTE = re.compile(r"\\+([\"'])")
+_ESCAPED_QUOTE = compiled_later(r"\\+([\"'])")
 
 
 _KNOWN_SECRETS: set[str] = set()
@@ -657,7 +672,7 @@ def redact_secrets(text: str) -> str:
     for known in _KNOWN_SECRETS:
         if known in text:
             text = text.replace(known, "[redacted]")
-    return _apply(_SECRET_RULES, _ESCAPED_QUOTE.sub(r"\1", text))
+    return _apply(_secret_rules(), _ESCAPED_QUOTE.sub(r"\1", text))
 
 
 def secret_named(name: str) -> bool:
@@ -667,4 +682,4 @@ def secret_named(name: str) -> bool:
 
 def scrub(text: str) -> str:
     """Text safe to show a model: no credentials, tokens, URLs, addresses, hosts, paths, SQL or tracebacks."""
-    return _apply(_INTERNAL_RULES, redact_secrets(text))
+    return _apply(_internal_rules(), redact_secrets(text))

@@ -21,16 +21,18 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import httpx
 
 from . import telemetry
 from .breaker import CircuitBreaker
 from .classes import CLASSES, UPSTREAM_MESSAGES, Changed, Effect
 from .config import check_base_url, required_env
 from .contracts import Sent, ToolFailure
+
+if TYPE_CHECKING:
+    import httpx
 
 logger = logging.getLogger("failwell.upstream")
 
@@ -178,6 +180,8 @@ class UpstreamPool:
             check_base_url(config.base_url_env, value or required_env(config.base_url_env, meaning), meaning)
 
     def client(self, config: UpstreamConfig) -> httpx.AsyncClient:
+        import httpx  # at the first request: httpx (and the rich and pygments its CLI imports) is no cost of a start
+
         if config.name not in self.clients:
             base_url = os.environ.get(config.base_url_env) or config.base_url
             if not base_url:
@@ -231,6 +235,8 @@ class Upstream:
         `idempotency_key` (or the tool call's own) is sent as the Idempotency-Key header and makes a
         write safe to retry.
         """
+        import httpx  # imported on a request, not at start (see `client`)
+
         key = idempotency_key or self.idempotency_key
         if key is not None:
             kwargs["headers"] = {**dict(kwargs.get("headers") or {}), "Idempotency-Key": key}
@@ -296,6 +302,8 @@ class Upstream:
         kwargs: dict[str, Any],
         breaker: CircuitBreaker,
     ) -> tuple[httpx.Response | UpstreamError, float | None]:
+        import httpx  # imported on a request, not at start (see `client`)
+
         name = self.config.name
         try:
             response = await client.request(method, path, timeout=budget, **kwargs)

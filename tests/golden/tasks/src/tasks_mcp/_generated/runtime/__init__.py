@@ -40,6 +40,7 @@ What they share:
     contracts.py    ToolDefinition, ToolContext, ToolFailure, the Store and upstream contracts; run_handler (a
                     plain `def` handler in a thread of its own)
     formats.py      string formats (`uri`, `email`, `date`, ...) checked as the clients' ajv-formats checks them
+    patterns.py     regular expressions compiled on first use, not at import (scrub.py's and formats.py's)
     records.py, store_memory.py, store_sqlite.py, store_redis.py    the stores (with a store)
     upstream.py, breaker.py    calls to upstream services (with upstreams)
     dependency.py   start-up dependencies (with `dependencies:`): opened at start, each use under its

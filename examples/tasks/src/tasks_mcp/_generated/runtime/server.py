@@ -358,25 +358,29 @@ class FailwellServer(BaseServer):
             raise unknown_name("tool", "tool", name, list(self.definitions), "tools/list")
         request_context = request_context_of(context)
         caller = caller_in(request_context)
-        silence = cancel_event(request_context) if self.in_flight.reachable else None  # the SDK makes it on demand
-        with self.in_flight.track(caller.name, caller.request_id, silence):
-            try:
+        # A call is tracked only where a cancel can look it up (`InFlight.reachable`); elsewhere it runs bare, with no
+        # context to enter, and the SDK's cancel event is not made (it makes it on demand).
+        try:
+            if not self.in_flight.reachable:
                 return await run_tool(tool, arguments, context, self.services, caller)
-            except Refused:
-                raise  # a JSON-RPC error on purpose: a requestState it cannot use, a capability not declared
-            except BaseException as exc:
-                if is_cancellation(exc):
-                    raise
-                # The last guard: nothing any code path raises may reach the SDK, which would send its text.
-                return internal_error(tool, exc, self.services.messages["internal"])
-        return _NEVER_SENT  # a client's cancel stopped the call: the SDK sends nothing for it
+            with self.in_flight.track(caller.name, caller.request_id, cancel_event(request_context)):
+                return await run_tool(tool, arguments, context, self.services, caller)
+            return _NEVER_SENT  # a client's cancel stopped the call: the SDK sends nothing for it
+        except Refused:
+            raise  # a JSON-RPC error on purpose: a requestState it cannot use, a capability not declared
+        except BaseException as exc:
+            if is_cancellation(exc):
+                raise
+            # The last guard: nothing any code path raises may reach the SDK, which would send its text.
+            return internal_error(tool, exc, self.services.messages["internal"])
 
     async def _cancellable(self, context: Context[None, Any], read: Awaitable[Answer], never_sent: Answer) -> Answer:
         """A resource or prompt read that a client's cancel can stop, as a tool call: `never_sent` once it did
         (the SDK has marked the request cancelled and sends nothing for it)."""
+        if not self.in_flight.reachable:  # no cancel can look the read up here: nothing to track
+            return await read
         caller = caller_of(context)
-        silence = cancel_mark(context) if self.in_flight.reachable else None
-        with self.in_flight.track(caller.name, caller.request_id, silence):
+        with self.in_flight.track(caller.name, caller.request_id, cancel_mark(context)):
             return await read
         return never_sent
 

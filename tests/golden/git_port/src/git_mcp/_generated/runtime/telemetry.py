@@ -129,6 +129,12 @@ class ToolCall:
 _CALL: ContextVar[ToolCall | None] = ContextVar("failwell_call", default=None)
 
 
+def recording() -> bool:
+    """Whether the current span records (an OpenTelemetry SDK is configured and sampled it): a `ToolCall` would
+    note nothing otherwise, so a call skips it."""
+    return trace.get_current_span().is_recording()
+
+
 def replayed(tool: str) -> None:
     """A keyed call answered with the stored result of an earlier one."""
     REPLAYS.add(1, {"gen_ai.tool.name": tool})
@@ -219,7 +225,7 @@ class TelemetryMiddleware:
                 DURATION.record(time.perf_counter() - started, measured)
                 raise
             if method == "tools/call" and _is_error(result):
-                envelope = _envelope(result)
+                envelope = _envelope_of(result)
                 error = envelope["class"] if envelope is not None else "tool_error"
                 span.set_attribute("error.type", error)
                 span.set_status(StatusCode.ERROR)
@@ -299,8 +305,11 @@ def _parent(meta: Mapping[str, Any] | None) -> Any:
 
 def _envelope(result: Any) -> Mapping[str, Any] | None:
     """failwell's envelope of an error result, or None for a success or another value."""
-    if not _is_error(result):
-        return None
+    return _envelope_of(result) if _is_error(result) else None
+
+
+def _envelope_of(result: Any) -> Mapping[str, Any] | None:
+    """The envelope in a result already known to be an error (`_envelope` without checking that again)."""
     meta = result.get("_meta") if isinstance(result, dict) else getattr(result, "meta", None)
     envelope = meta.get(ENVELOPE_KEY) if isinstance(meta, dict) else None
     return envelope if isinstance(envelope, dict) else None

@@ -75,7 +75,8 @@ class LineTap:
         return self
 
     async def __anext__(self) -> str:
-        line = await self._readline(MAX_LINE_CHARS + 1)
+        # `_readline`, inline: the worker thread's return resumes one coroutine less on every line
+        line = await anyio.to_thread.run_sync(self._file.readline, MAX_LINE_CHARS + 1, abandon_on_cancel=True)
         if not line:
             raise StopAsyncIteration
         self.oversized = len(line) > MAX_LINE_CHARS
@@ -132,7 +133,7 @@ class AnsweredWriter(WriteStreamProxy):
         self._in_flight = in_flight
 
     async def send(self, item: Any) -> None:
-        await super().send(item)
+        await self._inner.send(item)  # not through super(): one coroutine less on every message
         message = item.message if isinstance(item, SessionMessage) else None
         if isinstance(message, JSONRPCResponse | JSONRPCError):
             self._in_flight.discard(message.id)
@@ -150,13 +151,21 @@ class AnsweringReader(ReadStreamProxy):
         self._drain_s = drain_s
 
     async def receive(self) -> Any:
+        try:
+            return await self.__anext__()
+        except StopAsyncIteration:
+            raise anyio.EndOfStream from None
+
+    async def __anext__(self) -> Any:
+        """The next message for the session (which iterates the stream: so `receive`'s work is done here, and a
+        message resumes one coroutine less than through `receive`)."""
         while True:
             try:
-                item = await super().receive()
+                item = await self._inner.receive()
             except anyio.EndOfStream:
                 with anyio.move_on_after(self._drain_s):
                     await self._in_flight.idle()
-                raise
+                raise StopAsyncIteration from None
             if not isinstance(item, Exception):
                 # The tap still holds this item's line: the transport reads the next only after handing this one
                 # over, in a worker thread that returns after this task has run.

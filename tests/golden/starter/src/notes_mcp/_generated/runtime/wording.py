@@ -10,6 +10,7 @@ every message (`failwell messages`) and to write the generated tests, so both ag
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -95,8 +96,35 @@ def compose(
     `retry` replaces the class's retry sentence when the runtime knows better (a duplicate still running).
     """
     changed = changed or default_changed(failure_class, effect)
+    permission, retry_after = "permission" in values, "retry_after_s" in values
+    put_together = _sentences if len(body) <= MAX_KEPT_BODY else _sentences.__wrapped__  # a long one is not kept
+    sentences = put_together(
+        body, failure_class, effect, changed, keyed, retry, after, running, permission, retry_after
+    )
+    return sentences.format_map(Values(values))
+
+
+MAX_KEPT_BODY = 1024
+"""The longest words `compose` keeps put together (the spec's are short; an argument list can be long)."""
+
+
+@functools.lru_cache(maxsize=256)
+def _sentences(
+    body: str,
+    failure_class: FailureClass,
+    effect: Effect,
+    changed: Changed,
+    keyed: bool,
+    retry: str | None,
+    after: AfterUnknown,
+    running: bool,
+    permission: bool,
+    retry_after: bool,
+) -> str:
+    """`compose`'s message before its placeholders are filled: it depends on the spec's words and the failure's
+    kind only, so a failure that repeats (a declared one, a deadline) is put together once, not on every call."""
     sentences = [body.strip()]
-    if failure_class == "permission_denied" and "{permission}" not in body and "permission" in values:
+    if failure_class == "permission_denied" and "{permission}" not in body and permission:
         sentences.append(PERMISSION_SENTENCE)
     sentences.append(CHANGED_SENTENCES[changed])
     if retry is not None:
@@ -107,11 +135,11 @@ def compose(
         sentences.append({"rerun": RERUN_SENTENCE, "reconcile": RECONCILE_SENTENCE}.get(after, KEYED_UNKNOWN_SENTENCE))
     elif failure_class == "timeout" and effect != "read":
         sentences.append(WRITE_TIMEOUT_SENTENCE)
-    elif failure_class == "upstream_unavailable" and "retry_after_s" in values:
+    elif failure_class == "upstream_unavailable" and retry_after:
         sentences.append(RETRY_AFTER_SENTENCE)
     else:
         sentences.append(CLASSES[failure_class].retry_sentence)
-    return " ".join(sentences).format_map(Values(values))
+    return " ".join(sentences)
 
 
 def outcome_unknown_text(tool: str, effect: Effect, template: str, check_with: str | None, reference: str) -> str:

@@ -83,6 +83,13 @@ async def run_tool(
     """Answer one call (by `caller`, when the server has looked it up already); its progress notifications end with
     the answer (the last waiting one just before it)."""
     progress = Progress(context)
+    if not telemetry.recording():  # no span to note anything on (no OpenTelemetry SDK): no record to keep
+        try:
+            result = await _answer(tool, arguments, context, services, progress, caller)
+            await progress.finish()
+            return result
+        finally:
+            progress.close()  # a keyed write still running in its grace period, or a cancelled call, sends no more
     with telemetry.ToolCall() as traced:
         try:
             result = await _answer(tool, arguments, context, services, progress, caller)
@@ -90,7 +97,7 @@ async def run_tool(
             traced.answered(result)
             return result
         finally:
-            progress.close()  # a keyed write still running in its grace period, or a cancelled call, sends no more
+            progress.close()
 
 
 async def _answer(
@@ -170,7 +177,8 @@ async def execute(
     now = asyncio.get_running_loop().time()  # anyio's clock on asyncio, read without its backend lookup
     deadline_at = now + tool.deadline_s
     try:
-        upstreams = _bound_upstreams(call, deadline_at)
+        # a tool without upstreams, dependencies or questions (most reads) pays no call for each
+        upstreams = None if tool.upstreams is None else _bound_upstreams(call, deadline_at)
         ctx: ToolContext[Any, Any, Any, Any] = ToolContext(
             tool.name,
             upstreams,
@@ -178,9 +186,9 @@ async def execute(
             call.caller.request_id,
             call.derived_key,
             call.progress,
-            deps=_bound_deps(call, deadline_at),
+            deps=None if tool.deps is None else _bound_deps(call, deadline_at),
             settings=services.settings,
-            ask=_asks(call),
+            ask=None if tool.asks is None else _asks(call),
         )
         with anyio.CancelScope(deadline=now + stop_after_s):
             return await body(call, ctx)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import cache
 from urllib.parse import unquote_plus
 
 from .patterns import compiled, compiled_later
@@ -627,26 +626,24 @@ _INTERNAL_RULES: tuple[Rule, ...] = (
 )
 
 
-@cache
-def _secret_rules() -> tuple[Rule, ...]:
-    """`_SECRET_RULES` with their patterns compiled (at the first text scrubbed, not at import)."""
-    return tuple((needs, compiled(pattern), replacement) for needs, pattern, replacement in _SECRET_RULES)
+_SECRET_PATTERNS: list[re.Pattern[str] | None] = [None] * len(_SECRET_RULES)
+_INTERNAL_PATTERNS: list[re.Pattern[str] | None] = [None] * len(_INTERNAL_RULES)
+"""Each rule's pattern, compiled the first time a text holds what the rule needs: a server compiles only the
+rules its texts call for, and a text that needs none (most do) compiles none."""
 
 
-@cache
-def _internal_rules() -> tuple[Rule, ...]:
-    """`_INTERNAL_RULES` with their patterns compiled (at the first text scrubbed, not at import)."""
-    return tuple((needs, compiled(pattern), replacement) for needs, pattern, replacement in _INTERNAL_RULES)
-
-
-def _apply(rules: tuple[Rule, ...], text: str) -> str:
+def _apply(rules: tuple[Rule, ...], patterns: list[re.Pattern[str] | None], text: str) -> str:
     lowered = text.lower()
-    for needs, pattern, replacement in rules:
+    for index, (needs, pattern, replacement) in enumerate(rules):
         if isinstance(needs, re.Pattern):
-            if needs.search(text):
-                text = pattern.sub(replacement, text)
-        elif not needs or any(needed in lowered for needed in needs):
-            text = pattern.sub(replacement, text)
+            if not needs.search(text):
+                continue
+        elif needs and not any(needed in lowered for needed in needs):
+            continue
+        found = patterns[index]
+        if found is None:
+            found = patterns[index] = compiled(pattern)
+        text = found.sub(replacement, text)
     return text
 
 
@@ -672,7 +669,7 @@ def redact_secrets(text: str) -> str:
     for known in _KNOWN_SECRETS:
         if known in text:
             text = text.replace(known, "[redacted]")
-    return _apply(_secret_rules(), _ESCAPED_QUOTE.sub(r"\1", text))
+    return _apply(_SECRET_RULES, _SECRET_PATTERNS, _ESCAPED_QUOTE.sub(r"\1", text))
 
 
 def secret_named(name: str) -> bool:
@@ -682,4 +679,4 @@ def secret_named(name: str) -> bool:
 
 def scrub(text: str) -> str:
     """Text safe to show a model: no credentials, tokens, URLs, addresses, hosts, paths, SQL or tracebacks."""
-    return _apply(_internal_rules(), redact_secrets(text))
+    return _apply(_INTERNAL_RULES, _INTERNAL_PATTERNS, redact_secrets(text))

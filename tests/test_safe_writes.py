@@ -582,3 +582,34 @@ def test_new_files_are_not_synced_and_replaced_files_are(tmp_path: Path) -> None
     spec = project / "failwell.yaml"
     spec.write_text(spec.read_text().replace("Read one note", "Read a note", 1))
     assert syncs("generate", str(project)) >= 1
+
+
+def test_a_large_batch_is_written_folder_by_folder_in_parallel_and_all_or_nothing(tmp_path: Path) -> None:
+    """Above 64 files, each folder's files are staged in a thread of their own: every file still gets its bytes
+    and its mode, and a failure in one folder (a folder where a file should be) removes every temporary file of
+    every folder and replaces nothing."""
+    from failwell import safewrite
+    from failwell.errors import FailwellError
+
+    folders = [tmp_path / name for name in ("tools", "handlers", "tests", "models")]
+    for folder in folders:
+        folder.mkdir()
+    kept = folders[1] / "kept.py"
+    kept.write_bytes(b"old\n")
+    kept.chmod(0o640)
+    files = [
+        (folder / f"m{number}.py", f"# {folder.name} {number}\n".encode()) for folder in folders for number in range(40)
+    ]
+    safewrite.write_all([*files, (kept, b"new\n")], root=tmp_path)
+    assert all(path.read_bytes() == data for path, data in files)
+    assert kept.read_bytes() == b"new\n" and stat.S_IMODE(kept.stat().st_mode) == 0o640
+    assert not list(tmp_path.rglob(".*.tmp"))
+
+    (folders[3] / "m39.py").unlink()
+    (folders[3] / "m39.py").mkdir()  # not a regular file: its folder's thread fails, the others have staged theirs
+    changed = [(path, b"changed\n") for path, _ in files]
+    with pytest.raises(FailwellError, match="not a regular file"):
+        safewrite.write_all([*changed, (kept, b"newer\n")], root=tmp_path)
+    assert all(path.read_bytes() == data for path, data in files if path.name != "m39.py" or path.parent != folders[3])
+    assert kept.read_bytes() == b"new\n"
+    assert not list(tmp_path.rglob(".*.tmp"))

@@ -241,8 +241,8 @@ def _stage(group: list[tuple[Path, bytes]], staged: list[tuple[Path, Path]]) -> 
     (so that a failure anywhere removes it); whether any of them replaces an existing file."""
     replacing = False
     for path, data in group:
-        replacing = replacing or os.path.lexists(path)
-        temporary, handle = _temporary(path, private=False, mode=None)
+        temporary, handle, existed = _temporary(path, private=False, mode=None)
+        replacing = replacing or existed
         staged.append((temporary, path))
         try:
             view = memoryview(data)
@@ -255,8 +255,9 @@ def _stage(group: list[tuple[Path, bytes]], staged: list[tuple[Path, Path]]) -> 
     return replacing
 
 
-def _temporary(path: Path, *, private: bool, mode: int | None) -> tuple[Path, int]:
-    """A new temporary file beside `path` (O_EXCL, O_NOFOLLOW), open for writing, given `path`'s mode (or `mode`)."""
+def _temporary(path: Path, *, private: bool, mode: int | None) -> tuple[Path, int, bool]:
+    """A new temporary file beside `path` (O_EXCL, O_NOFOLLOW), open for writing, given `path`'s mode (or `mode`),
+    and whether `path` exists (the file it will replace)."""
     try:
         existing = os.lstat(path)
     except FileNotFoundError:
@@ -275,7 +276,7 @@ def _temporary(path: Path, *, private: bool, mode: int | None) -> tuple[Path, in
         raise _os_error(path, exc) from None
     if wanted is not None and hasattr(os, "fchmod"):
         os.fchmod(handle, wanted)
-    return temporary, handle
+    return temporary, handle, existing is not None
 
 
 def _sync_all(root: Path, paths: Sequence[Path]) -> None:

@@ -126,13 +126,19 @@ class SQLiteStore:
                 db.execute(f"PRAGMA synchronous={synchronous}")
                 self._synchronous = synchronous
             db.execute("BEGIN IMMEDIATE")
-            try:
-                result = getattr(self, f"_{work}")(db, *args)
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+            return self._commit(db, work, args)
+
+    def _commit(self, db: sqlite3.Connection, work: str, args: tuple[object, ...]) -> object:
+        """Do `work` in the transaction `db` has begun and commit it; on any failure, a failed COMMIT too, roll it
+        back so the file is not left locked by this connection."""
+        try:
+            result = getattr(self, f"_{work}")(db, *args)
             db.execute("COMMIT")
-            return result
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        return result
 
     def _begin(
         self, db: sqlite3.Connection, scope: str, fingerprint: str, lease_s: float, ttl_s: float, after: AfterUnknown
@@ -288,14 +294,7 @@ class SQLiteStore:
                 quick.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError:
                 return None  # another process is writing (busy at once, as the busy timeout is 0)
-            try:
-                done = self._complete(quick, scope, owner, result, ttl_s)
-                quick.execute("COMMIT")
-            except BaseException:
-                if quick.in_transaction:  # a failed COMMIT too: the file is not left locked by this connection
-                    quick.execute("ROLLBACK")
-                raise
-            return done
+            return bool(self._commit(quick, "complete", (scope, owner, result, ttl_s)))
         finally:
             self._lock.release()
 

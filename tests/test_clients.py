@@ -111,7 +111,7 @@ LAUNCHER = (
 def inspector_with_config(config: Path, home: Path, *args: str) -> tuple[int, Any]:
     """The Inspector's CLI (the one `failwell dev` runs) on a configuration file, as `--config FILE --server`."""
     if not NODE22.is_file() or not (LAUNCHER / "index.js").is_file():
-        pytest.fail("Node 22 or the Inspector is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+        pytest.fail("Node 22 or the Inspector is missing: run `(cd tests/node && npm ci)` (bash .ci/test does)")
     command = [str(NODE22), str(LAUNCHER / "index.js"), "--cli", "--format", "json", "-q", "--config", str(config)]
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home)}  # the Inspector keeps its own files under HOME
     ran = subprocess.run([*command, "--server", "tasks", *args], capture_output=True, text=True, timeout=120, env=env)

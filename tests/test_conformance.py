@@ -39,7 +39,7 @@ TOKEN = "inspector-token-4b8d2f6a1c"
 
 def node(script: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     if not script.is_file() or shutil.which("node") is None:
-        pytest.fail(f"{script.name} is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+        pytest.fail(f"{script.name} is missing: run `(cd tests/node && npm ci)` (bash .ci/test does)")
     return subprocess.run(["node", str(script), *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 

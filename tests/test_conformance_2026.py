@@ -73,7 +73,7 @@ def failing(checks: list[dict[str, Any]]) -> list[str]:
 @pytest.mark.parametrize("stateful", [False, True], ids=["stateless", "stateful"])
 def test_the_2026_suite_fails_only_what_the_baseline_names(tmp_path: Path, fixture_src: Path, stateful: bool) -> None:
     if not NODE22.is_file() or not (SUITE / "dist" / "index.js").is_file():
-        pytest.fail("Node 22 or the suite is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+        pytest.fail("Node 22 or the suite is missing: run `(cd tests/node && npm ci)` (bash .ci/test does)")
     requirements = yaml.safe_load((SUITE / "requirements" / f"{REVISION}.yaml").read_text())
     required = set(requirements["server"])
     not_scored = {entry["scenario"] for entry in requirements["not_scored"] if entry["leg"] == "server"}
@@ -141,7 +141,7 @@ def test_tools_call_with_progress_passes_against_a_plain_handler(tmp_path: Path,
     """The one scenario, alone: the fixture handler reports 0, 50 and 100 of 100, 50 ms apart (inside the
     runtime's 0.1 s between notifications), and all three reach the suite, in order."""
     if not NODE22.is_file() or not (SUITE / "dist" / "index.js").is_file():
-        pytest.fail("Node 22 or the suite is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+        pytest.fail("Node 22 or the suite is missing: run `(cd tests/node && npm ci)` (bash .ci/test does)")
     out = tmp_path / "results"
     with http_server("conformance_mcp", fixture_src, tmp_path / "stderr.log", {"MCP_STATEFUL": "0"}) as server:
         url = f"http://localhost:{server.port}/mcp"

@@ -397,7 +397,7 @@ def test_the_typescript_v2_client_accepts_each_kind(project: Path, tmp_path: Pat
     import json
 
     if not NODE22.is_file():
-        pytest.fail("Node 22 is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+        pytest.fail("Node 22 is missing: run `(cd tests/node && npm ci)` (bash .ci/test does)")
     log = tmp_path / "server.log"
     media: dict[str, Any] = {"calls": TS_CALLS, "prompts": [{"name": "show_image"}], "log": str(log)}
     options: dict[str, Any] = {"era": "2026-07-28", "transport": transport, "media": media}

@@ -289,7 +289,7 @@ def test_mermaid_reads_every_diagram() -> None:
     syntax error in place of the picture (a node called `call`, a keyword of Mermaid's, did)."""
     diagrams = blocks("mermaid")
     if not (NODE_MODULES / "mermaid").is_dir() or not NODE22.is_file():
-        pytest.fail("mermaid or Node 22 is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+        pytest.fail("mermaid or Node 22 is missing: run `(cd tests/node && npm ci)` (bash .ci/test does)")
     parsed = subprocess.run(
         [str(NODE22), str(MERMAID)],
         input=json.dumps([body for _, body in diagrams]),

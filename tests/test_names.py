@@ -349,7 +349,7 @@ async def test_the_python_client_lists_and_calls_the_names_as_written(project: P
 @pytest.mark.slow
 def test_the_typescript_v2_client_lists_and_calls_them_validating_the_schemas(project: Path) -> None:
     if not NODE22.is_file() or not (NODE_TOOLS / "node_modules" / "@modelcontextprotocol" / "client").is_dir():
-        pytest.fail("Node 22 or the client is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+        pytest.fail("Node 22 or the client is missing: run `(cd tests/node && npm ci)` (bash .ci/test does)")
     log = project / "ts.log"
     options: dict[str, Any] = {
         "server": {"command": sys.executable, "args": ["-m", "docs_mcp"], "env": _env(project), "log": str(log)},
@@ -404,7 +404,7 @@ def test_each_format_is_judged_as_the_clients_ajv_formats_judges_it() -> None:
     from failwell.spec.fields import runtime_formats
 
     if not NODE22.is_file():
-        pytest.fail("Node 22 is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+        pytest.fail("Node 22 is missing: run `(cd tests/node && npm ci)` (bash .ci/test does)")
     script = (
         "const f = require('ajv-formats/dist/formats').fullFormats; const cases = JSON.parse(process.argv[1]);"
         "const out = {}; for (const [name, values] of Object.entries(cases)) { const c = f[name];"

@@ -45,7 +45,7 @@ def src(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def drive(options: dict[str, Any]) -> dict[str, Any]:
     if not NODE22.is_file() or not (NODE_TOOLS / "node_modules" / "@modelcontextprotocol" / "client").is_dir():
-        pytest.fail("Node 22 or the client is missing: run `npm ci --prefix tests/node` (bash .ci/test does)")
+        pytest.fail("Node 22 or the client is missing: run `(cd tests/node && npm ci)` (bash .ci/test does)")
     run = subprocess.run(
         [str(NODE22), str(SCRIPT), json.dumps(options)], cwd=NODE_TOOLS, capture_output=True, text=True, timeout=120
     )

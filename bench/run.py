@@ -227,17 +227,8 @@ class StdioServer:
         self.process.wait(timeout=30)
 
 
-GENERATED = [
-    sys.executable,
-    "-c",
-    "from tasks_mcp._generated.runtime.cli import serve\n"
-    "from tasks_mcp._generated.server import build_server\n"
-    "def build():\n"
-    "    server = build_server()\n"
-    "    server.services.rate_limit = None  # the baseline has no rate limit\n"
-    "    return server\n"
-    "serve(build, [])\n",
-]
+GENERATED = [sys.executable, str(BENCH / "tasks-mcp")]
+"""The example's server as its console script starts it (the script's name ends in -mcp: a command)."""
 BARE = [sys.executable, str(BENCH / "bare_tasks.py")]
 
 
@@ -300,7 +291,8 @@ def cli_call(runs: int) -> None:
         script = root / ".venv" / "bin" / "tasks-mcp"  # where `failwell call` looks for the project's server
         script.parent.mkdir(parents=True)
         source = REPO / "examples" / "tasks" / "src"  # `failwell call` passes the server only what it needs
-        script.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(source)!r})\n{GENERATED[2]}")
+        server = (BENCH / "tasks-mcp").read_text()
+        script.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(source)!r})\n{server}")
         script.chmod(0o755)
         env = {**os.environ, "PYTHONPATH": str(REPO / "examples" / "tasks" / "src"), "LOG_LEVEL": "WARNING"}
         ours, plain = [], []

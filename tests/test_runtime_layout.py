@@ -211,3 +211,52 @@ def test_a_stdio_start_imports_and_compiles_only_what_the_first_requests_need(ex
     assert "scrub" in loaded and "formats" in loaded, "the modules are imported: what they hold at import is read"
     if example == "weather":
         assert "upstream" in loaded, "the upstream module is imported, without its HTTP client"
+
+
+GC_PROBE = """
+import atexit, gc, json, os, runpy, sys
+
+def report():
+    with open(os.environ["PROBE_OUT"], "w") as out:
+        json.dump({{"enabled": gc.isenabled(), "frozen": gc.get_freeze_count(),
+                    "collections": [generation["collections"] for generation in gc.get_stats()]}}, out)
+
+atexit.register(report)
+if os.environ["PROBE_HOW"] == "command":
+    runpy.run_module("{package}", run_name="__main__", alter_sys=True)  # as `python -m {package}` runs it
+else:
+    from {package}._generated.runtime.cli import serve
+    from {package}._generated.server import build_server
+    serve(build_server, [])
+"""
+"""A stdio start to end of input, as `python -m <package>` (`command`) or from code importing the server
+(`embedded`), reporting at exit whether the collector runs, how many objects are frozen and its collections."""
+
+
+def test_a_command_pauses_the_collector_while_it_starts_and_an_embedding_process_is_left_alone(tmp_path: Path) -> None:
+    """The collector walks every object start-up makes, again and again while the SDK loads: a server started as
+    a command pauses it until the server is built, then freezes what start-up made and runs it again (startup.py).
+    A process that imports the server (a test, an embedding program) keeps its collector as it was."""
+    found = {}
+    for how in ("command", "embedded"):
+        out = tmp_path / f"{how}.json"
+        env = {**os.environ, "PYTHONPATH": str(EXAMPLES / "tasks" / "src"), "PROBE_OUT": str(out), "PROBE_HOW": how}
+        env["LOG_LEVEL"] = "WARNING"
+        env["FAILWELL_SQLITE_PATH"] = str(tmp_path / f"{how}.sqlite3")
+        ran = subprocess.run(
+            [sys.executable, "-c", GC_PROBE.format(package="tasks_mcp")],
+            input="".join(json.dumps(request) + "\n" for request in FIRST_REQUESTS),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+            cwd=tmp_path,
+        )
+        assert ran.returncode == 0, ran.stderr
+        assert json.loads(ran.stdout.splitlines()[-1])["result"]["tools"], "tools/list was answered"
+        found[how] = json.loads(out.read_text(encoding="utf-8"))
+    command, embedded = found["command"], found["embedded"]
+    assert command["enabled"] and embedded["enabled"], "the collector runs while the server serves"
+    assert command["frozen"] > 50_000, "what start-up made is frozen, out of the collector's walks"
+    assert embedded["frozen"] == 0, "a process importing the server keeps its collector as it was"
+    assert command["collections"][2] < embedded["collections"][2], "no full collection walked the SDK as it loaded"

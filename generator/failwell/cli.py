@@ -38,8 +38,9 @@ class OutputFormat(StrEnum):
 class _Argument(TyperArgument):
     """An argument shown by its metavar alone: `DEST`, `[PROJECT]` (not `{dest}` or `<path>`)."""
 
-    def _usage_display_name(self) -> str:
-        return self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+    def get_usage_pieces(self, ctx: Any) -> list[str]:
+        name = self.metavar or (self.name or "").upper()
+        return [name if self.required else f"[{name}]"]
 
     def display_type(self, ctx: Any) -> str:
         return ""

@@ -7,9 +7,7 @@ import argparse
 import logging
 import os
 import re
-import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import anyio
@@ -20,6 +18,7 @@ from .logs import configure_logging
 from .server import FailwellServer
 from .settings import Declared, Setting, flag_values
 from .settings import read as read_settings
+from .startup import resume_collection, started_as_command
 
 if TYPE_CHECKING:
     from .http import HttpOptions  # imported for real only with --http
@@ -47,6 +46,7 @@ def serve(
             server = build_server(settings=read_settings(settings, flag_values(declared, vars(args)), os.environ))
         else:
             server = build_server()
+        resume_collection()  # paused while the server's modules loaded (startup.py)
         options = http_options(args, authorization_servers) if args.http else None
         token_verifier = verifier() if options is not None and verifier is not None else None
         anyio.run(_serve, server, options, token_verifier)
@@ -62,10 +62,7 @@ def handler_unimportable(error: Exception, package: str) -> NoReturn:
     script, `python -m <package>`) logs one line naming the module and the name, and exits with status 2;
     anywhere else (a test importing the server) the ImportError says the same."""
     reason = unimportable_reason(error, package)
-    main = sys.modules.get("__main__")
-    spec = getattr(main, "__spec__", None)
-    script = Path(sys.argv[0] if sys.argv else "").name.removesuffix(".exe")
-    if getattr(spec, "name", None) == f"{package}.__main__" or script.endswith("-mcp"):
+    if started_as_command(package):
         configure_logging(os.environ.get("LOG_LEVEL", "INFO"))
         logger.error("cannot start", extra={"reason": reason})
         raise SystemExit(2) from None

@@ -50,6 +50,7 @@ Serving:
                     to start and each value's check (which `failwell install` runs too); logs.py JSON lines on stderr
     settings.py     the spec's `server.settings`: read from flags and environment, checked before serving, and
                     `{settings.<name>}` filled into descriptions
+    startup.py      the collector paused while a command's modules load, resumed once its server is built
     stdio.py        stdio; http.py streamable HTTP; bearer.py, tokens.py, oauth.py its tokens
     envelope.py     the -32700/-32600 answer for a line or body that is not one JSON-RPC message
     http_envelope.py, http_limits.py, rebinding.py    HTTP: bodies checked against the era, time and

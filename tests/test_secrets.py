@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ledger import importable
 from secrets_corpus import KINDS, Kind, ordinary, planted, quotings_for
+from secrets_heldout import BENIGN, HELD_OUT
 
 from failwell.spec import messages
 
@@ -518,3 +519,91 @@ def test_no_credential_reaches_the_log_over_http_in_the_url_or_the_call(vault_sr
         logged = server.logged()
     assert '"path": "/files/' in logged, "the requests were logged"
     assert sorted(canary for canary in canaries if canary in logged) == []
+
+
+def quick_check(scrub: Any) -> Any:
+    """The quick pattern a text must hold for the name rule (`_VALUE_AFTER_NAME`, replaced by `_mask_value`) to run."""
+    return next(needs for needs, _, replacement in scrub._SECRET_RULES if replacement is scrub._mask_value)
+
+
+SECRET_WORDS = (
+    "password",
+    "passwd",
+    "passphrase",
+    "pass",
+    "pwd",
+    "pw",
+    "secret",
+    "token",
+    "api_key",
+    "api-key",
+    "api.key",
+    "apikey",
+    "access_key",
+    "access",
+    "key",
+    "private_key",
+    "account_key",
+    "shared_access_key",
+    "shared_access_signature",
+    "credential",
+    "credentials",
+    "authorization",
+    "authtok",
+    "auth",
+    "cookie",
+    "session",
+    "session_id",
+    "sessionkey",
+    "signature",
+    "sig",
+    "dsn",
+    "conn_str",
+    "connection_string",
+    "requirepass",
+    "masterauth",
+    "bindpw",
+    "rootpw",
+    "adminpwd",
+)
+FOLDS = {"s": "sS\u017f", "k": "kK\u212a", "i": "iI\u0131\u0130"}
+"""Characters the `re` engine's case folding matches for s, k and i (the long s, the Kelvin sign, the dotless and
+dotted i): a name spelled with them is a secret name to the scrubber, and its quick check must say so too."""
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(
+    word=st.sampled_from(SECRET_WORDS),
+    spelling=st.lists(st.integers(0, 3), min_size=40, max_size=40),
+    before=st.sampled_from(["", "db_", "X-", "my", "\\n", "{'", " "]),
+    value=st.sampled_from(["=hunter2x", ": 'Tr0ub4dor&3'", " s3cr3tValue", '"=>"p4ss"']),
+)
+def test_the_quick_check_finds_every_secret_name_the_name_rule_finds(
+    word: str, spelling: list[int], before: str, value: str
+) -> None:
+    """The name rule's quick check decides whether `_VALUE_AFTER_NAME` runs at all: wherever that rule finds a name
+    and its value (in any case, with any letter the engine folds to the same one), the quick check finds a word."""
+    scrub = messages.runtime("scrub")
+    spelled = "".join(
+        FOLDS[char.lower()][turn % len(FOLDS[char.lower()])]
+        if char.lower() in FOLDS
+        else (char.upper() if turn % 2 else char)
+        for char, turn in zip(word, spelling, strict=False)
+    )
+    text = f"{before}{spelled}{value}"
+    if scrub._VALUE_AFTER_NAME.search(text):
+        assert quick_check(scrub).search(text), text
+        assert scrub.redact_secrets(text) != text, text
+
+
+def test_the_quick_check_agrees_with_the_name_rule_on_every_corpus_text() -> None:
+    """Every planted text of both corpora, and ordinary text: the name rule never finds what the quick check skips."""
+    scrub = messages.runtime("scrub")
+    texts = [planted(kind, quoting, random.Random(seed))[0] for kind, quoting in CASES for seed in range(3)]
+    texts += [ordinary(random.Random(seed)) for seed in range(500)]
+    texts += [held.make(random.Random(seed))[0] for held in HELD_OUT for seed in range(3)]
+    texts += list(BENIGN)
+    found = [text for text in texts if scrub._VALUE_AFTER_NAME.search(text)]
+    assert len(found) > 100, "the corpora hold secret names for the rule to find"
+    assert [text for text in found if not quick_check(scrub).search(text)] == []
+    assert any(not quick_check(scrub).search(text) for text in texts), "and text without any, which skips it"

@@ -548,7 +548,12 @@ _SECRET_RULES: tuple[Rule, ...] = (
     ((), _KEY_SHAPES, _mask_shape),
     (("eyj",), _JWT_PART, "[redacted token]"),
     (("cookie", "authorization"), _HEADER, r"\1\2[redacted]"),
-    ((), _VALUE_AFTER_NAME, _mask_value),
+    (  # what every secret name holds (each word of `_SECRET_WORD` and `_COMPOUND` holds one, matched with the same
+        # case folding): a text with none names no secret, and the longest pattern here is neither compiled nor run
+        re.compile(r"(?i)pass|pw|secret|token|key|credential|auth|cookie|session|sig|dsn|conn"),
+        _VALUE_AFTER_NAME,
+        _mask_value,
+    ),
     (re.compile(r":(?:\d{1,5}|\*):"), _PGPASS, r"\1[redacted]"),
     (("login=",), _LOGIN_PAIR, r"\1[redacted]"),
     (re.compile(r"[\w.+@-]:[^\s:\\\"']{8}"), _PAIR_LINE, _mask_pair),

@@ -14,6 +14,7 @@ import tomllib
 from importlib.metadata import version
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from mcp.server.mcpserver import MCPServer
@@ -176,6 +177,21 @@ ONLY_LATER = {
 """Runtime modules only `--http` needs."""
 
 
+def first_requests_answered(code: str, env: dict[str, str], folder: Path) -> dict[int, Any]:
+    """Run `code` (a server's stdio start) fed FIRST_REQUESTS and end of input; its answers by id, once it exited 0."""
+    ran = subprocess.run(
+        [sys.executable, "-c", code],
+        input="".join(json.dumps(request) + "\n" for request in FIRST_REQUESTS),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=folder,
+    )
+    assert ran.returncode == 0, ran.stderr
+    return {answer["id"]: answer for answer in map(json.loads, ran.stdout.splitlines())}
+
+
 @pytest.mark.parametrize("example", ["tasks", "weather"])
 def test_a_stdio_start_imports_and_compiles_only_what_the_first_requests_need(example: str, tmp_path: Path) -> None:
     """Desktop clients start every stdio server when they launch: initialize and tools/list need no HTTP stack,
@@ -190,17 +206,7 @@ def test_a_stdio_start_imports_and_compiles_only_what_the_first_requests_need(ex
         "FAILWELL_SQLITE_PATH": str(tmp_path / "store.sqlite3"),
         "FORECAST_API_URL": "https://forecast-api.example.com",
     }
-    ran = subprocess.run(
-        [sys.executable, "-c", START_PROBE.format(package=package)],
-        input="".join(json.dumps(request) + "\n" for request in FIRST_REQUESTS),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert ran.returncode == 0, ran.stderr
-    answers = {answer["id"]: answer for answer in map(json.loads, ran.stdout.splitlines())}
+    answers = first_requests_answered(START_PROBE.format(package=package), env, tmp_path)
     assert answers[1]["result"]["tools"], "the start is real: tools/list was answered"
     probe = json.loads((tmp_path / "probe.json").read_text(encoding="utf-8"))
     assert probe["compiled"] == []
@@ -243,17 +249,7 @@ def test_a_command_pauses_the_collector_while_it_starts_and_an_embedding_process
         env = {**os.environ, "PYTHONPATH": str(EXAMPLES / "tasks" / "src"), "PROBE_OUT": str(out), "PROBE_HOW": how}
         env["LOG_LEVEL"] = "WARNING"
         env["FAILWELL_SQLITE_PATH"] = str(tmp_path / f"{how}.sqlite3")
-        ran = subprocess.run(
-            [sys.executable, "-c", GC_PROBE.format(package="tasks_mcp")],
-            input="".join(json.dumps(request) + "\n" for request in FIRST_REQUESTS),
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env=env,
-            cwd=tmp_path,
-        )
-        assert ran.returncode == 0, ran.stderr
-        assert json.loads(ran.stdout.splitlines()[-1])["result"]["tools"], "tools/list was answered"
+        assert first_requests_answered(GC_PROBE.format(package="tasks_mcp"), env, tmp_path)[1]["result"]["tools"]
         found[how] = json.loads(out.read_text(encoding="utf-8"))
     command, embedded = found["command"], found["embedded"]
     assert command["enabled"] and embedded["enabled"], "the collector runs while the server serves"

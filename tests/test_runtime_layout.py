@@ -256,3 +256,19 @@ def test_a_command_pauses_the_collector_while_it_starts_and_an_embedding_process
     assert command["frozen"] > 50_000, "what start-up made is frozen, out of the collector's walks"
     assert embedded["frozen"] == 0, "a process importing the server keeps its collector as it was"
     assert command["collections"][2] < embedded["collections"][2], "no full collection walked the SDK as it loaded"
+
+
+def test_another_mcp_program_that_imports_the_server_keeps_its_collector(tmp_path: Path) -> None:
+    """Only this server's own console script pauses the collector: another `-mcp` program that imports the server
+    and never serves it (so never resumes the collector) keeps it running."""
+    probe = (
+        "import gc, sys\n"
+        "sys.argv[0] = '/usr/local/bin/other-mcp'\n"
+        "from tasks_mcp._generated.server import build_server\n"
+        "build_server()\n"
+        "print(gc.isenabled(), gc.get_freeze_count())\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(EXAMPLES / "tasks" / "src"), "FAILWELL_SQLITE_PATH": str(tmp_path / "s.db")}
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split() == ["True", "0"]

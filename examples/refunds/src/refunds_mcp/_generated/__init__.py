@@ -3,4 +3,5 @@
 
 from .runtime.startup import pause_collection
 
-pause_collection(__name__.partition(".")[0])  # first of all: see runtime/startup.py
+# first of all: see runtime/startup.py
+pause_collection(__name__.partition(".")[0], "refunds-mcp")

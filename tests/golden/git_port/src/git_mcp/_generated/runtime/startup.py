@@ -19,18 +19,21 @@ import sys
 _paused = False
 
 
-def started_as_command(package: str) -> bool:
+def started_as_command(package: str, script: str | None = None) -> bool:
     """Whether this process is `package`'s server started as a command: `python -m <package>`, or its console
-    script (named `<server>-mcp`)."""
+    script, called `script` (None: any `<server>-mcp`)."""
     spec = getattr(sys.modules.get("__main__"), "__spec__", None)
-    script = os.path.basename(sys.argv[0] if sys.argv else "").removesuffix(".exe")
-    return getattr(spec, "name", None) == f"{package}.__main__" or script.endswith("-mcp")
+    running = os.path.basename(sys.argv[0] if sys.argv else "").removesuffix(".exe")
+    named = running == script if script is not None else running.endswith("-mcp")
+    return getattr(spec, "name", None) == f"{package}.__main__" or named
 
 
-def pause_collection(package: str) -> None:
-    """Pause the collector until `resume_collection`, if this process is `package`'s command and it is running."""
+def pause_collection(package: str, script: str) -> None:
+    """Pause the collector until `resume_collection`, if this process is `package`'s command (`python -m`, or its
+    console script `script` by that exact name: another `-mcp` program that imports the server never calls
+    `cli.serve`, which resumes it) and the collector is running."""
     global _paused
-    if not _paused and gc.isenabled() and started_as_command(package):
+    if not _paused and gc.isenabled() and started_as_command(package, script):
         gc.disable()
         _paused = True
 

@@ -224,11 +224,10 @@ def _base_url(root: dict[str, Any], warnings: list[str]) -> str:
             if bare != url:
                 url = bare
                 warnings.append(
-                    f"the document's server URL held a user name and password (user:password@), left out of "
-                    f"everything written: the upstream's base_url is {url.rstrip('/')}. Give credentials as secret "
-                    "settings (`secret: true` under server.settings in failwell.yaml, docs/how-to/settings.md) "
-                    "that the handlers send, or import a document whose securitySchemes declare HTTP basic "
-                    "(docs/how-to/openapi.md)"
+                    "the document's server URL held a user name and password (user:password@), left out "
+                    f"of everything written (base_url: {url.rstrip('/')}). Put them in secret settings instead "
+                    "(under server.settings in failwell.yaml, each with `secret: true`; docs/how-to/settings.md) "
+                    "and add them to the handlers' SECURITY (docs/how-to/openapi.md)"
                 )
             return url.rstrip("/")
     return ""

@@ -98,6 +98,7 @@ class Document:
 
     def _target(self, ref: str, base: str) -> Node | None:
         address, _, fragment = ref.partition("#")
+        origin = base
         if address:
             if urllib.parse.urlsplit(address).scheme or _is_url(base) or self.folder is None:
                 self.note(f"$ref {ref}: a network reference, never fetched (mapped as a plain value)")
@@ -119,7 +120,7 @@ class Document:
                 value = value[int(token)]
             else:
                 raise FailwellError(
-                    f"$ref {ref} (in {base}) points at nothing: {token!r} is not there. "
+                    f"$ref {_shown(ref)} (in {self._at(ref, origin)}) points at nothing: {token!r} is not there. "
                     "Fix the reference in the document, or import a version that has it."
                 )
         return Node(value, base, f"#{fragment}")
@@ -187,6 +188,8 @@ def _is_url(source: str) -> bool:
 def without_userinfo(url: str) -> str:
     """`url` without a `user:password@` before its host (a ValueError when it is not a URL)."""
     parts = urllib.parse.urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
     return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 

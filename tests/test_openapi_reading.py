@@ -233,6 +233,14 @@ def test_a_billion_laughs_is_one_line_quickly_within_bounded_memory(tmp_path: Pa
     assert not (tmp_path / "dest").exists()
 
 
+def test_a_document_nested_past_what_a_reader_can_hold_is_one_line(tmp_path: Path) -> None:
+    """100,000 brackets: Python's JSON reader recurses, so the import says so in one line (no RecursionError)."""
+    doc = tmp_path / "deep.json"
+    doc.write_text('{"openapi": "3.0.0", "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(FailwellError, match=r"deep\.json is nested too deeply to read"):
+        import_openapi(str(doc), tmp_path / "dest", Selection())
+
+
 def test_a_few_aliases_are_read(tmp_path: Path) -> None:
     """A document that shares a schema by an anchor, as some do, imports."""
     doc = tmp_path / "doc.yaml"

@@ -318,13 +318,16 @@ def _handler(base: type[urllib.request.AbstractHTTPHandler], deadline: float) ->
     return handler
 
 
+_TOO_DEEP = "{where} is nested too deeply to read (past about 1,000 levels; a real document nests far less)"
+
+
 def _parse(text: str, where: str) -> Any:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
             return json.loads(text)
         except RecursionError:
-            raise FailwellError(f"{where} is nested too deeply to read") from None
+            raise FailwellError(_TOO_DEEP.format(where=where)) from None
         except ValueError:
             pass  # YAML is a superset of JSON's usual forms: let it say where the problem is
     if "&" in text and "*" in text:  # an alias needs both: a billion laughs never reaches the reader
@@ -338,7 +341,7 @@ def _parse(text: str, where: str) -> Any:
     try:
         return yaml.load(text, Loader=_LOADER)
     except RecursionError:
-        raise FailwellError(f"{where} is nested too deeply to read") from None
+        raise FailwellError(_TOO_DEEP.format(where=where)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

@@ -837,6 +837,8 @@ def import_openapi_command(
         if existing is None and dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
             raise FailwellError(f"{dest} is not empty and has no failwell.yaml; import into a new folder")
         result = import_openapi(document_source, dest, selection, name=name, existing=existing)
+        for warning in result.warnings:
+            typer.echo(f"failwell: warning: {warning}", err=True)
         shown = None if verbose else SHOWN_FINDINGS
         for finding in result.findings[:shown]:
             typer.echo(f"{document_source}: {finding}")

@@ -102,14 +102,15 @@ class _Frame:
         self.anchor, self.start, self.mapping, self.key_next = anchor, start, mapping, mapping
 
 
-def scan(text: str, file: str) -> list[Diagnostic]:
+def scan(text: str, file: str, *, max_depth: int = MAX_DEPTH) -> list[Diagnostic]:
     """FW020, FW021, FW023 and FW024 from the text's parser events, before any reader builds the document.
+    (`failwell import openapi` reads an OpenAPI document's aliases with the same bound, nested up to `max_depth`.)
 
     A syntax error ends the scan quietly: the reader reports it, with what the scan saw so far checked."""
     out: list[Diagnostic] = []
     for events in (_libyaml_events, _ruamel_events):
         try:
-            out = _scan_events(events(text), file)
+            out = _scan_events(events(text), file, max_depth)
         except Exception as exc:  # any parser's syntax error: try the next parser, then let the reader say
             if not _is_yaml_error(exc):
                 raise
@@ -118,7 +119,7 @@ def scan(text: str, file: str) -> list[Diagnostic]:
     return out
 
 
-def _scan_events(events: Iterator[Any], file: str) -> list[Diagnostic]:
+def _scan_events(events: Iterator[Any], file: str, max_depth: int) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     stack: list[_Frame] = []
     sizes: dict[str, int] = {}
@@ -181,8 +182,8 @@ def _scan_events(events: Iterator[Any], file: str) -> list[Diagnostic]:
             if event.anchor is not None:
                 sizes.pop(event.anchor, None)  # redefined: the old one no longer counts
             stack.append(_Frame(event.anchor, total, kind == "MappingStartEvent"))
-            if len(stack) > MAX_DEPTH:
-                message = f"nested more than {MAX_DEPTH} levels deep; a spec needs about 10"
+            if len(stack) > max_depth:
+                message = f"nested more than {max_depth} levels deep; a spec needs about 10"
                 return [*out, Diagnostic(file, line, col, "FW023", message)]
     return out
 

@@ -23,7 +23,7 @@ from ...spec.lint import lint
 from ...spec.load import Document as SpecDocument
 from ...spec.validate import validate
 from ...spec.wording import draft_digest
-from .document import load
+from .document import load, without_userinfo
 from .handlers import HELPER, HELPER_TEXT, handler
 from .mapping import Finding, Tool, auth, map_operation, tool_names, upstream_name
 from .operations import Selection, operations, tag_table
@@ -58,6 +58,8 @@ class Imported:
     """Operations that could not be mapped, each with why."""
     moved: list[str] = field(default_factory=list)
     """`tool: ...` for each kept handler whose tool's inputs changed: its WHERE needs the person's hand."""
+    warnings: list[str] = field(default_factory=list)
+    """What the person must act on, always shown (credentials found in the document and left out)."""
 
     @property
     def changed(self) -> bool:
@@ -100,7 +102,8 @@ def import_openapi(
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
             skipped.append(f"{op.key}: its description has a shape failwell does not read ({exc.__class__.__name__})")
-    spec = _spec(server, doc.root, source, selection, tools, credentials, dest)
+    warnings: list[str] = []
+    spec = _spec(server, doc.root, source, selection, tools, credentials, dest, warnings)
     for _ in range(3):  # a tool the spec language refuses is left out, with why, and the rest is kept
         refused = _refused(spec)
         if not refused:
@@ -137,6 +140,7 @@ def import_openapi(
         removed=removed,
         added=sorted(set(tools) - previous_tools) if old is not None else [],
         skipped=skipped,
+        warnings=warnings,
         moved=[line for line in moved if (dest / f"src/{package}/handlers/{line.split(':')[0]}.py").exists()],
     )
 
@@ -159,6 +163,7 @@ def _spec(
     tools: dict[str, Tool],
     credentials: Any,
     dest: Path,
+    warnings: list[str],
 ) -> dict[str, Any]:
     raw_info = root.get("info")
     info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
@@ -170,7 +175,7 @@ def _spec(
     if credentials.settings:
         spec["server"]["settings"] = dict(sorted(credentials.settings.items()))
     upstream: dict[str, Any] = {"base_url_env": f"{snake(server).upper()}_API_URL", "timeout_s": 10, "retries": 2}
-    base = _base_url(root)
+    base = _base_url(root, warnings)
     if base:
         upstream["base_url"] = base
     spec["upstreams"] = {upstream_name(server): upstream}
@@ -201,7 +206,9 @@ def _relative(path: Path, dest: Path) -> str:
         return path.resolve().as_posix()
 
 
-def _base_url(root: dict[str, Any]) -> str:
+def _base_url(root: dict[str, Any], warnings: list[str]) -> str:
+    """The first absolute `servers` URL, its variables at their defaults, without a `user:password@` (which would
+    be written into the spec, the server and its README): that is left out, with a warning in `warnings`."""
     for server in root.get("servers") or []:
         if not isinstance(server, dict) or not isinstance(server.get("url"), str):
             continue
@@ -210,6 +217,18 @@ def _base_url(root: dict[str, Any]) -> str:
             if isinstance(spec, dict) and "default" in spec:
                 url = url.replace(f"{{{variable}}}", str(spec["default"]))
         if re.match(r"^https?://[^\s/?#{}]+", url) and "{" not in url and len(url) <= 2000:
+            try:
+                bare = without_userinfo(url)
+            except ValueError:  # not a URL after all (`http://[x`)
+                continue
+            if bare != url:
+                url = bare
+                warnings.append(
+                    "the document's server URL held a user name and password (user:password@), left out "
+                    f"of everything written (base_url: {url.rstrip('/')}). Put them in secret settings instead "
+                    "(under server.settings in failwell.yaml, each with `secret: true`; docs/how-to/settings.md) "
+                    "and add them to the handlers' SECURITY (docs/how-to/openapi.md)"
+                )
             return url.rstrip("/")
     return ""
 

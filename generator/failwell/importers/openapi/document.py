@@ -1,9 +1,20 @@
 """Read an OpenAPI document: a file or an http(s) URL (bounded in size and time), YAML or JSON, OpenAPI 3.0 or
-3.1, with `$ref`s local and to relative files resolved lazily (never to a network URI)."""
+3.1, with `$ref`s local and to relative files resolved lazily (never to a network URI).
+
+What a document may make failwell read is bounded, since documents are third parties': a `$ref` reaches only
+regular files inside the document's own folder (links resolved first), all the files together at most
+`MAX_BYTES`; YAML aliases may add at most `bounds.MAX_NODES` values (the spec's own bound); a fetch by URL has
+one deadline, `FETCH_TIMEOUT_S`, for the whole answer however slowly it comes."""
 
 from __future__ import annotations
 
+import http.client
+import io
 import json
+import os
+import re
+import stat
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -14,13 +25,19 @@ from typing import Any
 import yaml
 
 from ...errors import FailwellError
+from ...spec import bounds
 
 MAX_BYTES = 64_000_000
-"""The largest document (or referenced file) read: GitHub's REST description is about 13 MB."""
+"""The most a document and the files its `$ref`s reach may hold together: GitHub's REST description is about
+13 MB, DigitalOcean's 2,907 files about 3 MB."""
 FETCH_TIMEOUT_S = 30.0
-"""How long fetching a document by URL may take."""
+"""How long fetching a document by URL may take, from the first connection to the last byte."""
 MAX_REF_HOPS = 32
 """The longest chain of `$ref`s to `$ref`s followed before it counts as a cycle."""
+MAX_DEPTH = 1000
+"""The deepest nesting a YAML document may have (libyaml's own bound)."""
+SHOWN = 200
+"""The most characters of a `$ref` quoted in a refusal."""
 
 try:
     _LOADER: Any = yaml.CSafeLoader
@@ -50,6 +67,12 @@ class Document:
     version: str
     files: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)
+    """Each file's text, to say at which line a `$ref` that cannot be followed is written."""
+    folder: Path | None = None
+    """The real path of the folder of a document read from a file: no `$ref` reads outside it."""
+    budget: int = MAX_BYTES
+    """What the files `$ref`s reach may still hold, in bytes."""
 
     def resolve(self, node: Node) -> Node:
         """`node` with its `$ref` chain followed; a FailwellError for a ref that leads nowhere, a Node whose value
@@ -75,13 +98,16 @@ class Document:
 
     def _target(self, ref: str, base: str) -> Node | None:
         address, _, fragment = ref.partition("#")
+        origin = base
         if address:
-            if urllib.parse.urlsplit(address).scheme or _is_url(base):
+            if urllib.parse.urlsplit(address).scheme or _is_url(base) or self.folder is None:
                 self.note(f"$ref {ref}: a network reference, never fetched (mapped as a plain value)")
                 return None
-            path = str((Path(base).parent / urllib.parse.unquote(address)).resolve())
+            path = self._file(ref, urllib.parse.unquote(address), base)
             if path not in self.files:
-                self.files[path] = _parse(_read_file(Path(path), f"$ref {ref} (from {base})"), path)
+                text = _read_file(Path(path), f"{self._at(ref, base)}: $ref {_shown(ref)}: {path}", self.budget)
+                self.budget -= len(text.encode())
+                self.files[path], self.texts[path] = _parse(text, path), text
             data, base = self.files[path], path
         else:
             data = self.files[base]
@@ -94,19 +120,50 @@ class Document:
                 value = value[int(token)]
             else:
                 raise FailwellError(
-                    f"$ref {ref} (in {base}) points at nothing: {token!r} is not there. "
+                    f"$ref {_shown(ref)} (in {self._at(ref, origin)}) points at nothing: {token!r} is not there. "
                     "Fix the reference in the document, or import a version that has it."
                 )
         return Node(value, base, f"#{fragment}")
 
+    def _file(self, ref: str, address: str, base: str) -> str:
+        """The real path of the file `address` names from `base`, when it is inside the document's folder."""
+        assert self.folder is not None
+        if Path(address).is_absolute() or address.startswith(("/", "\\")):
+            raise FailwellError(
+                f"{self._at(ref, base)}: $ref {_shown(ref)} is an absolute path; failwell follows a $ref only to a "
+                f"file inside the document's folder ({self.folder}), by a relative path"
+            )
+        path = Path(os.path.realpath(Path(base).parent / address))
+        if not path.is_relative_to(self.folder):
+            raise FailwellError(
+                f"{self._at(ref, base)}: $ref {_shown(ref)} leads outside the document's folder ({self.folder}); "
+                "failwell follows a $ref only to a file inside it: copy the file beside the document"
+            )
+        return str(path)
+
+    def _at(self, ref: str, base: str) -> str:
+        """FILE:LINE of where `ref` is written in the file `base`, or FILE when it cannot be found."""
+        text = self.texts.get(base, "")
+        for written in dict.fromkeys((ref, json.dumps(ref)[1:-1], json.dumps(ref, ensure_ascii=False)[1:-1])):
+            found = re.search(r"\$ref[\"']?\s*:\s*[\"']?" + re.escape(written), text)
+            if found:
+                return f"{base}:{text.count(chr(10), 0, found.start()) + 1}"
+        return base
+
 
 def load(source: str) -> Document:
     """The document at `source` (a path or an http(s) URL), checked to be OpenAPI 3.0 or 3.1."""
+    folder = None
     if _is_url(source):
+        if urllib.parse.urlsplit(source).username is not None:
+            raise FailwellError(
+                f"{without_userinfo(source)}: give the document's address without a user name and password "
+                "(failwell sends no credentials to fetch a document): download it and give the file"
+            )
         text, base = _fetch(source), source
     else:
-        path = Path(source).expanduser()
-        text, base = _read_file(path, "the OpenAPI document"), str(path.resolve())
+        path = Path(os.path.realpath(Path(source).expanduser()))
+        text, base, folder = _read_file(path, str(path), MAX_BYTES), str(path), path.parent
     root = _parse(text, source)
     if not isinstance(root, dict) or not isinstance(root.get("openapi"), str):
         hint = (
@@ -120,38 +177,81 @@ def load(source: str) -> Document:
         raise FailwellError(f"{source} is OpenAPI {version}; failwell imports OpenAPI 3.0 and 3.1")
     if not isinstance(root.get("paths") or {}, dict):
         raise FailwellError(f"{source}: `paths` is not a mapping of paths to operations")
-    return Document(source, root, version, files={base: root})
+    budget = MAX_BYTES - len(text.encode())
+    return Document(source, root, version, files={base: root}, texts={base: text}, folder=folder, budget=budget)
 
 
 def _is_url(source: str) -> bool:
     return urllib.parse.urlsplit(source).scheme in ("http", "https")
 
 
-def _read_file(path: Path, what: str) -> str:
+def without_userinfo(url: str) -> str:
+    """`url` without a `user:password@` before its host (a ValueError when it is not a URL)."""
+    parts = urllib.parse.urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def _shown(text: str) -> str:
+    """`text` quoted with its control characters escaped, cut to `SHOWN` characters."""
+    return repr(text[:SHOWN]) + ("..." if len(text) > SHOWN else "")
+
+
+_KINDS = {stat.S_IFDIR: "a folder", stat.S_IFIFO: "a pipe", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device"}
+
+
+def _read_file(path: Path, label: str, limit: int) -> str:
+    """The text of the regular file `path`, at most `limit` bytes; a refusal is one line starting with `label`. A
+    pipe, a device or a folder is refused before it is opened (and again once open, without waiting on it), so
+    nothing is read forever."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise FailwellError(f"{path} ({what}) is {size:,} bytes; failwell reads at most {MAX_BYTES:,}")
-        return path.read_text(encoding="utf-8")
+        info = os.stat(path)
+        if stat.S_ISREG(info.st_mode):
+            if info.st_size > limit:
+                raise FailwellError(_too_large(label, info.st_size, limit))
+            with os.fdopen(os.open(path, flags | getattr(os, "O_BINARY", 0)), "rb") as handle:
+                info = os.fstat(handle.fileno())
+                raw = handle.read(limit + 1) if stat.S_ISREG(info.st_mode) else b""
+        if not stat.S_ISREG(info.st_mode):
+            kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+            hint = "give the document's file" if stat.S_ISDIR(info.st_mode) else "give a YAML or JSON file"
+            raise FailwellError(f"{label} is {kind}; {hint}")
+        if len(raw) > limit:
+            raise FailwellError(_too_large(label, len(raw), limit))
+        return raw.decode("utf-8")
     except FileNotFoundError:
-        raise FailwellError(f"{path} ({what}) does not exist; give the path of an OpenAPI document") from None
-    except IsADirectoryError:
-        raise FailwellError(f"{path} ({what}) is a folder; give the document's file") from None
+        raise FailwellError(f"{label} does not exist; give the path of an OpenAPI document") from None
     except UnicodeDecodeError:
-        raise FailwellError(f"{path} ({what}) is not UTF-8 text") from None
+        raise FailwellError(f"{label} is not UTF-8 text") from None
     except OSError as exc:
-        raise FailwellError(f"{path} ({what}) cannot be read: {exc.strerror}") from None
+        raise FailwellError(f"{label} cannot be read: {exc.strerror}") from None
+
+
+def _too_large(label: str, size: int, limit: int) -> str:
+    return (
+        f"{label} is {size:,} bytes, more than the {limit:,} left: failwell reads at most {MAX_BYTES:,} "
+        "of a document and the files its $refs reach, together"
+    )
 
 
 def _fetch(url: str) -> str:
+    deadline = time.monotonic() + FETCH_TIMEOUT_S
+    late = f"{url} was not fetched within {FETCH_TIMEOUT_S:g} s; check the address, or download it and give the file"
     request = urllib.request.Request(url, headers={"Accept": "application/json, application/yaml, */*"})
+    opener = urllib.request.build_opener(
+        _handler(urllib.request.HTTPHandler, deadline), _handler(urllib.request.HTTPSHandler, deadline)
+    )
     try:
-        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_S) as response:
+        with opener.open(request, timeout=max(deadline - time.monotonic(), 0.001)) as response:
             body = response.read(MAX_BYTES + 1)
     except urllib.error.HTTPError as exc:
         raise FailwellError(f"{url} answered HTTP {exc.code}; check the address") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+    except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
         reason = getattr(exc, "reason", exc)
+        if isinstance(reason, TimeoutError) or time.monotonic() >= deadline:
+            raise FailwellError(late) from None
         raise FailwellError(
             f"{url} could not be fetched ({reason}); check the address, or download it and give the file"
         ) from None
@@ -163,15 +263,85 @@ def _fetch(url: str) -> str:
         raise FailwellError(f"{url} is not UTF-8 text") from None
 
 
+class _Deadline(io.RawIOBase):
+    """A socket's reading side where every read waits at most until `deadline`: a server that sends a byte now
+    and then cannot stretch a fetch past it (a socket's own timeout is per read)."""
+
+    def __init__(self, sock: Any, deadline: float) -> None:
+        super().__init__()
+        self.sock, self.deadline = sock, deadline
+        self.raw = sock.makefile("rb", buffering=0)  # holds the socket open, as http.client's own file does
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the fetch's deadline passed")
+        self.sock.settimeout(left)
+        return int(self.raw.readinto(buffer) or 0)
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+class _DeadlineSocket:
+    """What http.client's response reads a socket through (`makefile`), bound to a deadline."""
+
+    def __init__(self, sock: Any, deadline: float) -> None:
+        self.sock, self.deadline = sock, deadline
+
+    def makefile(self, mode: str) -> io.BufferedReader:
+        return io.BufferedReader(_Deadline(self.sock, self.deadline))
+
+
+def _handler(base: type[urllib.request.AbstractHTTPHandler], deadline: float) -> urllib.request.BaseHandler:
+    """An urllib handler like `base` whose connections (redirects' too) connect and read within `deadline`."""
+
+    def response(sock: Any, *args: Any, **kwargs: Any) -> http.client.HTTPResponse:
+        return http.client.HTTPResponse(_DeadlineSocket(sock, deadline), *args, **kwargs)  # type: ignore[arg-type]
+
+    def do_open(self: Any, http_class: type[http.client.HTTPConnection], req: Any, **kwargs: Any) -> Any:
+        def connect(conn: http.client.HTTPConnection) -> None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the fetch's deadline passed")
+            conn.timeout = left
+            http_class.connect(conn)
+
+        bounded: Any = type("Bounded", (http_class,), {"response_class": staticmethod(response), "connect": connect})
+        return base.do_open(self, bounded, req, **kwargs)
+
+    handler: urllib.request.BaseHandler = type("Bounded", (base,), {"do_open": do_open})()
+    return handler
+
+
+_TOO_DEEP = "{where} is nested too deeply to read (past about 1,000 levels; a real document nests far less)"
+
+
 def _parse(text: str, where: str) -> Any:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
             return json.loads(text)
+        except RecursionError:
+            raise FailwellError(_TOO_DEEP.format(where=where)) from None
         except ValueError:
             pass  # YAML is a superset of JSON's usual forms: let it say where the problem is
+    if "&" in text and "*" in text:  # an alias needs both: a billion laughs never reaches the reader
+        for refused in bounds.scan(text, where, max_depth=MAX_DEPTH):
+            if refused.code == "FW021":
+                raise FailwellError(
+                    f"{where}:{refused.line}:{refused.col}: YAML aliases here add more than {bounds.MAX_NODES:,} "
+                    "values to the document, or expand into themselves; failwell reads no such document "
+                    "(write the repeated parts out)"
+                )
     try:
         return yaml.load(text, Loader=_LOADER)
+    except RecursionError:
+        raise FailwellError(_TOO_DEEP.format(where=where)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

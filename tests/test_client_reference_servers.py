@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from ledger import importable
 from mcp import Client, StdioServerParameters
@@ -194,3 +195,85 @@ async def test_a_server_sending_neither_object_is_read_from_its_text_and_not_ret
     assert "temporarily unavailable" in failure.text
     assert calls.read_text().splitlines() == ["x"], "one call: the server promised nothing about a retry"
     assert time.monotonic() - started < 20
+
+
+PAGED_SERVER = """\
+import os, sys
+
+import anyio
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.types import CallToolResult, ListToolsResult, TextContent, Tool, ToolAnnotations
+
+SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}}
+PAGES = {
+    None: ListToolsResult(tools=[Tool(name="other", input_schema=SCHEMA)], next_cursor="page-2"),
+    "page-2": ListToolsResult(
+        tools=[Tool(name="lookup", input_schema=SCHEMA, annotations=ToolAnnotations(read_only_hint=True))]
+    ),
+}
+
+
+async def list_tools(ctx, params):
+    cursor = params.cursor if params is not None else None
+    with open(os.environ["CALLS_FILE"], "a") as calls:
+        calls.write(f"list {cursor}\\n")
+    return PAGES[cursor]
+
+
+async def call_tool(ctx, params):
+    with open(os.environ["CALLS_FILE"], "a") as calls:
+        calls.write(f"call {params.name}\\n")
+    with open(os.environ["CALLS_FILE"]) as calls:
+        first = sum(line.startswith("call") for line in calls) == 1
+    if first:
+        failure = {"class": "reliability", "code": "busy", "retryable": True, "correlationId": "c-1"}
+        return CallToolResult(
+            content=[TextContent(type="text", text="Busy; try again.")],
+            is_error=True,
+            _meta={"io.modelcontextprotocol/toolFailure": failure},
+        )
+    return CallToolResult(content=[TextContent(type="text", text="found")])
+
+
+server = Server("paged", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def main():
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+anyio.run(main)
+"""
+
+
+@asynccontextmanager
+async def session_of(kind: str, params: StdioServerParameters) -> AsyncIterator[Any]:
+    """An `mcp.Client`, or an `mcp.ClientSession` over `stdio_client` as its documentation opens one."""
+    if kind == "Client":
+        async with Client(params) as client:  # type: ignore[arg-type]
+            yield client
+        return
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+@pytest.mark.parametrize("kind", ["Client", "ClientSession"])
+async def test_call_tool_pages_the_annotations_with_a_client_session_as_with_a_client(
+    tmp_path: Path, kind: str
+) -> None:
+    """Issue 42 point 6: a retryable failure makes `call_tool` list the tool's annotations, on the second page of
+    `tools/list` here; `ClientSession.list_tools` takes `params=`, `Client.list_tools` takes `cursor=`: both work."""
+    script, calls = tmp_path / "paged.py", tmp_path / "calls.txt"
+    script.write_text(PAGED_SERVER)
+    params = StdioServerParameters(command=sys.executable, args=[str(script)], env={"CALLS_FILE": str(calls)})
+    with anyio.fail_after(60):
+        async with session_of(kind, params) as session:
+            result = await attempt(session, "lookup", {"name": "x"}, budget_s=20, base_delay_s=0.01)
+    assert isinstance(result, CallToolResult) and not result.is_error, result
+    assert calls.read_text().splitlines() == ["call lookup", "list None", "list page-2", "call lookup"]

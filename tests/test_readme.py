@@ -72,3 +72,26 @@ def test_a_bare_sdk_server_sends_what_the_readme_shows(tmp_path: Path) -> None:
         if line.startswith("== "):
             line = line.split("  {", 1)[0].split(" {", 1)[0]
         assert version.sub("errors.pydantic.dev/V/", line) in printed, f"{line!r} not in:\n{printed}"
+
+
+def test_the_tours_first_line_puts_failwell_on_path() -> None:
+    """Command 1 installs failwell into the checkout's .venv; the tour runs a bare `failwell`, after a first line
+    that, run as written from the checkout in a shell that has no venv on PATH, makes `failwell` the venv's."""
+    readme = (REPO / "README.md").read_text()
+    command_1 = readme.split("```sh\n", 1)[1].split("\n```", 1)[0]
+    assert ".venv/bin/pip install -q -e '.[test]'" in command_1, "command 1 installs failwell into .venv"
+    tour = readme.split("## A five-minute tour", 1)[1].split("```sh\n", 1)[1].split("\n```", 1)[0]
+    first, *rest = [line.split("  #", 1)[0].strip() for line in tour.splitlines() if line.strip()]
+    assert rest[0].startswith("failwell "), "the line before the first bare `failwell`"
+    venv_bin = REPO / ".venv" / "bin"
+    if not (venv_bin / "failwell").is_file():
+        pytest.skip("the checkout's .venv of command 1 (and of .ci/test) is not here")
+    env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/")}
+    bare = subprocess.run(["bash", "-c", "command -v failwell"], cwd=REPO, env=env, capture_output=True, text=True)
+    assert bare.stdout == "", "without it, no failwell on PATH (what a new shell has)"
+    ran = subprocess.run(
+        ["bash", "-e", "-c", f"{first}\nfailwell --version"], cwd=REPO, env=env, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith("failwell "), ran.stdout

@@ -305,29 +305,46 @@ UV_OPTION = typer.Option(
 )
 
 
+VERBOSE_OPTION = typer.Option("--verbose", help="Show the server's own log lines (its stderr) too.")
+QUIET_OPTION = typer.Option("--quiet", help="Print the result alone: no labels, notes or server log lines.")
+JSON_OPTION = typer.Option("--json", help="Print the raw result as JSON, for scripts.")
+
+
 def _launch(
-    project: Path, env: list[str] | None, uv: bool | None, *, recorded: bool = False, args: list[str] | None = None
+    project: Path,
+    env: list[str] | None,
+    uv: bool | None,
+    *,
+    recorded: bool = False,
+    args: list[str] | None = None,
+    writes: bool = False,
 ) -> Launch:
     """How to start the project's server, with `--env` pairs and `args` (`--arg`, the settings' flags);
     `recorded`: below them and the shell's environment, the env `install` or `dev` recorded in
-    `.failwell/mcp.json` (`inspector.recorded`), and its settings' flags unless `args` gives some."""
+    `.failwell/mcp.json` (`inspector.recorded`), and its settings' flags, each replaced by one `args` gives.
+    `writes`: the command writes a file once the server is known (a refusal then says nothing was written)."""
     from .build.locate import find_project
     from .client.inspector import recorded as recorded_entry
-    from .client.launch import launch
+    from .client.launch import launch, merged_flags
 
-    pairs = {}
-    for item in env or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise FailwellError(f"--env {item!r}: write it as KEY=VALUE")
-        pairs[key] = value
-    flags = list(args or [])
-    if recorded:
-        saved, saved_flags = recorded_entry(find_project(project).resolve())
-        for key, value in saved.items():
-            pairs.setdefault(key, os.environ.get(key) or value)
-        flags = flags or list(saved_flags)
-    return launch(project, pairs, uv=uv, args=flags)
+    try:
+        pairs = {}
+        for item in env or []:
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise FailwellError(f"--env {item!r}: write it as KEY=VALUE")
+            pairs[key] = value
+        flags = list(args or [])
+        if recorded:
+            saved, saved_flags = recorded_entry(find_project(project).resolve())
+            for key, value in saved.items():
+                pairs.setdefault(key, os.environ.get(key) or value)
+            flags = merged_flags(saved_flags, flags)
+        return launch(project, pairs, uv=uv, args=flags)
+    except FailwellError as exc:
+        if writes:
+            raise FailwellError(f"{exc.message}; nothing was written", exc.diagnostics) from None
+        raise
 
 
 def _platform() -> Platform:
@@ -373,7 +390,7 @@ def install_command(
         from .client.install import document, install
 
         chosen = client(client_name)
-        server = _launch(project, env, uv, args=arg)
+        server = _launch(project, env, uv, args=arg, writes=client_name != "mcp-json")
         if name:
             server = replace(server, name=name)
         if client_name == "mcp-json":
@@ -427,7 +444,10 @@ def dev_command(
     uv: Annotated[bool | None, UV_OPTION] = None,
     show: Annotated[bool, typer.Option("--print", help="Print the Inspector's command instead of running it.")] = False,
 ) -> None:
-    """Open the project's server in the official MCP Inspector (through npx, with the env `install` writes).
+    """Open the project's server in the official MCP Inspector (through npx, with the env and flags `install` wrote).
+
+    Starts it as `install` (or an earlier `dev`) recorded in .failwell/mcp.json, each --env and --arg given
+    replacing the recorded one of its name; that record is rewritten with the result.
 
     \b
     Example:
@@ -441,7 +461,7 @@ def dev_command(
         from .client.inspector import command as inspector_command
         from .client.inspector import node_problem, write_config
 
-        server = _launch(project, env, uv, args=arg)
+        server = _launch(project, env, uv, recorded=True, args=arg, writes=True)
         problem = node_problem()
         if problem and not show:
             raise FailwellError(f"{problem}; nothing was written")
@@ -462,8 +482,11 @@ def dev_command(
 def tools_command(
     project: Annotated[Path, PROJECT_OPTION] = Path("."),
     env: Annotated[list[str] | None, ENV_OPTION] = None,
+    arg: Annotated[list[str] | None, ARG_OPTION] = None,
     uv: Annotated[bool | None, UV_OPTION] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print tools/list's tools as JSON.")] = False,
+    as_json: Annotated[bool, JSON_OPTION] = False,
+    quiet: Annotated[bool, QUIET_OPTION] = False,
+    verbose: Annotated[bool, VERBOSE_OPTION] = False,
 ) -> None:
     """List the tools the project's server serves, asked over stdio with the mcp client.
 
@@ -475,15 +498,24 @@ def tools_command(
     def action() -> None:
         from .client.session import list_tools
 
-        tools = list_tools(_launch(project, env, uv, recorded=True))
+        tools = list_tools(_client_launch(project, env, uv, arg, quiet, verbose), verbose=verbose)
         if as_json:
             typer.echo(json.dumps(tools, indent=2, ensure_ascii=False))
             return
         for tool in tools:
             arguments = ", ".join(tool.get("inputSchema", {}).get("properties", {})) or "no arguments"
-            typer.echo(f"{tool['name']}({arguments}): {tool.get('description', '')}")
+            typer.echo(tool["name"] if quiet else f"{tool['name']}({arguments}): {tool.get('description', '')}")
 
     _run(action)
+
+
+def _client_launch(
+    project: Path, env: list[str] | None, uv: bool | None, arg: list[str] | None, quiet: bool, verbose: bool
+) -> Launch:
+    """The server `tools`, `call`, `read` and `prompt` start: as recorded, with --env and --arg over it."""
+    if quiet and verbose:
+        raise FailwellError("--quiet and --verbose contradict each other; pass one")
+    return _launch(project, env, uv, recorded=True, args=arg)
 
 
 @app.command("call", cls=_Command)
@@ -491,15 +523,24 @@ def call_command(
     tool: Annotated[str, typer.Argument(metavar="TOOL", help="The tool to call.")],
     arguments: Annotated[
         list[str] | None,
-        typer.Argument(metavar="KEY=VALUE...", help="Its arguments; a value that reads as JSON is that value."),
+        typer.Argument(
+            metavar="KEY=VALUE...",
+            help="Its arguments, each read as the tool's input schema types it (query=2024 is text for a string).",
+        ),
     ] = None,
     project: Annotated[Path, PROJECT_OPTION] = Path("."),
     env: Annotated[list[str] | None, ENV_OPTION] = None,
+    arg: Annotated[list[str] | None, ARG_OPTION] = None,
     uv: Annotated[bool | None, UV_OPTION] = None,
+    as_json: Annotated[bool, JSON_OPTION] = False,
+    quiet: Annotated[bool, QUIET_OPTION] = False,
+    verbose: Annotated[bool, VERBOSE_OPTION] = False,
 ) -> None:
     """Call one tool over stdio with the mcp client; print its text, isError, structured content and envelope.
 
-    Exits 1 when the result is an error (isError), as a script can check.
+    Each value is read by the tool's input schema (from tools/list): text for a string, JSON for a number,
+    boolean, array or object; where the schema takes a string or something else, JSON when it reads as JSON,
+    with a note on stderr. Exits 1 when the result is an error (isError), as a script can check.
 
     \b
     Example:
@@ -507,13 +548,22 @@ def call_command(
     """
 
     def action() -> int:
-        from .client.session import call_tool, parse_arguments
+        from .client.session import call_tool, split_pairs
 
-        result = call_tool(_launch(project, env, uv, recorded=True), tool, parse_arguments(arguments or []))
+        texts = split_pairs(arguments or [])
+        server = _client_launch(project, env, uv, arg, quiet, verbose)
+        note = (lambda line: None) if quiet else (lambda line: typer.echo(f"failwell: note: {line}", err=True))
+        result = call_tool(server, tool, texts, verbose=verbose, note=note)
         failed = bool(result.get("isError"))
-        typer.echo(f"isError: {str(failed).lower()}")
+        if as_json:
+            typer.echo(json.dumps(result, indent=2, ensure_ascii=False))
+            return 1 if failed else 0
+        if not quiet:
+            typer.echo(f"isError: {str(failed).lower()}")
         for block in result.get("content", []):
             typer.echo(block["text"] if block.get("type") == "text" else json.dumps(block))
+        if quiet:
+            return 1 if failed else 0
         if "structuredContent" in result:
             typer.echo("structuredContent: " + json.dumps(result["structuredContent"], ensure_ascii=False))
         if "_meta" in result:
@@ -528,7 +578,11 @@ def read_command(
     uri: Annotated[str, typer.Argument(metavar="URI", help="The resource's URI, such as tasks://T-1.")],
     project: Annotated[Path, PROJECT_OPTION] = Path("."),
     env: Annotated[list[str] | None, ENV_OPTION] = None,
+    arg: Annotated[list[str] | None, ARG_OPTION] = None,
     uv: Annotated[bool | None, UV_OPTION] = None,
+    as_json: Annotated[bool, JSON_OPTION] = False,
+    quiet: Annotated[bool, QUIET_OPTION] = False,
+    verbose: Annotated[bool, VERBOSE_OPTION] = False,
 ) -> None:
     """Read one resource over stdio with the mcp client; print each content's MIME type and text.
 
@@ -543,10 +597,16 @@ def read_command(
     def action() -> int:
         from .client.session import read_resource
 
-        answer = read_resource(_launch(project, env, uv, recorded=True), uri)
+        answer = read_resource(_client_launch(project, env, uv, arg, quiet, verbose), uri, verbose=verbose)
+        if as_json:
+            typer.echo(json.dumps(answer, indent=2, ensure_ascii=False))
+            return 1 if "error" in answer else 0
         if "error" in answer:
             return _print_error(answer["error"])
         for content in answer.get("contents", []):
+            if quiet:
+                typer.echo(content.get("text", content.get("blob", "")))
+                continue
             typer.echo(f"{content.get('uri', uri)} ({content.get('mimeType', 'no MIME type')})")
             if "text" in content:
                 typer.echo(content["text"])
@@ -562,11 +622,15 @@ def prompt_command(
     name: Annotated[str, typer.Argument(metavar="NAME", help="The prompt to get.")],
     arguments: Annotated[
         list[str] | None,
-        typer.Argument(metavar="KEY=VALUE...", help="Its arguments (sent as text, as prompts take them)."),
+        typer.Argument(metavar="KEY=VALUE...", help="Its arguments, each sent as the text given (prompts take text)."),
     ] = None,
     project: Annotated[Path, PROJECT_OPTION] = Path("."),
     env: Annotated[list[str] | None, ENV_OPTION] = None,
+    arg: Annotated[list[str] | None, ARG_OPTION] = None,
     uv: Annotated[bool | None, UV_OPTION] = None,
+    as_json: Annotated[bool, JSON_OPTION] = False,
+    quiet: Annotated[bool, QUIET_OPTION] = False,
+    verbose: Annotated[bool, VERBOSE_OPTION] = False,
 ) -> None:
     """Get one prompt over stdio with the mcp client; print each message with its role.
 
@@ -579,15 +643,20 @@ def prompt_command(
     """
 
     def action() -> int:
-        from .client.session import get_prompt, parse_arguments
+        from .client.session import get_prompt, split_pairs
 
-        answer = get_prompt(_launch(project, env, uv, recorded=True), name, parse_arguments(arguments or []))
+        texts = split_pairs(arguments or [])
+        server = _client_launch(project, env, uv, arg, quiet, verbose)
+        answer = get_prompt(server, name, texts, verbose=verbose)
+        if as_json:
+            typer.echo(json.dumps(answer, indent=2, ensure_ascii=False))
+            return 1 if "error" in answer else 0
         if "error" in answer:
             return _print_error(answer["error"])
         for message in answer.get("messages", []):
             content = message.get("content", {})
             text = content["text"] if content.get("type") == "text" else json.dumps(content, ensure_ascii=False)
-            typer.echo(f"{message.get('role', '?')}: {text}")
+            typer.echo(text if quiet else f"{message.get('role', '?')}: {text}")
         return 0
 
     _run(action)

@@ -141,11 +141,15 @@ PROJECT_FOLDERS = {
 def entry(name: str, server: Launch, scope: str | None = None) -> dict[str, Any]:
     """The configuration entry client `name` reads to start `server`. In a project-scope file (shared: it is
     committed) each of the server's secrets is the client's reference to the variable instead of its value,
-    and each path under the project starts with the client's variable for the project's folder."""
+    and each path under the project (an arg, a flag's `--flag=PATH`, an env value) starts with the client's
+    variable for the project's folder."""
     shared = scope == "project"
 
     def portable(value: str) -> str:
-        return _under_folder(value, server.project, PROJECT_FOLDERS[name]) if shared else value
+        if not shared:
+            return value
+        path = _paths(value)
+        return value[: len(value) - len(path)] + _under_folder(path, server.project, PROJECT_FOLDERS[name])
 
     found: dict[str, Any] = {"type": "stdio"} if client(name).typed else {}
     found["command"] = portable(server.command)
@@ -170,16 +174,41 @@ def _under_folder(value: str, root: Path, folder: str) -> str:
     return value
 
 
+def _paths(value: str) -> str:
+    """The part of an arg or env value that may be a path: a flag's value (`--flag=PATH`), else all of it."""
+    _, equals, given = value.partition("=")
+    return given if value.startswith("-") and equals else value
+
+
+def _looks_relative(value: str) -> bool:
+    """Whether `value` reads as a relative path (`data/bm.db`, `./x`, `~/x`): a separator, no scheme, not absolute,
+    not a reference (`${...}`) and not a flag."""
+    if not value or value.startswith(("$", "-")) or "://" in value or Path(value).is_absolute():
+        return False
+    return value.startswith(("./", "../", ".\\", "..\\", "~")) or "/" in value or "\\" in value
+
+
 def portability_notes(name: str, server: Launch) -> list[str]:
     """What a teammate who checks out a project-scope entry of client `name` must know: the paths that stay
-    this machine's (a command outside the project), and, for Claude Code, how its entry finds the project."""
+    this machine's (a command, arg, flag value or env value outside the project), the values that read as
+    relative paths (a client resolves them against the folder it starts the server in, not the project), and,
+    for Claude Code, how its entry finds the project."""
     notes = []
     written = entry(name, server, "project")
-    outside = [value for value in (written["command"], *written["args"]) if Path(value).is_absolute()]
+    values = [written["command"], *map(_paths, written["args"]), *written["env"].values()]
+    outside = [value for value in values if Path(value).is_absolute()]
     if outside:
         notes.append(
             f"{', '.join(outside)} is a path of this machine, outside the project, and {client(name).name} has "
             "no variable for it: a teammate needs it at the same place, or runs `failwell install` again"
+        )
+    relative = [value for value in values if _looks_relative(value)]
+    if relative:
+        folder = PROJECT_FOLDERS[name]
+        notes.append(
+            f"{', '.join(relative)} reads as a relative path, which {client(name).name} resolves against the folder "
+            f"it starts the server in, not the project: if it is one, install again with the absolute path "
+            f"(such as $PWD/{relative[0].removeprefix('./')} from the project's folder), written as {folder}/..."
         )
     if name == "claude-code":
         notes.append(

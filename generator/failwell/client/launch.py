@@ -84,7 +84,8 @@ def launch(
     `environ` (default: this process's environment); FailwellError naming every needed variable with no
     value. `uv`: None decides by the project's uv.lock. `args` (`--arg`) are flags of the spec's settings,
     passed to the server after its command; a required setting given neither there nor in the environment
-    is refused, naming it."""
+    is refused, naming it. The caller says whether anything was written (`failwell install` and `dev`, which
+    write, say nothing was)."""
     root = find_project(folder).resolve()
     model = load_project(read_spec(root / SPEC_FILE), str(root / SPEC_FILE))
     values = dict(os.environ if environ is None else environ)
@@ -108,8 +109,7 @@ def launch(
             refusal = setting_refusal(setting, value.strip())
             if refusal:
                 raise FailwellError(
-                    f"{setting.env}={shown(value, setting.secret)} is refused: the server would refuse it: {refusal}; "
-                    "nothing was written"
+                    f"{setting.env}={shown(value, setting.secret)} is refused: the server would refuse it: {refusal}"
                 )
             env[setting.env] = value
         elif setting.required:
@@ -118,7 +118,7 @@ def launch(
     if missing:
         raise FailwellError(
             f"the server needs {', '.join(missing)} to start, and no value was given; pass --env NAME=VALUE "
-            "or set it in this shell; nothing was written"
+            "or set it in this shell"
         )
     if model.sqlite_path:
         store = given.get(STORE_ENV) or values.get(STORE_ENV) or ""
@@ -173,21 +173,38 @@ def _setting_flags(model: Project, args: Sequence[str]) -> set[str]:
         setting = by_flag.get(flag)
         if setting is None:
             known = ", ".join(by_flag) or "none"
-            raise FailwellError(
-                f"--arg {flag}: the server takes no such flag (its settings' flags: {known}); nothing was written"
-            )
+            raise FailwellError(f"--arg {flag}: the server takes no such flag (its settings' flags: {known})")
         if setting.secret:
             raise FailwellError(
                 f"--arg {flag}: {setting.name} is a secret setting, and a client shows its args; pass it as "
-                f"--env {setting.env}=VALUE (or set {setting.env} in this shell); nothing was written"
+                f"--env {setting.env}=VALUE (or set {setting.env} in this shell)"
             )
         given = arg.partition("=")[2] if "=" in arg else (args[index + 1] if index + 1 < len(args) else "")
         if "=" in arg or not setting.boolean:
             refusal = setting_refusal(setting, given)
             if refusal:
-                raise FailwellError(f"--arg {arg}: the server would refuse it: {refusal}; nothing was written")
+                raise FailwellError(f"--arg {arg}: the server would refuse it: {refusal}")
         found.add(setting.name)
     return found
+
+
+def merged_flags(recorded: Sequence[str], given: Sequence[str]) -> list[str]:
+    """The settings' flags `recorded` (by `install` or `dev`) with each flag `given` replacing the recorded
+    one of the same name (`--flag=VALUE`, `--flag VALUE` or a lone `--flag`), the rest kept in their order."""
+
+    def groups(args: Sequence[str]) -> list[list[str]]:
+        found: list[list[str]] = []
+        for arg in args:
+            if arg.startswith("-") or not found:
+                found.append([arg])
+            else:
+                found[-1].append(arg)
+        return found
+
+    told = groups(given)
+    names = {group[0].partition("=")[0] for group in told}
+    kept = [group for group in groups(recorded) if group[0].partition("=")[0] not in names]
+    return [arg for group in (*kept, *told) for arg in group]
 
 
 def preflight(model: Project, env: Mapping[str, str], secrets: frozenset[str] = frozenset()) -> None:
@@ -219,7 +236,7 @@ def preflight(model: Project, env: Mapping[str, str], secrets: frozenset[str] = 
         except config.ConfigurationError as exc:
             reason = str(exc).removesuffix(f"; {config.WHERE}")
             value_shown = shown(value, name in secrets)
-            raise FailwellError(f"{name}={value_shown} is refused: {reason}; nothing was written") from None
+            raise FailwellError(f"{name}={value_shown} is refused: {reason}") from None
 
 
 def shown(value: str, secret: bool) -> str:
@@ -241,5 +258,5 @@ def installed_script(root: Path, script: str) -> Path:
         return Path(found).absolute()
     raise FailwellError(
         f"{script} is not installed: run `python3 -m venv .venv && .venv/bin/pip install -e .` in {root} "
-        "(or use uv: `uv sync`, then pass --uv); nothing was written"
+        "(or use uv: `uv sync`, then pass --uv)"
     )

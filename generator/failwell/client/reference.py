@@ -29,6 +29,7 @@ What `call_tool` does with an error result (and nothing else: a success, or a JS
 
 from __future__ import annotations
 
+import inspect
 import math
 import random
 import re
@@ -66,13 +67,15 @@ retryable is `reliability` whatever its class)."""
 
 
 class Session(Protocol):
-    """What `call_tool` needs of a session: `mcp.ClientSession` and `mcp.Client` both are one."""
+    """What `call_tool` needs of a session: `mcp.ClientSession` and `mcp.Client` both are one. They page
+    `tools/list` differently (`Client.list_tools(cursor=...)`, `ClientSession.list_tools(params=...)`), so
+    the pages after the first are asked for by `list_tools_page`, and nothing else calls `list_tools`."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any] | None = None, read_timeout_seconds: float | None = None
     ) -> Any: ...
 
-    async def list_tools(self, *, cursor: str | None = None) -> ListToolsResult: ...
+    async def list_tools(self) -> ListToolsResult: ...
 
 
 @dataclass(eq=False)
@@ -220,11 +223,25 @@ def guess_class(text: str) -> FailureClass | None:
     return None
 
 
+async def list_tools_page(session: Session, cursor: str | None) -> ListToolsResult:
+    """One page of `tools/list` (the first when `cursor` is None), asked as the session's own `list_tools` takes
+    a cursor: `mcp.ClientSession` in `params=PaginatedRequestParams(cursor=...)`, `mcp.Client` (and most
+    wrappers) as `cursor=...`."""
+    if cursor is None:
+        return await session.list_tools()
+    method: Any = session.list_tools
+    if "params" in inspect.signature(method).parameters:
+        from mcp.types import PaginatedRequestParams
+
+        return await method(params=PaginatedRequestParams(cursor=cursor))  # type: ignore[no-any-return]
+    return await method(cursor=cursor)  # type: ignore[no-any-return]
+
+
 async def tool_annotations(session: Session, name: str) -> ToolAnnotations | None:
     """The annotations the server lists for `name` (every page of `tools/list`, at most 100 pages)."""
     cursor: str | None = None
     for _ in range(100):
-        listing = await session.list_tools(cursor=cursor)
+        listing = await list_tools_page(session, cursor)
         tool: Tool
         for tool in listing.tools:
             if tool.name == name:
@@ -338,6 +355,7 @@ __all__ = [
     "UnclassifiedFailure",
     "call_tool",
     "guess_class",
+    "list_tools_page",
     "may_retry",
     "read_failure",
     "tool_annotations",

@@ -76,7 +76,8 @@ def _answer(method: str, params: dict[str, object], options: dict[str, str]) -> 
     if method == "tools/call":
         name, arguments = params.get("name"), params.get("arguments")
         if name == "get-env":
-            return "result", _text(f"{json.dumps(dict(os.environ))} {secrets}")
+            values = " ".join(sorted(os.environ.values(), key=len))  # bare too, where no key names them
+            return "result", _text(f"{secrets} {values} {json.dumps(dict(os.environ))}")
         if name == "flaky":
             meta = options.get("meta", "{}")
             return "raw", f'{{"content": [{{"type": "text", "text": "Try later."}}], "isError": true, "_meta": {meta}}}'

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import FailwellError
 from .launch import Launch
+from .terminal import escape_logs, visible
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -118,6 +119,7 @@ def _run(server: Launch, action: Callable[[Client], Awaitable[T]]) -> T:
         raise FailwellError(
             "this needs the mcp client: run it from the project's environment, or pip install 'failwell[client]'"
         ) from None
+    escape_logs()
     with tempfile.TemporaryDirectory(prefix="failwell-call-") as folder:
         status = Path(folder) / "status"
         params = StdioServerParameters(
@@ -156,7 +158,7 @@ def _run(server: Launch, action: Callable[[Client], Awaitable[T]]) -> T:
                 raise
             finally:
                 errlog.seek(0)
-                sys.stderr.write(errlog.read())
+                sys.stderr.write(visible(errlog.read()))  # the server's own lines, as a terminal may show them
 
 
 def _exit_status(status: Path) -> str | None:

@@ -5,6 +5,9 @@ envelopes whose numbers a client must survive; a name of any length.
 
     python hostile_server.py [--name NAME] [--meta JSON] [--env-file PATH]
 
+`http_server()` serves the same answers over streamable HTTP on 127.0.0.1 (in a thread of the test), each one after
+an SSE event of a hostile name no client knows (which the mcp SDK logs as it came), and records the headers it got.
+
 `--meta`: the raw text of the `_meta` object of every error result of the `flaky` tool, sent as written (so
 `1e308`, `1e999` or `NaN` reach the client verbatim). `--env-file`: each start appends the environment it was given
 there, one JSON object a line. Imported by the tests for its constants; run as a script, it serves until stdin ends.
@@ -15,6 +18,11 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 OSC52 = "\x1b]52;c;cHduZWQ=\x07"
 """Writes `pwned` to the clipboard."""
@@ -60,7 +68,7 @@ def _text(text: str, error: bool = False) -> dict[str, object]:
     return {"content": [{"type": "text", "text": text}], "isError": error}
 
 
-def _answer(method: str, params: dict[str, object], options: dict[str, str]) -> tuple[str, object]:
+def answer(method: str, params: dict[str, object], options: dict[str, str]) -> tuple[str, object]:
     """("result", value), ("error", value) or ("raw", the result's JSON text) for one request."""
     secrets = f"token {TOKEN} password={PASSWORD}"
     if method == "initialize":
@@ -76,13 +84,14 @@ def _answer(method: str, params: dict[str, object], options: dict[str, str]) -> 
     if method == "tools/call":
         name, arguments = params.get("name"), params.get("arguments")
         if name == "get-env":
-            values = " ".join(sorted(os.environ.values(), key=len))  # bare too, where no key names them
-            return "result", _text(f"{secrets} {values} {json.dumps(dict(os.environ))}")
+            values = " ".join(value for name, value in os.environ.items() if name != "PATH")  # bare, no key naming them
+            return "result", _text(f"{values} {secrets} {json.dumps(dict(os.environ))}")
         if name == "flaky":
             meta = options.get("meta", "{}")
             return "raw", f'{{"content": [{{"type": "text", "text": "Try later."}}], "isError": true, "_meta": {meta}}}'
         if name == TOOL:
-            return "result", _text(f"found {json.dumps(arguments)}{HOSTILE} {secrets}", error=arguments == {"q": "x"})
+            said = f"found {json.dumps(arguments)} {options.get('credential', '')}{HOSTILE} {secrets}"
+            return "result", _text(said, error=arguments == {"q": "x"})
         return "error", {"code": -32602, "message": f"Unknown tool{HOSTILE} {secrets}", "data": {"why": HOSTILE}}
     if method == "resources/list":
         return "result", {"resources": [{"uri": URI, "name": "notes" + HOSTILE, "mimeType": "text/plain" + HOSTILE}]}
@@ -118,12 +127,12 @@ def main(argv: list[str]) -> None:
             message = json.loads(line)
             method, params, ident = message.get("method"), message.get("params") or {}, message.get("id")
         except (ValueError, AttributeError):
-            answer = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error" + HOSTILE}}
-            print(json.dumps(answer), flush=True)
+            refusal = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error" + HOSTILE}}
+            print(json.dumps(refusal), flush=True)
             continue
         if ident is None or not isinstance(params, dict):
             continue  # a notification
-        kind, value = _answer(str(method), params, options)
+        kind, value = answer(str(method), params, options)
         if stray and method == "tools/call":
             stray = False
             print(f"a stray line{HOSTILE} {TOKEN}", flush=True)  # not JSON-RPC: stdout belongs to the protocol
@@ -131,6 +140,65 @@ def main(argv: list[str]) -> None:
             print(f'{{"jsonrpc": "2.0", "id": {json.dumps(ident)}, "result": {value}}}', flush=True)
         else:
             print(json.dumps({"jsonrpc": "2.0", "id": ident, kind: value}), flush=True)
+
+
+class _HTTP(BaseHTTPRequestHandler):
+    headers_seen: ClassVar[list[dict[str, str]]] = []
+
+    def do_POST(self) -> None:
+        self.headers_seen.append(dict(self.headers))
+        try:
+            message = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))))
+        except ValueError:
+            message = None
+        if not isinstance(message, dict) or "method" not in message:
+            self._send(
+                400,
+                "application/json",
+                b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}',
+            )
+            return
+        if message.get("id") is None:
+            self._send(202, "application/json", b"")
+            return
+        credential = self.headers.get("Authorization", "").split()[-1:]  # echoed bare, as a careless server does
+        kind, value = answer(str(message["method"]), message.get("params") or {}, {"credential": " ".join(credential)})
+        result = value if kind == "raw" else json.dumps(value)
+        key = "result" if kind == "raw" else kind
+        body = f'{{"jsonrpc": "2.0", "id": {json.dumps(message["id"])}, "{key}": {result}}}'
+        unknown = f"event: unknown{HOSTILE.replace(chr(13), '')}\ndata: {{}}\n\n"
+        self._send(200, "text/event-stream", f"{unknown}event: message\ndata: {body}\n\n".encode())
+
+    def do_GET(self) -> None:
+        self._send(405, "text/plain", b"")
+
+    def do_DELETE(self) -> None:
+        self._send(405, "text/plain", b"")
+
+    def _send(self, status: int, kind: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def http_server() -> Iterator[tuple[str, list[dict[str, str]]]]:
+    """The hostile server over streamable HTTP: its URL, and the headers of each request it got."""
+    handler = type("Handler", (_HTTP,), {"headers_seen": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/mcp", handler.headers_seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
 
 
 if __name__ == "__main__":

@@ -97,6 +97,24 @@ def test_no_control_a_server_sends_reaches_the_terminal_through_audit(tmp_path: 
     assert out.startswith("{") and json.loads(out)["server"]["name"] == hostile.NAME, "JSON reads them back"
 
 
+def test_no_control_a_server_sends_reaches_the_terminal_through_audit_over_http(tmp_path: Path) -> None:
+    """The same server over streamable HTTP, each answer after an SSE event of a hostile name, which the mcp SDK
+    logs as it came ("Unknown SSE event: ..."): the log line is escaped too. The bearer token given with `--header`
+    reaches the server, which echoes it bare in its answers; it is in no output."""
+    token = "plain-header-credential"  # no shape a scrubber knows: masked as the value `--header` gave
+    page = tmp_path / "audit.html"
+    with hostile.http_server() as (url, seen):
+        code, out, err = run("audit", url, "--header", f"Authorization: Bearer {token}", "--html", page)
+        json_code, as_json, json_err = run("audit", url, "--header", f"Authorization: Bearer {token}", "--json")
+    assert code == json_code == 1, err + json_err
+    assert "Unknown SSE event: unknown\\x1b]52;c;cHduZWQ=\\x07" in err, "the SDK's log line, escaped"
+    for text in (out + err, as_json + json_err, page.read_text(encoding="utf-8")):
+        assert raw_controls(text) == [], f"raw controls reached the terminal: {text!r}"[:3000]
+        assert token not in text
+    assert shows_escaped(out) and shows_escaped(as_json)
+    assert all(headers.get("Authorization") == f"Bearer {token}" for headers in seen), "every request carried it"
+
+
 CALLER_TOKEN = "ghp_" + "CallerPlantedK3x9" + "0123456789abcdefABC"
 CANARY = "canary-7f3a9c-the-callers-own"
 GIVEN = "plain-words-value-123"

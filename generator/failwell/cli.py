@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperArgument, TyperCommand
 
-from .client.terminal import visible
+from .client.terminal import escape_logs, visible
 from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE, FailwellError, spec_error
 from .version import VERSION
 
@@ -94,6 +94,7 @@ def _main(
 
 
 def _run(action: Callable[[], int | None]) -> None:
+    escape_logs()  # the mcp SDK's log lines (a server's stray stdout, an unknown notification) escaped too
     try:
         code = action() or 0
     except FailwellError as exc:

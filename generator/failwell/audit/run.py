@@ -20,7 +20,6 @@ from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from ..client.launch import is_secret
-from ..client.terminal import escape_logs
 from ..errors import FailwellError
 from ..spec.messages import runtime
 from .findings import Finding, Report
@@ -186,7 +185,6 @@ async def audit_async(target: Target, options: Options) -> Report:
     report = Report(target=target.name, transport="http" if target.url else "stdio")
     mask = masker(known_secrets(target))
     noise: list[str] = []
-    escape_logs()
     logging.getLogger("mcp.client.stdio").setLevel(logging.CRITICAL)  # stdout noise is a finding, not a log line
     connected, timed_out = anyio.Event(), False
 

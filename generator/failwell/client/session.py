@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import FailwellError
 from .launch import Launch
-from .terminal import escape_logs, visible
+from .terminal import visible
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -119,7 +119,6 @@ def _run(server: Launch, action: Callable[[Client], Awaitable[T]]) -> T:
         raise FailwellError(
             "this needs the mcp client: run it from the project's environment, or pip install 'failwell[client]'"
         ) from None
-    escape_logs()
     with tempfile.TemporaryDirectory(prefix="failwell-call-") as folder:
         status = Path(folder) / "status"
         params = StdioServerParameters(

@@ -2,11 +2,11 @@
 stderr lines (and a spec's or a document's words) with every character a terminal acts on made visible, so a
 hostile server cannot write the clipboard (OSC 52), set the title (OSC 0), plant a link (OSC 8), clear the
 screen to hide a finding (`ESC[2J`), or reorder what is read (bidi controls). Every line the CLI prints goes
-through `visible`, and so do the server's stderr and the mcp SDK's log lines (`escape_logs`)."""
+through `visible`, and so do the server's stderr and, once the CLI has called `escape_logs`, the mcp SDK's log
+lines."""
 
 from __future__ import annotations
 
-import logging
 import re
 import sys
 
@@ -31,22 +31,25 @@ def visible(text: str, *, one_line: bool = False) -> str:
     return _BREAKS.sub(_escaped, text) if one_line else text
 
 
-class _VisibleHandler(logging.Handler):
-    """What Python's last-resort handler prints (on the stderr of the moment, WARNING and above), escaped."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            sys.stderr.write(visible(self.format(record)) + "\n")
-        except Exception:
-            self.handleError(record)
-
-
 def escape_logs(name: str = "mcp") -> None:
     """The `name` logger's records (the mcp SDK's: an unknown notification's method, a stray stdout line) printed
-    escaped, as Python's last resort would print them otherwise."""
+    escaped, on the stderr of the moment, WARNING and above, as Python's last resort would print them otherwise.
+    For the CLI's process (it stops their propagation), never a library's caller."""
+    import logging
+
+    class Visible(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            try:
+                sys.stderr.write(visible(self.format(record)) + "\n")
+            except Exception:
+                self.handleError(record)
+
     logger = logging.getLogger(name)
-    if not any(isinstance(handler, _VisibleHandler) for handler in logger.handlers):
-        handler = _VisibleHandler()
-        handler.setLevel(logging.WARNING)
+    if not any(handler.get_name() == _HANDLER for handler in logger.handlers):
+        handler = Visible(logging.WARNING)
+        handler.set_name(_HANDLER)
         logger.addHandler(handler)
         logger.propagate = False
+
+
+_HANDLER = "failwell-visible"

@@ -87,7 +87,7 @@ def test_no_control_a_server_sends_reaches_the_terminal(project: Path, command: 
     assert shows_escaped(out + err), f"the server's text, its controls escaped: {out + err!r}"[:3000]
     assert "starting\\x1b]52;c;cHduZWQ=\\x07" in err, "the server's own stderr line, escaped"
     if "--json" in COMMANDS[command]:
-        assert [tool["name"] for tool in json.loads(out)][0] == hostile.TOOL, "JSON stays JSON: its own escapes"
+        assert json.loads(out)[0]["name"] == hostile.TOOL, "JSON stays JSON: its own escapes"
 
 
 def test_no_control_a_server_sends_reaches_the_terminal_through_audit(tmp_path: Path) -> None:

@@ -231,7 +231,9 @@ def test_a_sloppy_server_is_caught_and_its_write_tool_never_called(tmp_path: Pat
     script, calls = tmp_path / "sloppy.py", tmp_path / "calls.txt"
     script.write_text(SLOPPY)
     out_json = tmp_path / "report.json"
-    code, out, err = run("--json", "--env", f"CALLS_FILE={calls}", "--", sys.executable, str(script))
+    # the server gets PATH, HOME, LANG and --env alone from this shell: unbuffered, the stray print comes at once
+    unbuffered = ["--env", "PYTHONUNBUFFERED=1"]
+    code, out, err = run("--json", "--env", f"CALLS_FILE={calls}", *unbuffered, "--", sys.executable, str(script))
     out_json.write_text(out)
     assert code == 1, err
     data = json.loads(out)

@@ -277,3 +277,44 @@ async def test_call_tool_pages_the_annotations_with_a_client_session_as_with_a_c
             result = await attempt(session, "lookup", {"name": "x"}, budget_s=20, base_delay_s=0.01)
     assert isinstance(result, CallToolResult) and not result.is_error, result
     assert calls.read_text().splitlines() == ["call lookup", "list None", "list page-2", "call lookup"]
+
+
+ENVELOPE = '{"class": "upstream_unavailable", "failure": "upstream", "retryable": true, "retry_after_s": %s}'
+DRAFT = '{"class": "reliability", "code": "upstream", "retryable": true, "retryNotBefore": %s, "correlationId": "c-1"}'
+
+
+@pytest.mark.parametrize(
+    ("meta", "waits"),
+    [
+        (f'{{"{ENVELOPE_KEY}": {ENVELOPE % "1e308"}}}', True),
+        (f'{{"{ENVELOPE_KEY}": {ENVELOPE % "1e999"}}}', False),
+        (f'{{"{ENVELOPE_KEY}": {ENVELOPE % "Infinity"}}}', False),
+        (f'{{"{ENVELOPE_KEY}": {ENVELOPE % "NaN"}}}', False),
+        (f'{{"{ENVELOPE_KEY}": {ENVELOPE % "-5"}}}', False),
+        (f'{{"{ENVELOPE_KEY}": {ENVELOPE % "-1e308"}}}', False),
+        (f'{{"{TOOL_FAILURE_KEY}": {DRAFT % "1e308"}}}', True),
+        (f'{{"{TOOL_FAILURE_KEY}": {DRAFT % "-1"}}}', False),
+        (f'{{"{TOOL_FAILURE_KEY}": {DRAFT % "NaN"}}}', False),
+    ],
+    ids=["1e308", "1e999", "Infinity", "NaN", "-5", "-1e308", "draft-1e308", "draft--1", "draft-NaN"],
+)
+async def test_a_wait_no_clock_can_keep_is_capped_or_absent_and_the_failure_is_raised(meta: str, waits: bool) -> None:
+    """Issue 39, point 10: a hostile server's numbers, sent verbatim. A huge wait is read as a day at most, past
+    the budget, so the failure is raised at once; a negative or non-finite one as absent, so the retries go on
+    their backoff. Either way the caller gets a ToolFailure, never OverflowError."""
+    from hostile_server import __file__ as hostile
+
+    params = StdioServerParameters(command=sys.executable, args=[hostile, "--meta", meta])
+    started = time.time()
+    async with Client(params) as session:  # type: ignore[arg-type]
+        failure = await attempt(session, "flaky", {}, max_attempts=2, budget_s=15, base_delay_s=0.01)
+    assert isinstance(failure, ReliabilityFailure), failure
+    assert failure.retryable and failure.text == "Try later."
+    if waits:
+        assert failure.retry_not_before is not None
+        assert started * 1000 < failure.retry_not_before <= (time.time() + 86_400) * 1000, "a day at most"
+        assert len(failure.attempts) == 1 and "budget" in failure.gave_up, "raised at once, not waited on"
+    else:
+        assert failure.retry_not_before is None, "read as absent"
+        assert len(failure.attempts) == 2 and failure.gave_up == "2 attempts made", "retried on its backoff"
+    assert time.time() - started < 15

@@ -178,3 +178,23 @@ def test_the_checks_see_a_cycle_and_a_backward_import() -> None:
     assert backward(broken) == ["failwell.spec.naming (spec) imports failwell.build.model (build)"]
     assert cycles(broken) != []
     assert cycles({"failwell.spec": {"failwell.spec.load"}, "failwell.spec.load": {"failwell.spec"}}) == []
+
+
+def test_every_line_the_cli_prints_goes_through_its_one_escape() -> None:
+    """Issue 39, point 3: outside text reaches a terminal only through `visible`, in one place: cli.py's `echo`.
+    A `typer.echo`, `click.echo`, `print` or write to sys.stdout/stderr elsewhere in cli.py (a command added later,
+    a merge) would bypass it; so would a write to sys.stderr in client/session.py but the server's stderr relay."""
+    source = (PACKAGE / "cli.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    bypasses = []
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef) or function.name == "echo":
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call):
+                called = ast.unparse(node.func)
+                if called in ("typer.echo", "click.echo", "typer.secho", "print") or called.startswith("sys.std"):
+                    bypasses.append(f"cli.py:{node.lineno}: {called}")
+    assert bypasses == []
+    session = (PACKAGE / "client" / "session.py").read_text(encoding="utf-8")
+    assert re.findall(r"sys\.std\w+\.write\((.*)\)", session) == ["visible(errlog.read())"]

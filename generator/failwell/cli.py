@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperArgument, TyperCommand
 
+from .client.terminal import escape_logs, visible
 from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE, FailwellError, spec_error
 from .version import VERSION
 
@@ -56,9 +57,15 @@ class _Command(TyperCommand):
                 param.__class__ = _Argument
 
 
+def echo(message: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """Print one message. Every line the CLI prints goes through here, so no control character from outside text
+    (a server's names, answers, errors; a spec's or a document's words) reaches the terminal raw (`visible`)."""
+    typer.echo(visible(message), err=err, nl=nl)
+
+
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"failwell {VERSION}")
+        echo(f"failwell {VERSION}")
         raise typer.Exit()
 
 
@@ -87,15 +94,16 @@ def _main(
 
 
 def _run(action: Callable[[], int | None]) -> None:
+    escape_logs()  # the mcp SDK's log lines (a server's stray stdout, an unknown notification) escaped too
     try:
         code = action() or 0
     except FailwellError as exc:
         for diagnostic in exc.diagnostics:
-            typer.echo(str(diagnostic))
-        typer.echo(f"failwell: {exc.message}", err=True)
+            echo(str(diagnostic))
+        echo(f"failwell: {exc.message}", err=True)
         raise typer.Exit(exc.exit_code) from None
     except Exception as exc:  # a bug in failwell, whatever the spec: one line to report, never a traceback
-        typer.echo(f"failwell: {INTERNAL_ERROR} ({exc.__class__.__name__})", err=True)
+        echo(f"failwell: {INTERNAL_ERROR} ({exc.__class__.__name__})", err=True)
         raise typer.Exit(INTERNAL_EXIT_CODE) from None
     raise typer.Exit(code)
 
@@ -123,8 +131,8 @@ def validate_command(
 
         found = find_spec(spec)
         for diagnostic in validate(found, strict=strict):
-            typer.echo(str(diagnostic))
-        typer.echo(f"failwell: {found} is valid", err=True)
+            echo(str(diagnostic))
+        echo(f"failwell: {found} is valid", err=True)
 
     _run(action)
 
@@ -156,9 +164,9 @@ def new_command(
 
         result = new(dest, spec, name)
         _print_diagnostics(result)
-        typer.echo(f"failwell: created {len(result.plan.create)} files in {dest}. Next:", err=True)
+        echo(f"failwell: created {len(result.plan.create)} files in {dest}. Next:", err=True)
         for step in next_steps(dest):
-            typer.echo(f"  {step}", err=True)
+            echo(f"  {step}", err=True)
 
     _run(action)
 
@@ -223,47 +231,47 @@ def generate_command(
 
 def _print_diagnostics(result: Result) -> None:
     for diagnostic in result.diagnostics:
-        typer.echo(str(diagnostic))
+        echo(str(diagnostic))
 
 
 def _report(result: Result, check: bool) -> int:
     plan = result.plan
     _print_diagnostics(result)
     for warning in result.warnings:
-        typer.echo(f"failwell: {warning}", err=True)
+        echo(f"failwell: {warning}", err=True)
     for note in result.orphan_notes:
-        typer.echo(f"failwell: {note}", err=True)
+        echo(f"failwell: {note}", err=True)
     for line in result.errors:
-        typer.echo(line)
+        echo(line)
     if result.errors:
-        typer.echo(
+        echo(
             f"failwell: {len(result.errors)} import(s) of what _generated/ does not have: the server cannot start "
             "until each is fixed",
             err=True,
         )
     if result.diff:
-        typer.echo(result.diff, nl=False)
+        echo(result.diff, nl=False)
     if check:
         edited = set(result.edited)
         for relative in plan.stale:
-            typer.echo(f"{'edited by hand' if relative in edited else 'stale'}: {relative}")
+            echo(f"{'edited by hand' if relative in edited else 'stale'}: {relative}")
         for kind, name, relative in result.stubs:
-            typer.echo(f"stub: {relative} ({kind} {name})")
+            echo(f"stub: {relative} ({kind} {name})")
         if plan.stale:
-            typer.echo(f"failwell: {len(plan.stale)} file(s) are stale; run `failwell generate`", err=True)
+            echo(f"failwell: {len(plan.stale)} file(s) are stale; run `failwell generate`", err=True)
         if result.stubs:
-            typer.echo(f"failwell: {stub_advice(result.stubs)}", err=True)
+            echo(f"failwell: {stub_advice(result.stubs)}", err=True)
         if plan.stale or result.stubs or result.errors:
             return 1
-        typer.echo("failwell: generated files are up to date", err=True)
+        echo("failwell: generated files are up to date", err=True)
         return 0
     if result.stubs:
-        typer.echo(f"failwell: {stub_advice(result.stubs)}", err=True)
+        echo(f"failwell: {stub_advice(result.stubs)}", err=True)
     for label, group in (("wrote", plan.write), ("created", plan.create), ("removed", plan.delete)):
         for relative in group:
-            typer.echo(f"{label}: {relative}")
+            echo(f"{label}: {relative}")
     if not plan.stale:
-        typer.echo(
+        echo(
             "failwell: already up to date" + (" (nothing changed since the last generate)" if result.skipped else ""),
             err=True,
         )
@@ -394,7 +402,7 @@ def install_command(
         if name:
             server = replace(server, name=name)
         if client_name == "mcp-json":
-            typer.echo(document(client_name, server), nl=False)
+            echo(document(client_name, server), nl=False)
             return
         path = config_path(client_name, _platform(), Path.home(), os.environ, server.project, scope)
         shared = (scope or chosen.scopes[0]) == "project"
@@ -404,30 +412,30 @@ def install_command(
             client_name, server, path, force=force, dry_run=dry_run, project=server.project if shared else None
         )
         if change.diff:
-            typer.echo(change.diff, nl=False)
+            echo(change.diff, nl=False)
         if not dry_run:
             write_config(server)  # what `failwell call`, `tools`, `read` and `prompt` start the server with
         label = chosen.name
         if change.status == "unchanged":
-            typer.echo(f"failwell: {path} already starts {server.name} this way; nothing to do", err=True)
+            echo(f"failwell: {path} already starts {server.name} this way; nothing to do", err=True)
         elif dry_run:
-            typer.echo(f"failwell: would have {change.status} {path}; nothing was written", err=True)
+            echo(f"failwell: would have {change.status} {path}; nothing was written", err=True)
         else:
             kept = f" (the previous file is {change.backup})" if change.backup else ""
-            typer.echo(f"failwell: {change.status} {path}{kept}; restart {label} to load {server.name}", err=True)
+            echo(f"failwell: {change.status} {path}{kept}; restart {label} to load {server.name}", err=True)
         if shared:
             for note in portability_notes(client_name, server):
-                typer.echo(f"failwell: {path.name} is made to be shared: {note}", err=True)
+                echo(f"failwell: {path.name} is made to be shared: {note}", err=True)
         if change.secrets and shared:
             names = ", ".join(change.secrets)
-            typer.echo(
+            echo(
                 f"failwell: {names} hold secrets, and {path.name} is made to be committed: it reads them from "
                 f"{label}'s environment instead ({', '.join(reference(client_name, n) for n in change.secrets)}); "
                 f"export {' '.join(f'{n}=...' for n in change.secrets)} in the shell or profile that starts {label}",
                 err=True,
             )
         if change.tightened:
-            typer.echo(
+            echo(
                 f"failwell: {change.path} now holds a secret, so it is readable by you alone now (mode 0600; "
                 "it was readable by others)",
                 err=True,
@@ -468,11 +476,11 @@ def dev_command(
         config = write_config(server)
         argv = inspector_command(server, config)
         if show:
-            typer.echo(shlex.join(argv))
+            echo(shlex.join(argv))
             if problem:
-                typer.echo(f"failwell: warning: {problem}", err=True)
+                echo(f"failwell: warning: {problem}", err=True)
             return 0
-        typer.echo(f"failwell: {shlex.join(argv)}", err=True)
+        echo(f"failwell: {shlex.join(argv)}", err=True)
         return subprocess.run(argv, check=False).returncode
 
     _run(action)
@@ -500,11 +508,11 @@ def tools_command(
 
         tools = list_tools(_client_launch(project, env, uv, arg, quiet, verbose), verbose=verbose)
         if as_json:
-            typer.echo(json.dumps(tools, indent=2, ensure_ascii=False))
+            echo(json.dumps(tools, indent=2, ensure_ascii=False))
             return
         for tool in tools:
             arguments = ", ".join(tool.get("inputSchema", {}).get("properties", {})) or "no arguments"
-            typer.echo(tool["name"] if quiet else f"{tool['name']}({arguments}): {tool.get('description', '')}")
+            echo(tool["name"] if quiet else f"{tool['name']}({arguments}): {tool.get('description', '')}")
 
     _run(action)
 
@@ -552,22 +560,22 @@ def call_command(
 
         texts = split_pairs(arguments or [])
         server = _client_launch(project, env, uv, arg, quiet, verbose)
-        note = (lambda line: None) if quiet else (lambda line: typer.echo(f"failwell: note: {line}", err=True))
+        note = (lambda line: None) if quiet else (lambda line: echo(f"failwell: note: {line}", err=True))
         result = call_tool(server, tool, texts, verbose=verbose, note=note)
         failed = bool(result.get("isError"))
         if as_json:
-            typer.echo(json.dumps(result, indent=2, ensure_ascii=False))
+            echo(json.dumps(result, indent=2, ensure_ascii=False))
             return 1 if failed else 0
         if not quiet:
-            typer.echo(f"isError: {str(failed).lower()}")
+            echo(f"isError: {str(failed).lower()}")
         for block in result.get("content", []):
-            typer.echo(block["text"] if block.get("type") == "text" else json.dumps(block))
+            echo(block["text"] if block.get("type") == "text" else json.dumps(block))
         if quiet:
             return 1 if failed else 0
         if "structuredContent" in result:
-            typer.echo("structuredContent: " + json.dumps(result["structuredContent"], ensure_ascii=False))
+            echo("structuredContent: " + json.dumps(result["structuredContent"], ensure_ascii=False))
         if "_meta" in result:
-            typer.echo("_meta: " + json.dumps(result["_meta"], ensure_ascii=False))
+            echo("_meta: " + json.dumps(result["_meta"], ensure_ascii=False))
         return 1 if failed else 0
 
     _run(action)
@@ -599,19 +607,19 @@ def read_command(
 
         answer = read_resource(_client_launch(project, env, uv, arg, quiet, verbose), uri, verbose=verbose)
         if as_json:
-            typer.echo(json.dumps(answer, indent=2, ensure_ascii=False))
+            echo(json.dumps(answer, indent=2, ensure_ascii=False))
             return 1 if "error" in answer else 0
         if "error" in answer:
             return _print_error(answer["error"])
         for content in answer.get("contents", []):
             if quiet:
-                typer.echo(content.get("text", content.get("blob", "")))
+                echo(content.get("text", content.get("blob", "")))
                 continue
-            typer.echo(f"{content.get('uri', uri)} ({content.get('mimeType', 'no MIME type')})")
+            echo(f"{content.get('uri', uri)} ({content.get('mimeType', 'no MIME type')})")
             if "text" in content:
-                typer.echo(content["text"])
+                echo(content["text"])
             else:
-                typer.echo(f"[{len(content.get('blob', ''))} characters of base64]")
+                echo(f"[{len(content.get('blob', ''))} characters of base64]")
         return 0
 
     _run(action)
@@ -649,24 +657,24 @@ def prompt_command(
         server = _client_launch(project, env, uv, arg, quiet, verbose)
         answer = get_prompt(server, name, texts, verbose=verbose)
         if as_json:
-            typer.echo(json.dumps(answer, indent=2, ensure_ascii=False))
+            echo(json.dumps(answer, indent=2, ensure_ascii=False))
             return 1 if "error" in answer else 0
         if "error" in answer:
             return _print_error(answer["error"])
         for message in answer.get("messages", []):
             content = message.get("content", {})
             text = content["text"] if content.get("type") == "text" else json.dumps(content, ensure_ascii=False)
-            typer.echo(text if quiet else f"{message.get('role', '?')}: {text}")
+            echo(text if quiet else f"{message.get('role', '?')}: {text}")
         return 0
 
     _run(action)
 
 
 def _print_error(error: dict[str, Any]) -> int:
-    typer.echo(f"error: {error.get('code')}")
-    typer.echo(str(error.get("message", "")))
+    echo(f"error: {error.get('code')}")
+    echo(str(error.get("message", "")))
     if "data" in error:
-        typer.echo("data: " + json.dumps(error["data"], ensure_ascii=False))
+        echo("data: " + json.dumps(error["data"], ensure_ascii=False))
     return 1
 
 
@@ -686,7 +694,11 @@ def audit_command(
     ] = None,
     env: Annotated[
         list[str] | None,
-        typer.Option("--env", metavar="KEY=VALUE", help="A variable for a stdio server (repeat)."),
+        typer.Option(
+            "--env",
+            metavar="KEY=VALUE",
+            help="A variable for a stdio server (repeat); it gets only PATH, HOME and LANG from this shell.",
+        ),
     ] = None,
     allow_writes: Annotated[
         bool,
@@ -745,20 +757,18 @@ def audit_command(
                 raise FailwellError(f"--env {item!r}: write it as KEY=VALUE")
             variables[key] = value
         is_url = len(words) == 1 and words[0].startswith(("http://", "https://"))
-        where = (
-            Target(url=words[0], headers=headers) if is_url else Target(command=words, env={**os.environ, **variables})
-        )
+        where = Target(url=words[0], headers=headers) if is_url else Target(command=words, env=variables)
         report = audit(where, Options(allow_writes=allow_writes, call_reads=call_reads, timeout_s=timeout))
-        typer.echo(report_json(report) if as_json else terminal(report), nl=False)
+        echo(report_json(report) if as_json else terminal(report), nl=False)
         if html_path is not None:
             safewrite.write(html_path, as_html(report).encode())
-            typer.echo(f"wrote {html_path}", err=True)
+            echo(f"wrote {html_path}", err=True)
         if write_spec is not None:
             text = draft(report)
             if any(found.severity == "error" for found in diagnose(text, str(write_spec))):
                 raise spec_error(diagnose(text, str(write_spec)))  # checked before writing: nothing was written
             safewrite.write(write_spec, text.encode())
-            typer.echo(f"wrote {write_spec}: a draft that validates; declare each tool's failures", err=True)
+            echo(f"wrote {write_spec}: a draft that validates; declare each tool's failures", err=True)
         return 1 if report.errors or (strict and report.warnings) else 0
 
     _run(action)
@@ -795,7 +805,7 @@ def messages_command(
         from .spec.wording import render_rows
 
         rows = review(find_spec(spec))
-        typer.echo(render_rows(rows, format.value), nl=False)
+        echo(render_rows(rows, format.value), nl=False)
         problems = [row for row in rows if row.problems]
         return 1 if strict and problems else 0
 
@@ -907,53 +917,51 @@ def import_openapi_command(
             raise FailwellError(f"{dest} is not empty and has no failwell.yaml; import into a new folder")
         result = import_openapi(document_source, dest, selection, name=name, existing=existing)
         for warning in result.warnings:
-            typer.echo(f"failwell: warning: {warning}", err=True)
+            echo(f"failwell: warning: {warning}", err=True)
         shown = None if verbose else SHOWN_FINDINGS
         for finding in result.findings[:shown]:
-            typer.echo(f"{document_source}: {finding}")
+            echo(f"{document_source}: {finding}")
         for note in result.notes[:shown]:
-            typer.echo(f"{document_source}: note: {note}")
+            echo(f"{document_source}: note: {note}")
         hidden = max(0, len(result.findings) - SHOWN_FINDINGS) + max(0, len(result.notes) - SHOWN_FINDINGS)
         if hidden and not verbose:
             counts = Counter(finding.code for finding in result.findings)
             summary_by_code = ", ".join(f"{code} {count}" for code, count in sorted(counts.items()))
-            typer.echo(
+            echo(
                 f"failwell: {hidden} more finding(s) and note(s) not shown (--verbose shows all): {summary_by_code}, "
                 f"notes {len(result.notes)}",
                 err=True,
             )
         for skipped in result.skipped:
-            typer.echo(f"{document_source}: not mapped: {skipped}")
+            echo(f"{document_source}: not mapped: {skipped}")
         summary = (
             f"failwell: {len(result.tools)} tool(s) from {result.operations} operation(s) in {result.seconds:.2f} s; "
             f"the tool list is about {result.tokens:,} tokens (characters / 4)"
         )
-        typer.echo(summary, err=True)
+        echo(summary, err=True)
         if existing is not None:
             text = result.diff()
             if text:
-                typer.echo(text, nl=False)
+                echo(text, nl=False)
             for tool in result.added:
-                typer.echo(f"failwell: added {tool}", err=True)
+                echo(f"failwell: added {tool}", err=True)
             for line in result.moved:
                 tool = line.split(":")[0]
-                typer.echo(
+                echo(
                     f"failwell: {line}. Your handler src/{result.package}/handlers/{tool}.py was kept: add them to its "
                     "WHERE (or delete it and import again to have it written anew)",
                     err=True,
                 )
             for tool in result.removed:
-                typer.echo(
-                    f"failwell: removed {tool} (its operation is no longer selected; its handler is kept)", err=True
-                )
+                echo(f"failwell: removed {tool} (its operation is no longer selected; its handler is kept)", err=True)
         if check:
             if existing is None:
-                typer.echo(f"failwell: {dest} has no failwell.yaml: the import would create the project", err=True)
+                echo(f"failwell: {dest} has no failwell.yaml: the import would create the project", err=True)
                 return 1
             if result.changed:
-                typer.echo("failwell: a re-import would change the project; run it without --check", err=True)
+                echo("failwell: a re-import would change the project; run it without --check", err=True)
                 return 1
-            typer.echo("failwell: the project is up to date with the document", err=True)
+            echo("failwell: the project is up to date with the document", err=True)
             return 0
         if existing is None:
             import tempfile
@@ -964,10 +972,8 @@ def import_openapi_command(
                 created = new(dest, draft)
             _write_handlers(dest, result.handlers)
             for diagnostic in validate(spec_path):  # its warnings (FW301 drafts), where the file now is
-                typer.echo(str(diagnostic))
-            typer.echo(
-                f"failwell: created {len(created.plan.create)} files in {dest}; the handlers call the API", err=True
-            )
+                echo(str(diagnostic))
+            echo(f"failwell: created {len(created.plan.create)} files in {dest}; the handlers call the API", err=True)
         else:
             safewrite.write(spec_path, result.spec_text.encode(), root=dest)
             _write_handlers(dest, result.handlers)
@@ -987,7 +993,7 @@ def schema_command() -> None:
     """
     from . import schema
 
-    typer.echo(json.dumps(schema(), indent=2))
+    echo(json.dumps(schema(), indent=2))
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from ..client.terminal import visible
 from ..spec import naming
 from .findings import Report
 
@@ -32,10 +33,15 @@ _TYPES = ("string", "integer", "number", "boolean", "array", "object")
 _NAME = re.compile(r"[^a-z0-9_-]+")
 
 
+MAX_NAME = 64
+"""The longest name a spec takes (a server's, a tool's, a field's)."""
+
+
 def server_name(report: Report) -> str:
-    """The server's name as a spec takes it (lowercase letters, digits, `-` and `_`, starting with a letter)."""
+    """The server's name as a spec takes it (lowercase letters, digits, `-` and `_`, starting with a letter, at
+    most 64 characters)."""
     name = _NAME.sub("-", str(report.server.get("name") or "server").lower()).strip("-_")
-    name = re.sub(r"^[^a-z]+", "", name)
+    name = re.sub(r"^[^a-z]+", "", name)[:MAX_NAME].rstrip("-_")
     return name or "server"
 
 
@@ -64,7 +70,7 @@ def fitted(name: str, fits: Any, taken: set[str]) -> str:
     is (`oldText` -> `old_text`, `from` -> `from_value`); the Python name chosen is added to `taken`."""
     base = re.sub(r"^[^a-z]+", "", naming.python_name(name))[:50].strip("_") or "field"
     candidate, count = name, 1
-    while len(candidate) > 64 or not fits(candidate) or naming.python_name(candidate) in taken:
+    while len(candidate) > MAX_NAME or not fits(candidate) or naming.python_name(candidate) in taken:
         count += 1
         candidate = base if count == 2 else f"{base}_value" if count == 3 else f"named_{base}_{count}"
     taken.add(naming.python_name(candidate))
@@ -185,36 +191,60 @@ def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[st
 
 def draft(report: Report) -> str:
     """The draft spec's text: YAML with a comment on each tool saying what to fill in."""
-    description = f"{server_name(report)}, as `failwell audit` listed it."
+    server = server_name(report)
+    description = f"{server}, as `failwell audit` listed it."
+    listed_name = str(report.server.get("name") or "")
     tools: dict[str, Any] = {}
     renames: dict[str, list[str]] = {}
     taken: set[str] = set()
-    for listed in report.tools:
+    for listed in map(_shown, report.tools):
         name = fitted(str(listed["name"]), _tool_fits, taken)
         renames[name] = [f"the tool `{listed['name']}` as `{name}`"] if name != listed["name"] else []
         tools[name] = tool(listed, renames[name])
     spec: dict[str, Any] = {
         "failwell": 1,
-        "server": {"name": server_name(report), "version": version(report), "description": description},
+        "server": {"name": server, "version": version(report), "description": description},
         "tools": tools,
     }
     text = yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=110)
     lines = [
-        f"# A DRAFT written by `failwell audit --write-spec` from what {report.target} listed.",
+        f"# A DRAFT written by `failwell audit --write-spec` from what {_comment(report.target)} listed.",
         "# Check each tool's effect and fields, then declare the ways each tool fails (the lines marked DRAFT),",
         "# and run `failwell new DEST --spec THIS_FILE` to generate the server, hardened.",
     ]
     for line in text.splitlines():
         lines.append(line)
-        name = line.strip().rstrip(":")
-        if line.startswith("  ") and not line.startswith("   ") and line.endswith(":") and name in spec["tools"]:
+        key = line.strip().rstrip(":")
+        if line == f"  name: {server}" and listed_name and listed_name != server:
+            lines.append(
+                f"  # DRAFT: renamed to a name a spec takes: the server `{_comment(listed_name)}` as `{server}`"
+            )
+        if line.startswith("  ") and not line.startswith("   ") and line.endswith(":") and key in spec["tools"]:
             lines.append(
                 "    # DRAFT: declare its failures: `failures: {name: {class: not_found, message: ...}}`, one per way "
                 "it can fail"
             )
-            if renames[name]:
+            if renames[key]:
                 lines.append(
                     "    # DRAFT: renamed to names a spec takes, so clients will see the new ones: "
-                    + ", ".join(renames[name])
+                    + _comment(", ".join(renames[key]))
                 )
     return "\n".join(lines) + "\n"
+
+
+def _shown(value: Any) -> Any:
+    """A listing with each control character in its texts (keys too) written as its escape (`visible`): a spec
+    takes none (FW027), and the person reading the draft sees what the server sent."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, Mapping):
+        return {_shown(key): _shown(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shown(item) for item in value]
+    return value
+
+
+def _comment(text: str) -> str:
+    """Outside text (a name a server listed, the audited command) as one line of a YAML comment: no line break
+    ends it, no control reaches a terminal that shows the file."""
+    return visible(text, one_line=True)

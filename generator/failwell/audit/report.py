@@ -7,6 +7,7 @@ import html
 import json
 import textwrap
 
+from ..client.terminal import visible
 from .findings import RULES, Finding, Report
 
 
@@ -79,8 +80,12 @@ padding:.5em}
 
 
 def as_html(report: Report) -> str:
-    """One self-contained page: no script, no link, nothing fetched."""
-    e = html.escape
+    """One self-contained page: no script, no link, nothing fetched; a control character a server sent shown as
+    its escape (`visible`), as in a terminal."""
+
+    def e(text: str) -> str:
+        return html.escape(visible(text))
+
     server = report.server
     rows_tools = "".join(
         f"<tr><td>{e(name)}</td><td>{score}</td></tr>" for name, score in report.scores("subject").items()

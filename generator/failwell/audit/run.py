@@ -4,10 +4,12 @@ input might run such a call), and a read-only tool is called with valid values o
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import os
 import re
 import tempfile
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +19,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.shared.exceptions import MCPError
 
+from ..client.launch import is_secret
 from ..errors import FailwellError
+from ..spec.messages import runtime
 from .findings import Finding, Report
 from .judge import Answer, failure_object, judge_code, judge_leaks, judge_refusal, judge_success
 from .malformed import probe_malformed, probe_malformed_http
@@ -45,7 +49,7 @@ class Target:
     url: str = ""
     headers: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
-    """Extra environment for a stdio server."""
+    """What `--env` gives a stdio server: all it gets beside `PASSED` (`server_environment`)."""
     cwd: str | None = None
 
     @property
@@ -61,9 +65,93 @@ class Options:
     """For each request, and for connecting."""
 
 
+PASSED = ("PATH", "HOME", "LANG")
+"""The caller's variables an audited stdio server gets (beside what `--env` gives, and the few the mcp SDK passes
+every server it starts: on POSIX HOME, LOGNAME, PATH, SHELL, TERM, USER; on Windows the system's own): never the
+caller's whole environment, whose tokens a server could print into the shareable report."""
+HEADERS_HOLDING_SECRETS = ("authorization", "proxy-authorization", "cookie")
+_WORD = re.compile(r"\S+")
+
+
+def server_environment(target: Target, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a stdio server is started with: `PASSED` and the mcp SDK's few from `environ` (default:
+    this process's), then `target.env`."""
+    environ = os.environ if environ is None else environ
+    passed = {name: environ[name] for name in PASSED if name in environ}
+    return {**get_default_environment(), **passed, **target.env}
+
+
 def audit(target: Target, options: Options | None = None) -> Report:
-    """Audit one server; a server that cannot be reached is a FailwellError."""
+    """Audit one server; a server that cannot be reached is a FailwellError. What the report holds (every text a
+    server sent, the target's command line) has gone through the runtime's scrubber (`scrubbed`)."""
     return anyio.run(audit_async, target, options or Options())
+
+
+def known_secrets(target: Target) -> set[str]:
+    """The values the caller gave that hold secrets: an `--env` value the generator would call secret (its name
+    or its shape, `client.launch.is_secret`) and a `--header` value (`Authorization`, `Cookie`, a key), and a
+    credential's last word (`Bearer <token>`'s token); none shorter than 4 characters."""
+    values = [value for name, value in target.env.items() if is_secret(name, value)]
+    for name, value in target.headers.items():
+        if name.lower() in HEADERS_HOLDING_SECRETS or is_secret(name.upper().replace("-", "_"), value):
+            values += [value, value.split()[-1] if value.split() else ""]
+    return {value for value in values if len(value.strip()) >= 4}
+
+
+def masker(known: Iterable[str] = ()) -> Callable[[str], str]:
+    """Text as a report may show it: each of `known` masked, then the runtime's `redact_secrets` (tokens by their
+    shape, `password=...`, keys named like secrets in any quoting). The audit's own planted credential is kept,
+    so a finding shows what leaked."""
+    redact = runtime("scrub").redact_secrets
+    longest_first = sorted(set(known), key=len, reverse=True)
+
+    def mask(text: str) -> str:
+        for value in longest_first:
+            text = text.replace(value, "[redacted]")
+        return PLANTED.join(redact(part) for part in text.split(PLANTED))
+
+    return mask
+
+
+def scrubbed(report: Report, mask: Callable[[str], str]) -> Report:
+    """The report as it may be shown and shared: every text a server sent (its name and version, its listings,
+    each quoted answer, the tool a finding is about) and the target's command line through `mask`; failwell's own
+    sentences (a finding's probe and problem, why a tool was skipped) word by word, so a server's text inside one
+    is masked and the sentence around it kept whole (`credential came back` is no `credential: value`)."""
+
+    def words(text: str) -> str:
+        return _WORD.sub(lambda word: mask(word.group()), text)
+
+    def deep(value: Any) -> Any:
+        if isinstance(value, str):
+            return mask(value)
+        if isinstance(value, dict):
+            return {deep(key): deep(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [deep(item) for item in value]
+        return value
+
+    return dataclasses.replace(
+        report,
+        target=mask(report.target),
+        server=deep(report.server),
+        tools=deep(report.tools),
+        resources=deep(report.resources),
+        resource_templates=deep(report.resource_templates),
+        prompts=deep(report.prompts),
+        checks=[dataclasses.replace(check, subject=mask(check.subject)) for check in report.checks],
+        findings=[
+            dataclasses.replace(
+                finding,
+                subject=mask(finding.subject),
+                probe=words(finding.probe),
+                problem=words(finding.problem),
+                answer=mask(finding.answer),
+            )
+            for finding in report.findings
+        ],
+        skipped=[words(line) for line in report.skipped],
+    )
 
 
 @asynccontextmanager
@@ -84,7 +172,7 @@ async def _connect(target: Target, noise: list[str]) -> AsyncIterator[Client]:
             yield session
         return
     params = StdioServerParameters(
-        command=target.command[0], args=list(target.command[1:]), env=target.env or None, cwd=target.cwd
+        command=target.command[0], args=list(target.command[1:]), env=server_environment(target), cwd=target.cwd
     )
     with tempfile.TemporaryFile("w+") as errlog:
         async with Client(stdio_client(params, errlog=errlog), message_handler=on_message) as session:
@@ -95,6 +183,7 @@ async def audit_async(target: Target, options: Options) -> Report:
     if not target.command and not target.url:
         raise FailwellError("nothing to audit: give a URL, or `--` and the command that starts a stdio server")
     report = Report(target=target.name, transport="http" if target.url else "stdio")
+    mask = masker(known_secrets(target))
     noise: list[str] = []
     logging.getLogger("mcp.client.stdio").setLevel(logging.CRITICAL)  # stdout noise is a finding, not a log line
     connected, timed_out = anyio.Event(), False
@@ -120,13 +209,13 @@ async def audit_async(target: Target, options: Options) -> Report:
         cause: BaseException = error
         while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
             cause = cause.exceptions[0]
-        raise Unreachable(_unreachable(target, f"{type(cause).__name__}: {cause}")) from None
+        raise Unreachable(mask(_unreachable(target, f"{type(cause).__name__}: {cause}"))) from None
     if timed_out:
-        raise Unreachable(_unreachable(target, f"no answer to initialize in {options.timeout_s * 2:g} s"))
+        raise Unreachable(mask(_unreachable(target, f"no answer to initialize in {options.timeout_s * 2:g} s")))
     if target.url:
         await probe_malformed_http(report, target.url, target.headers, options.timeout_s)
     if report.transport == "stdio":
-        env = {**get_default_environment(), **target.env}
+        env = server_environment(target)
         await anyio.to_thread.run_sync(probe_malformed, report, target.command, env, target.cwd, options.timeout_s)
         problem = None
         if noise:
@@ -139,7 +228,7 @@ async def audit_async(target: Target, options: Options) -> Report:
                 noise[0][:500],
             )
         report.record("stdout", "server", problem)
-    return report
+    return scrubbed(report, mask)
 
 
 def _unreachable(target: Target, why: str) -> str:

@@ -36,7 +36,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeGuard
 
 import anyio
 from mcp.types import CallToolResult, ListToolsResult, TextContent, Tool, ToolAnnotations
@@ -150,14 +150,13 @@ def read_failure(result: CallToolResult, tool: str = "", now_ms: int | None = No
     if draft is not None:
         failure_class, retryable = draft["class"], draft.get("retryable") is True
         retryable = retryable and failure_class == "reliability"  # the draft: MUST be absent or false otherwise
-        not_before = draft.get("retryNotBefore")
-        not_before = not_before if _is_number(not_before) else None
+        not_before = _epoch_ms(draft.get("retryNotBefore"), now_ms)
         return _SUBCLASS[failure_class](
             failure_class,
             draft["code"],
             source="toolFailure",
             retryable=retryable,
-            retry_not_before=int(not_before) if retryable and isinstance(not_before, int | float) else None,
+            retry_not_before=not_before if retryable else None,
             correlation_id=draft["correlationId"],
             agent_guidance=draft.get("agentGuidance") if isinstance(draft.get("agentGuidance"), str) else None,
             **common,
@@ -165,19 +164,18 @@ def read_failure(result: CallToolResult, tool: str = "", now_ms: int | None = No
     if envelope is not None and envelope.get("class") in SEP_CLASSES and isinstance(envelope.get("failure"), str):
         retryable = envelope.get("retryable") is True
         failure_class = "reliability" if retryable else SEP_CLASSES[envelope["class"]]
-        now = int(time.time() * 1000) if now_ms is None else now_ms
         after = envelope.get("retry_after_s")
-        after = after if _is_number(after) else None
-        not_before = now + math.ceil(float(after) * 1000) if retryable and isinstance(after, int | float) else None
+        not_before = None
+        if _is_number(after):
+            now = _now_ms(now_ms)
+            not_before = now + math.ceil(min(float(after), MAX_WAIT_S) * 1000)
         reference = envelope.get("reference")
         return _SUBCLASS[failure_class](
             failure_class,
             envelope["failure"],
             source="failwell",
             retryable=retryable,
-            retry_not_before=now + math.ceil(float(after) * 1000)
-            if retryable and isinstance(after, int | float)
-            else None,
+            retry_not_before=not_before if retryable else None,
             correlation_id=reference if isinstance(reference, str) else None,
             **common,
         )
@@ -185,8 +183,28 @@ def read_failure(result: CallToolResult, tool: str = "", now_ms: int | None = No
     return _SUBCLASS[guessed](guessed, "unclassified", source="text", **common)
 
 
-def _is_number(value: object) -> bool:
+MAX_WAIT_S = 86_400
+"""The longest wait a server's `retry_after_s` or `retryNotBefore` is read as (a day): a larger one is this cap,
+past any budget a call is given, so the failure is raised at once rather than waited on."""
+
+
+def _is_number(value: object) -> TypeGuard[int | float]:
+    """A finite number, not negative: what a wait can be. Anything else (a string, a bool, NaN, infinity, -1) is
+    read as absent."""
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
+def _now_ms(now_ms: int | None) -> int:
+    return int(time.time() * 1000) if now_ms is None else now_ms
+
+
+def _epoch_ms(value: object, now_ms: int | None) -> int | None:
+    """The draft's `retryNotBefore` (Unix epoch milliseconds) as read: None when it is not a wait (`_is_number`),
+    at most `MAX_WAIT_S` from now (`1e308` is a day from now, not an integer of 309 digits)."""
+    if not _is_number(value):
+        return None
+    latest = _now_ms(now_ms) + MAX_WAIT_S * 1000
+    return int(value) if value <= latest else latest
 
 
 def _draft_object(value: object) -> dict[str, Any] | None:

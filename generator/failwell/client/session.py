@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import FailwellError
 from .launch import Launch
+from .terminal import visible
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -279,7 +280,7 @@ def _run(server: Launch, action: Callable[[Client], Awaitable[T]], *, verbose: b
                 if verbose or failed:
                     errlog.seek(0)
                     lines = errlog.read().splitlines(keepends=True)
-                    sys.stderr.write("".join(lines if verbose else lines[-SHOWN_ON_FAILURE:]))
+                    sys.stderr.write(visible("".join(lines if verbose else lines[-SHOWN_ON_FAILURE:])))
 
 
 def _exit_status(status: Path) -> str | None:

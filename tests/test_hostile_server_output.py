@@ -81,7 +81,8 @@ COMMANDS = {
 
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_no_control_a_server_sends_reaches_the_terminal(project: Path, command: str) -> None:
-    code, out, err = run(*COMMANDS[command], cwd=project)
+    # --verbose: the server's own stderr lines are shown, and they too go through the escape.
+    code, out, err = run(*COMMANDS[command], "--verbose", cwd=project)
     assert code in (0, 1), err
     assert raw_controls(out + err) == [], f"raw controls reached the terminal: {out + err!r}"[:3000]
     assert shows_escaped(out + err), f"the server's text, its controls escaped: {out + err!r}"[:3000]

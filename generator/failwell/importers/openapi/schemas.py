@@ -58,11 +58,17 @@ def field_name(wire: str) -> str:
     return name[:64]
 
 
+_UNWRITABLE = re.compile("[\x00-\x08\x0e-\x1b\x7f\ud800-\udfff]")
+"""What a spec's text cannot hold and `str.split` does not fold: C0 controls and DEL (dropped), lone surrogates
+(made U+FFFD)."""
+
+
 def trim(raw: Any, limit: int = MAX_DESCRIPTION) -> str:
     """A description on one paragraph's terms: whitespace folded, cut at a sentence within `limit`."""
     if not isinstance(raw, str):
         return ""
-    text = re.sub(r"<[^>]+>", "", raw)
+    text = _UNWRITABLE.sub(lambda found: "" if found.group() < "\ud800" else "\ufffd", raw)
+    text = re.sub(r"<[^>]+>", "", text)
     text = " ".join(text.split())
     if len(text) <= limit:
         return text

@@ -1,0 +1,376 @@
+"""Outside text is data (issue 39.1, DESIGN rule 19): hostile text from each front end that writes a project (a
+spec, an OpenAPI document through `failwell import openapi`, a server's tools/list through `failwell audit
+--write-spec`) is either refused cleanly (exit 1, no traceback) or rendered as data. The property: every generated
+module has the same AST as the project made with plain text at the same positions (string constants blanked, tool
+names made positional), every file the project parses (TOML, YAML, JSON) has the same shape, and (slow) importing
+every generated module and running the generated tests leaves no marker file, though the text tries to write one.
+
+The fast part renders in process (a few payloads per front end); the slow part takes every payload, text made up
+by Hypothesis from the hostile pieces, a real hostile server over stdio, and runs the generated projects."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, Phase, example, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from conftest import EXAMPLES, GOLDEN, REPO
+from failwell.audit.draft import draft
+from failwell.audit.findings import Report
+from failwell.cli import app
+from failwell.errors import INTERNAL_ERROR
+from failwell.spec.load import load_text
+from failwell.spec.naming import python_name
+from outside_text import ATOMS, MARKER, PAYLOADS, accepting, marked, openapi_with, plain, shape, spec_text, top_level
+from outside_text import with_text as spec_with
+
+SPECS = {
+    "tasks": EXAMPLES / "tasks" / "failwell.yaml",  # auth, messages, resources, prompts, tasks, titles
+    "records": EXAMPLES / "records" / "failwell.yaml",  # batches
+    "git_port": GOLDEN / "git_port" / "failwell.yaml",  # settings, dependencies
+    "fixtures": REPO / "tests" / "conformance" / "fixtures" / "failwell.yaml",  # asks, confirm, content
+    "asking": REPO / "tests" / "asking" / "failwell.yaml",  # forms, confirm, scopes
+    "starter": REPO / "generator" / "failwell" / "starter.yaml",  # text
+}
+TREES = {name: load_text(path.read_text(encoding="utf-8"), name).data for name, path in SPECS.items()}
+PARSED = (".toml", ".yaml", ".yml", ".json")
+"""Files the generated project (or its tools) parse: their shape is compared too."""
+
+Files = dict[str, bytes]
+
+
+# What a project is made of, and the comparison ------------------------------------------------------------------
+
+
+def project_files(root: Path) -> Files:
+    """Every file failwell wrote that holds text from outside: the generated Python (not the vendored runtime,
+    which is copied as it is) and the files the project parses."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).as_posix()
+        if path.is_file() and path.suffix in (".py", *PARSED) and "/_generated/runtime/" not in relative:
+            if "__pycache__" not in relative and "manifest" not in path.name:
+                out[relative] = path.read_bytes()
+    return out
+
+
+def positional(files: Files) -> Files:
+    """`files` with each tool's Python name made `tool_<n>` (by its place in the spec) in paths and text: names a
+    front end derives from text (with a digest when cut) differ between the twins, what is done with them may not."""
+    spec = yaml.safe_load(files.get("failwell.yaml", b"{}")) or {}
+    names = [python_name(str(name)) for name in spec.get("tools") or {}]
+    order = sorted(range(len(names)), key=lambda i: -len(names[i]))
+
+    def renamed(text: str) -> str:
+        for i in order:
+            text = text.replace(names[i], f"tool_{i}")
+        return text
+
+    return {renamed(path): renamed(content.decode("utf-8")).encode("utf-8") for path, content in files.items()}
+
+
+def _blank(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _blank(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_blank(v) for v in value]
+    return "" if isinstance(value, str) else value
+
+
+def parsed_shape(content: bytes, name: str) -> Any:
+    text = content.decode("utf-8")
+    if name.endswith(".toml"):
+        return _blank(tomllib.loads(text))
+    if name.endswith(".json"):
+        return _blank(json.loads(text))
+    return _blank(yaml.safe_load(text))
+
+
+def assert_same_shape(hostile: Files, twin: Files, what: str) -> None:
+    """Every generated file of the hostile project has the shape of the plain twin's."""
+    hostile, twin = positional(hostile), positional(twin)
+    assert set(hostile) <= set(twin), (what, sorted(set(hostile) - set(twin)))
+    assert any(name.endswith(".py") for name in hostile), what
+    for name, content in hostile.items():
+        if name.endswith(".py"):
+            try:
+                theirs = shape(content, name)
+            except SyntaxError as error:
+                raise AssertionError(f"{what}: {name} does not parse: {error}") from None
+            if theirs != shape(twin[name], name):
+                shown = (top_level(content, name), top_level(twin[name], name))
+                raise AssertionError(f"{what}: {name} is not shaped as with plain text: {shown}")
+        else:
+            assert parsed_shape(content, name) == parsed_shape(twin[name], name), (what, name)
+
+
+def cli(*args: str) -> tuple[int, str]:
+    """The CLI in this process: exit 0, or 1 with its reason in one line; never a traceback."""
+    result = CliRunner().invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert "Traceback" not in result.output and INTERNAL_ERROR not in result.output, result.output
+    assert result.exit_code in (0, 1), result.output
+    if result.exit_code == 1:
+        said = [line for line in result.output.splitlines() if line.startswith("failwell: ")]
+        assert said, result.output
+    return result.exit_code, result.output
+
+
+# (a) a spec -------------------------------------------------------------------------------------------------------
+
+
+def spec_projects(source: str, text: str, folder: Path) -> tuple[Files, Files] | None:
+    """The project of `source` with `text` at every position that takes it, and its plain twin's (None when no
+    position takes it: the reader refuses it everywhere, as each spec's checks say)."""
+    tree = TREES[source]
+    chosen = accepting(tree, [text, plain(text)])
+    if not chosen:
+        return None
+    out = []
+    for label, words in (("hostile", text), ("plain", plain(text))):
+        spec = folder / f"{label}.yaml"
+        spec.write_text(spec_text(spec_with(tree, chosen, words)), encoding="utf-8")
+        code, output = cli("new", str(folder / label), "--spec", str(spec))
+        assert code == 0, output
+        out.append(project_files(folder / label))
+    return out[0], out[1]
+
+
+FAST_SPEC_CASES = [(PAYLOADS[0], "tasks"), (PAYLOADS[3], "fixtures"), (PAYLOADS[7], "git_port")]
+
+
+@pytest.mark.parametrize(("payload", "source"), FAST_SPEC_CASES)
+def test_hostile_text_in_a_spec_is_rendered_as_data(payload: str, source: str, tmp_path: Path) -> None:
+    made = spec_projects(source, marked(payload, str(tmp_path / "marker")), tmp_path)
+    assert made is not None, "some position takes this text"
+    assert_same_shape(*made, f"{source} with {payload!r}")
+
+
+# (b) an OpenAPI document --------------------------------------------------------------------------------------------
+
+
+def openapi_projects(text: str, folder: Path) -> tuple[Files, Files] | None:
+    """The project `failwell import openapi` makes of `OPENAPI` with `text` before every string, and its plain
+    twin's (None when the document is refused, in one line)."""
+    out = []
+    for label, words in (("hostile", text), ("plain", plain(text))):
+        document = folder / f"{label}.json"
+        document.write_text(json.dumps(openapi_with(words)), encoding="utf-8")
+        project = folder / label / "shop"  # the server is named after the folder
+        code, output = cli("import", "openapi", str(document), str(project))
+        if label == "hostile" and code == 1:
+            assert not project.exists(), "a refused document writes nothing"
+            return None
+        assert code == 0, output
+        out.append(project_files(project))
+    return out[0], out[1]
+
+
+FAST_OPENAPI_PAYLOADS = [PAYLOADS[0], PAYLOADS[4], PAYLOADS[10]]
+
+
+@pytest.mark.parametrize("payload", FAST_OPENAPI_PAYLOADS)
+def test_hostile_text_in_an_openapi_document_is_rendered_as_data(payload: str, tmp_path: Path) -> None:
+    made = openapi_projects(marked(payload, str(tmp_path / "marker")), tmp_path)
+    assert made is not None, "the document is imported"
+    assert_same_shape(*made, f"openapi with {payload!r}")
+
+
+# (c) a server's tools/list, through `audit --write-spec` --------------------------------------------------------------
+
+
+def listing(text: str) -> dict[str, Any]:
+    """What a hostile server says in `initialize` and `tools/list`: `text` in its name, its tools' names, titles and
+    descriptions, and their arguments' names, descriptions, enums, defaults, examples and patterns."""
+    properties = {
+        f"{text}query": {"type": "string", "description": f"{text} what to look for", "examples": [f"{text}x"]},
+        f"{text}kind": {"type": "string", "enum": [f"{text}a", f"{text}b"], "default": f"{text}a", "title": text},
+        "limit": {"type": "integer", "description": text, "default": 5},
+        "when": {"anyOf": [{"type": "string", "description": text}, {"type": "null"}]},
+        "tags": {"type": "array", "items": {"type": "string", "description": text}},
+        "filter": {"type": "object", "properties": {f"{text}field": {"type": "string", "description": text}}},
+    }
+    tools = [
+        {
+            "name": f"{text}search",
+            "title": text,
+            "description": f"{text} Search the notes.",
+            "inputSchema": {"type": "object", "properties": properties, "required": [f"{text}query"]},
+            "annotations": {"title": text, "readOnlyHint": True},
+        },
+        {
+            "name": "delete",
+            "description": text,
+            "inputSchema": {"type": "object", "properties": {"id": {"type": "string", "pattern": text}}},
+            "annotations": {"destructiveHint": True},
+        },
+    ]
+    return {"server": {"name": f"{text}notes", "version": f"1.0{text}"}, "tools": tools}
+
+
+def draft_projects(text: str, folder: Path) -> tuple[Files, Files] | None:
+    """The project `failwell new` makes from the draft `audit --write-spec` writes for the listing, and its plain
+    twin's (in process: the draft of what the server listed)."""
+    out = []
+    for label, words in (("hostile", text), ("plain", plain(text))):
+        listed = listing(words)
+        report = Report(target="python hostile.py", transport="stdio", server=listed["server"])
+        report.tools = listed["tools"]
+        spec = folder / f"{label}.yaml"
+        spec.write_text(draft(report), encoding="utf-8")
+        code, output = cli("new", str(folder / label), "--spec", str(spec))
+        if label == "hostile" and code == 1:
+            return None
+        assert code == 0, output
+        out.append(project_files(folder / label))
+    return out[0], out[1]
+
+
+FAST_AUDIT_PAYLOADS = [PAYLOADS[0], PAYLOADS[9]]
+
+
+@pytest.mark.parametrize("payload", FAST_AUDIT_PAYLOADS)
+def test_hostile_text_in_a_listing_is_rendered_as_data(payload: str, tmp_path: Path) -> None:
+    made = draft_projects(marked(payload, str(tmp_path / "marker")), tmp_path)
+    assert made is not None, "the draft is accepted"
+    assert_same_shape(*made, f"draft with {payload!r}")
+
+
+# The slow part: every payload and made-up text, a real hostile server, and the projects run ------------------------
+
+TEXTS = st.one_of(st.sampled_from(PAYLOADS), st.lists(st.sampled_from(ATOMS), min_size=1, max_size=8).map("".join))
+SLOW = settings(
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    phases=[Phase.explicit, Phase.generate],  # each try renders projects; a failure prints its text
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
+@pytest.mark.slow  # about 1 s a try
+@settings(SLOW, max_examples=40)
+@given(text=TEXTS, source=st.sampled_from(sorted(SPECS)))
+@example(text=PAYLOADS[0], source="tasks")
+def test_any_hostile_text_in_any_front_end_is_refused_or_rendered_as_data(text: str, source: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        text = marked(text, str(root / "marker"))
+        for front, make in (
+            ("spec", lambda where: spec_projects(source, text, where)),
+            ("openapi", lambda where: openapi_projects(text, where)),
+            ("audit", lambda where: draft_projects(text, where)),
+        ):
+            (root / front).mkdir()
+            made = make(root / front)
+            if made is not None:
+                assert_same_shape(*made, f"{front} ({source}) with {text!r}")
+        assert not (root / "marker").exists()
+
+
+HOSTILE_SERVER = """\
+import json, sys
+
+listed = json.loads(open(sys.argv[1], encoding="utf-8").read())
+for line in sys.stdin:
+    request = json.loads(line)
+    if "id" not in request:
+        continue
+    method, result = request.get("method"), None
+    if method == "initialize":
+        result = {"protocolVersion": request["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": listed["server"]}
+    elif method == "tools/list":
+        result = {"tools": listed["tools"]}
+    elif method == "tools/call":
+        result = {"content": [{"type": "text", "text": "no"}], "isError": True}
+    elif method == "ping":
+        result = {}
+    answer = {"jsonrpc": "2.0", "id": request["id"]}
+    if result is None:
+        answer["error"] = {"code": -32601, "message": "Method not found"}
+    else:
+        answer["result"] = result
+    print(json.dumps(answer), flush=True)
+"""
+"""A server that lists what it is given (hostile names, descriptions and schemas), written by hand so no SDK
+checks or cleans what it says."""
+
+
+def run_project(project: Path, marker: Path) -> None:
+    """Import every module of the generated project, then run its generated tests: neither leaves the marker."""
+    package = next(path.name for path in (project / "src").iterdir() if (path / "__init__.py").is_file())
+    env = {**os.environ, "PYTHONPATH": "src"}
+    importer = (
+        "import importlib, pkgutil\n"
+        f"package = importlib.import_module({package!r})\n"
+        "for found in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
+        "    if not found.name.endswith('__main__'):\n"
+        "        importlib.import_module(found.name)\n"
+    )
+    for command in (
+        ["-c", importer],
+        ["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/generated"],
+    ):
+        ran = subprocess.run(
+            [sys.executable, *command], cwd=project, env=env, capture_output=True, text=True, timeout=600
+        )
+        assert ran.returncode == 0, (command, ran.stdout[-3000:], ran.stderr[-3000:])
+        assert not marker.exists(), f"{command} ran text from outside as code"
+
+
+@pytest.mark.slow  # about 40 s a payload: three projects made, imported and tested
+@pytest.mark.parametrize("payload", [PAYLOADS[0], PAYLOADS[2], PAYLOADS[10]])
+def test_no_generated_project_runs_outside_text(payload: str, tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    text = marked(payload, str(marker))
+    projects = []
+
+    (tmp_path / "spec").mkdir()
+    assert spec_projects("tasks", text, tmp_path / "spec") is not None
+    projects.append(tmp_path / "spec" / "hostile")
+
+    (tmp_path / "openapi").mkdir()
+    assert openapi_projects(text, tmp_path / "openapi") is not None
+    projects.append(tmp_path / "openapi" / "hostile" / "shop")
+
+    # a real server over stdio, audited, its draft made a project
+    (tmp_path / "listing.json").write_text(json.dumps(listing(text)), encoding="utf-8")
+    (tmp_path / "hostile.py").write_text(HOSTILE_SERVER, encoding="utf-8")
+    draft_file = tmp_path / "draft.yaml"
+    result = CliRunner().invoke(
+        app,
+        ["audit", "--write-spec", str(draft_file), "--", sys.executable, str(tmp_path / "hostile.py"),
+         str(tmp_path / "listing.json")],
+    )  # fmt: skip
+    assert "Traceback" not in result.output and draft_file.is_file(), result.output
+    audited = tmp_path / "audited"
+    code, output = cli("new", str(audited), "--spec", str(draft_file))
+    assert code == 0, output
+    twin = draft_projects(text, tmp_path / "draft_twin")
+    assert twin is not None
+    assert_same_shape(project_files(audited), twin[1], "the audited server's draft")
+    projects.append(audited)
+
+    for project in projects:
+        run_project(project, marker)
+    assert not marker.exists()
+
+
+def test_the_payloads_would_run_if_they_were_code(tmp_path: Path) -> None:
+    """The marker is what the payloads write when they run: the check above can fail."""
+    marker = tmp_path / "marker"
+    exec(marked(PAYLOADS[0], str(marker)).split('"""')[1], {})  # the issue's operationId, past its docstring
+    assert marker.exists()

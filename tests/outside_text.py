@@ -12,8 +12,9 @@ from typing import Any
 
 from failwell.build.pipeline import diagnose
 
-MARKER = "@MARKER@"
-"""Stands for the marker file's path in a payload (each test puts a path of its own temporary folder there)."""
+MARKER = "PWNED"
+"""The file a payload writes when it runs as code: in the folder it runs in (a generated project's, where its
+modules are imported and its tests run)."""
 
 ATOMS = (
     '"""',
@@ -68,13 +69,11 @@ PAYLOADS = (
 
 
 def plain(text: str) -> str:
-    """`text` with what is not an ASCII letter or digit made a space: what the same positions hold in the plain twin
-    (names made from it are the same: a front end makes a run of other characters one `_`)."""
-    return re.sub(r"[^A-Za-z0-9]", " ", text)
-
-
-def marked(text: str, marker: str) -> str:
-    return text.replace(MARKER, marker)
+    """`text` with each character made a space but ASCII letters and digits, and what no spec may hold (C0 controls
+    other than tab and line breaks, DEL, lone surrogates: a front end drops or refuses those in both twins): what
+    the same positions hold in the plain twin (names made from it are the same: a front end makes a run of other
+    characters one `_`)."""
+    return re.sub("[^A-Za-z0-9\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]", " ", text)
 
 
 # A spec with hostile text at every position that takes it -------------------------------------------------------
@@ -167,16 +166,39 @@ def _blamed(chosen: list[Path_], where: Path_) -> list[Path_]:
 
 
 class _Blank(ast.NodeTransformer):
+    """Blanks every string constant."""
+
     def visit_Constant(self, node: ast.Constant) -> ast.AST:
         if isinstance(node.value, str | bytes):
             return ast.Constant(value="")
         return node
 
 
-def shape(source: str | bytes, name: str) -> str:
-    """A module's AST with every string constant blanked: what it does, whatever text it holds."""
+class _Ordered(_Blank):
+    """Also puts the items of each literal, the names of each import and the module's statements in one order: the
+    order of what is named after the text (a name cut to 64 characters ends in a digest of the whole text) may
+    differ between twins; what is there may not."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        if isinstance(node, ast.Dict):
+            pairs = sorted(zip(node.keys, node.values, strict=True), key=lambda pair: ast.dump(ast.Tuple(
+                [pair[0] or ast.Constant(None), pair[1]])))  # fmt: skip
+            node.keys, node.values = [k for k, _ in pairs], [v for _, v in pairs]
+        elif isinstance(node, ast.List | ast.Tuple | ast.Set):
+            node.elts.sort(key=ast.dump)
+        elif isinstance(node, ast.ImportFrom):
+            node.names.sort(key=ast.dump)
+        elif isinstance(node, ast.Module):
+            node.body.sort(key=ast.dump)
+        return node
+
+
+def shape(source: str | bytes, name: str, ordered: bool = False) -> str:
+    """A module's AST with every string constant blanked (and, `ordered`, collections in one order): what it does,
+    whatever text it holds."""
     tree = ast.parse(source, name)
-    return ast.dump(_Blank().visit(tree))
+    return ast.dump((_Ordered if ordered else _Blank)().visit(tree))
 
 
 def top_level(source: str | bytes, name: str) -> list[str]:

@@ -13,7 +13,8 @@ from typing import Any
 
 import yaml
 
-from ..spec import naming
+from ..pyliteral import string
+from ..spec import bounds, naming
 from .findings import Report
 
 _FIELD_KEYS = (
@@ -30,6 +31,21 @@ _FIELD_KEYS = (
 _FORMATS = {"date", "date-time", "time", "email", "uri", "uuid", "ipv4", "ipv6", "hostname"}
 _TYPES = ("string", "integer", "number", "boolean", "array", "object")
 _NAME = re.compile(r"[^a-z0-9_-]+")
+
+
+def _text(value: Any) -> str:
+    """A server's text as the draft holds it: on one line, without what a spec cannot hold."""
+    return " ".join(bounds.writable(str(value)).split())
+
+
+def _holds(value: Any) -> bool:
+    """Whether a spec can hold the value as the server gave it (a value with a control character is left out)."""
+    return not isinstance(value, str) or bounds.writable(value) == value
+
+
+def _shown(name: str) -> str:
+    """A name as a comment quotes it: on one line, whatever it holds (escaped as a Python literal escapes it)."""
+    return string(name)[1:-1]
 
 
 def server_name(report: Report) -> str:
@@ -82,7 +98,7 @@ def _properties(
             continue
         name = fitted(str(key), lambda n: _field_fits(n, published=depth == 0), taken)
         if name != key:
-            renamed.append(f"`{key}` as `{name}`")
+            renamed.append(f"`{_shown(str(key))}` as `{name}`")
         out[name] = field(name, value, key in required, depth, renamed)
     return out
 
@@ -111,7 +127,7 @@ def field(
                         **({"nullable": True} if nullable else {}),
                     }
     enum = schema.get("enum")
-    if isinstance(enum, list) and enum and all(isinstance(v, str | int | float | bool) for v in enum):
+    if isinstance(enum, list) and enum and all(isinstance(v, str | int | float | bool) and _holds(v) for v in enum):
         out["enum"] = list(enum)
     elif kind in _TYPES:
         out["type"] = kind
@@ -119,23 +135,23 @@ def field(
         out["type"] = "string"  # what the listing did not say: a draft to check
     description = schema.get("description") or schema.get("title")
     if depth == 0:
-        out["description"] = " ".join(str(description).split()) if description else f"The {name.replace('_', ' ')}."
+        out["description"] = _text(description) if description else f"The {name.replace('_', ' ')}."
     elif description:
-        out["description"] = " ".join(str(description).split())
+        out["description"] = _text(description)
     if nullable:
         out["nullable"] = True
     for key in _FIELD_KEYS:
         value = schema.get(key)
-        if value is not None and (key != "pattern" or out.get("type") == "string"):
+        if value is not None and _holds(value) and (key != "pattern" or out.get("type") == "string"):
             out[key] = value
     if schema.get("format") in _FORMATS and out.get("type") == "string":
         out["format"] = schema["format"]
-    if "default" in schema and schema["default"] is not None:
+    if "default" in schema and schema["default"] is not None and _holds(schema["default"]):
         out["default"] = schema["default"]
     elif depth == 0 and not required:
         out["required"] = False
     examples = schema.get("examples")
-    if isinstance(examples, list) and examples and examples[0] is not None:
+    if isinstance(examples, list) and examples and examples[0] is not None and _holds(examples[0]):
         out["example"] = examples[0]
     if out.get("type") == "array" and isinstance(schema.get("items"), Mapping) and depth < 3:
         out["items"] = field("item", schema["items"], True, depth + 1, renamed)
@@ -163,11 +179,11 @@ def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[st
     renamed = [] if renamed is None else renamed
     annotations = listed.get("annotations") or {}
     out: dict[str, Any] = {
-        "description": " ".join(str(listed.get("description") or f"The {listed['name']} tool.").split()),
+        "description": _text(listed.get("description") or f"The {listed['name']} tool."),
         "effect": effect(annotations),
     }
     if annotations.get("title"):
-        out["title"] = annotations["title"]
+        out["title"] = _text(annotations["title"])
     if out["effect"] != "read" and annotations.get("idempotentHint") is True:
         out["idempotency"] = "none"  # idempotent by nature, as the server says: no key needed
         out["idempotent"] = True
@@ -191,7 +207,7 @@ def draft(report: Report) -> str:
     taken: set[str] = set()
     for listed in report.tools:
         name = fitted(str(listed["name"]), _tool_fits, taken)
-        renames[name] = [f"the tool `{listed['name']}` as `{name}`"] if name != listed["name"] else []
+        renames[name] = [f"the tool `{_shown(str(listed['name']))}` as `{name}`"] if name != listed["name"] else []
         tools[name] = tool(listed, renames[name])
     spec: dict[str, Any] = {
         "failwell": 1,
@@ -200,7 +216,7 @@ def draft(report: Report) -> str:
     }
     text = yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=110)
     lines = [
-        f"# A DRAFT written by `failwell audit --write-spec` from what {report.target} listed.",
+        f"# A DRAFT written by `failwell audit --write-spec` from what {_shown(report.target)} listed.",
         "# Check each tool's effect and fields, then declare the ways each tool fails (the lines marked DRAFT),",
         "# and run `failwell new DEST --spec THIS_FILE` to generate the server, hardened.",
     ]

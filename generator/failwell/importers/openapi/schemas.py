@@ -9,7 +9,7 @@ import math
 import re
 from typing import Any
 
-from ...spec import patterns
+from ...spec import bounds, patterns
 from ...spec.naming import RESERVED_FIELD_NAMES, reserved_model_field_name
 from .document import Document, Node
 
@@ -58,17 +58,11 @@ def field_name(wire: str) -> str:
     return name[:64]
 
 
-_UNWRITABLE = re.compile("[\x00-\x08\x0e-\x1b\x7f\ud800-\udfff]")
-"""What a spec's text cannot hold and `str.split` does not fold: C0 controls and DEL (dropped), lone surrogates
-(made U+FFFD)."""
-
-
 def trim(raw: Any, limit: int = MAX_DESCRIPTION) -> str:
     """A description on one paragraph's terms: whitespace folded, cut at a sentence within `limit`."""
     if not isinstance(raw, str):
         return ""
-    text = _UNWRITABLE.sub(lambda found: "" if found.group() < "\ud800" else "\ufffd", raw)
-    text = re.sub(r"<[^>]+>", "", text)
+    text = re.sub(r"<[^>]+>", "", bounds.writable(raw))
     text = " ".join(text.split())
     if len(text) <= limit:
         return text

@@ -141,25 +141,33 @@ def accepting(tree: Any, texts: list[str], rounds: int = 40) -> list[Path_]:
 
 def _fixed(tree: Any, texts: list[str], chosen: list[Path_], rounds: int) -> list[Path_]:
     for _ in range(rounds):
+        exact: dict[Path_, list[Path_]] = {}  # each path -> the positions at it
+        under: dict[Path_, list[Path_]] = {}  # each path -> the positions at it or under it
+        for position in chosen:
+            data = _data_path(position)
+            exact.setdefault(data, []).append(position)
+            for depth in range(len(data) + 1):
+                under.setdefault(data[:depth], []).append(position)
         refused: set[Path_] = set()
         for text in texts:
             problems = diagnose(spec_text(with_text(tree, chosen, text)), "failwell.yaml")
             for problem in (d for d in problems if d.severity == "error"):
-                refused.update(_blamed(chosen, _unrenamed(tuple(problem.path), text)))
+                refused.update(_blamed(chosen, exact, under, _unrenamed(tuple(problem.path), text)))
         if not refused:
             return chosen
         chosen = [p for p in chosen if p not in refused]
     raise AssertionError(f"no fixed point in {rounds} rounds")
 
 
-def _blamed(chosen: list[Path_], where: Path_) -> list[Path_]:
+def _blamed(
+    chosen: list[Path_], exact: dict[Path_, list[Path_]], under: dict[Path_, list[Path_]], where: Path_
+) -> list[Path_]:
     """The positions a problem at `where` is blamed on: those at it, else above it, else the nearest under it or
     under one of its parents (a field's example that no longer fits its pattern blames the pattern)."""
-    paths = [(p, _data_path(p)) for p in chosen]
-    found = [p for p, data in paths if data == where] or [p for p, data in paths if where[: len(data)] == data]
-    for depth in range(len(where), 0, -1):
-        found = found or [p for p, data in paths if data[:depth] == where[:depth]]
-    return found or chosen
+    at = exact.get(where, [])
+    above = [p for depth in range(len(where)) for p in exact.get(where[:depth], [])]
+    nearest = next((under[where[:depth]] for depth in range(len(where), 0, -1) if where[:depth] in under), [])
+    return at or above or nearest or chosen
 
 
 # The shape of generated Python ----------------------------------------------------------------------------------

@@ -135,8 +135,8 @@ def field(
         out["type"] = "string"  # what the listing did not say: a draft to check
     description = schema.get("description") or schema.get("title")
     if depth == 0:
-        out["description"] = _text(description) if description else f"The {name.replace('_', ' ')}."
-    elif description:
+        out["description"] = _text(description or "") or f"The {name.replace('_', ' ')}."
+    elif _text(description or ""):
         out["description"] = _text(description)
     if nullable:
         out["nullable"] = True
@@ -179,10 +179,10 @@ def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[st
     renamed = [] if renamed is None else renamed
     annotations = listed.get("annotations") or {}
     out: dict[str, Any] = {
-        "description": _text(listed.get("description") or f"The {listed['name']} tool."),
+        "description": _text(listed.get("description") or "") or _text(f"The {listed['name']} tool."),
         "effect": effect(annotations),
     }
-    if annotations.get("title"):
+    if _text(annotations.get("title") or ""):
         out["title"] = _text(annotations["title"])
     if out["effect"] != "read" and annotations.get("idempotentHint") is True:
         out["idempotency"] = "none"  # idempotent by nature, as the server says: no key needed

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ...errors import FailwellError
+from ...errors import FailwellError, printable
 from ...spec import bounds
 from ...spec.lint import lint
 from ...spec.load import Document as SpecDocument
@@ -100,7 +100,9 @@ def import_openapi(
         except FailwellError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-            skipped.append(f"{op.key}: its description has a shape failwell does not read ({exc.__class__.__name__})")
+            skipped.append(
+                printable(f"{op.key}: its description has a shape failwell does not read ({exc.__class__.__name__})")
+            )
     for path, loaded in doc.files.items():  # the files `$ref`s reached
         _refuse_lone_surrogates(loaded, path)
     spec = _spec(server, doc.root, source, selection, tools, credentials, dest)
@@ -110,10 +112,10 @@ def import_openapi(
             break
         for tool_name, why in refused.items():
             if tool_name not in tools and why.startswith("FW027"):
-                raise FailwellError(f"{source} holds text a spec cannot: {why}")
+                raise FailwellError(printable(f"{source} holds text a spec cannot: {why}"))
             if tool_name not in tools:
                 raise FailwellError(f"the imported spec is refused ({why}); this is a bug in failwell's importer")
-            skipped.append(f"{tools[tool_name].op.key} ({tool_name}): {why}")
+            skipped.append(printable(f"{tools[tool_name].op.key} ({tool_name}): {why}"))
             del tools[tool_name], spec["tools"][tool_name], spec["imported"]["tools"][tool_name]
         if not tools:
             raise FailwellError(f"no selected operation of {source} could be mapped: {'; '.join(skipped[:5])}")

@@ -45,17 +45,18 @@ ATOMS = (
     f"__import__('os').system('touch {MARKER}')",
     " ",
     "getPet",
+    "Annotated[Literal[Field(formats.check(",
 )
 """The pieces hostile text is made of: quotes that end a literal or a docstring, backslashes (one at the end of a
 literal escapes its quote), template syntax, every line break Python, YAML or a reader may take, NUL, escapes a
-literal would read, a comment sign, and code that leaves a marker file when it runs."""
+literal would read, a comment sign, code that leaves a marker file when it runs, and the words a generator might
+look for in the code it made."""
 
 PAYLOADS = (
     f'getPet"""\nimport os; open({MARKER!r}, "w")\n"""',
     f"getPet'''\nimport os; open({MARKER!r}, 'w')\n'''",
     f'"\nimport os\nos.system("touch {MARKER}")\n#',
     "a trailing backslash \\",
-    "\\",
     '"quoted at both ends"',
     "'quoted at both ends'",
     f"{{{{ cycler.__init__.__globals__.os.system('touch {MARKER}') }}}} {{% raw %}}",
@@ -64,8 +65,10 @@ PAYLOADS = (
     "\\N{DIGIT ONE} \\N{ \\x41 \\u0041 \\U00000041 \\0",
     f"# \nimport os  # {MARKER}",
     "\ud800 a lone surrogate",
+    "Annotated[str] Literal['x'] Field(gt=1) formats.check('uri') import",
 )
-"""Whole payloads: the issue's operationId first."""
+"""Whole payloads: the issue's operationId first. Each holds a letter, as all text does here: the plain twin of text
+without one would be blank, which a front end may treat as absent."""
 
 
 def plain(text: str) -> str:

@@ -158,7 +158,7 @@ def spec_projects(source: str, text: str, folder: Path) -> tuple[Files, Files] |
     return out[0], out[1]
 
 
-FAST_SPEC_CASES = [(PAYLOADS[0], "tasks"), (PAYLOADS[3], "fixtures")]
+FAST_SPEC_CASES = [(PAYLOADS[0], "tasks"), (PAYLOADS[3], "asking"), (PAYLOADS[12], "fixtures")]
 
 
 @pytest.mark.parametrize(("payload", "source"), FAST_SPEC_CASES)
@@ -188,7 +188,7 @@ def openapi_projects(text: str, folder: Path) -> tuple[Files, Files] | None:
     return out[0], out[1]
 
 
-FAST_OPENAPI_PAYLOADS = [PAYLOADS[0], PAYLOADS[10]]
+FAST_OPENAPI_PAYLOADS = [PAYLOADS[0], PAYLOADS[9]]
 
 
 @pytest.mark.parametrize("payload", FAST_OPENAPI_PAYLOADS)
@@ -248,7 +248,7 @@ def draft_projects(text: str, folder: Path) -> tuple[Files, Files] | None:
     return out[0], out[1]
 
 
-FAST_AUDIT_PAYLOADS = [PAYLOADS[0], PAYLOADS[9]]
+FAST_AUDIT_PAYLOADS = [PAYLOADS[0], PAYLOADS[8]]
 
 
 @pytest.mark.parametrize("payload", FAST_AUDIT_PAYLOADS)
@@ -260,7 +260,8 @@ def test_hostile_text_in_a_listing_is_rendered_as_data(payload: str, tmp_path: P
 
 # The slow part: every payload and made-up text, a real hostile server, and the projects run ------------------------
 
-TEXTS = st.one_of(st.sampled_from(PAYLOADS), st.lists(st.sampled_from(ATOMS), min_size=1, max_size=8).map("".join))
+MADE_UP = st.lists(st.sampled_from(ATOMS), min_size=1, max_size=8).map("".join)
+TEXTS = st.one_of(st.sampled_from(PAYLOADS), MADE_UP.filter(lambda text: re.search("[A-Za-z0-9]", text) is not None))
 SLOW = settings(
     deadline=None,
     derandomize=True,
@@ -344,7 +345,7 @@ def run_project(project: Path) -> None:
 
 
 @pytest.mark.slow  # about 40 s a payload: three projects made, imported and tested
-@pytest.mark.parametrize("payload", [PAYLOADS[0], PAYLOADS[2], PAYLOADS[10]])
+@pytest.mark.parametrize("payload", [PAYLOADS[0], PAYLOADS[2], PAYLOADS[9]])
 def test_no_generated_project_runs_outside_text(payload: str, tmp_path: Path) -> None:
     text = payload
     projects = []

@@ -72,11 +72,11 @@ without one would be blank, which a front end may treat as absent."""
 
 
 def plain(text: str) -> str:
-    """`text` with each character made a space but ASCII letters and digits, and what no spec may hold (C0 controls
-    other than tab and line breaks, DEL, lone surrogates: a front end drops or refuses those in both twins): what
-    the same positions hold in the plain twin (names made from it are the same: a front end makes a run of other
-    characters one `_`)."""
-    return re.sub("[^A-Za-z0-9\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]", " ", text)
+    """`text` with each character made a space but ASCII letters, digits, `-` and `_` (which names keep), and what
+    no spec may hold (C0 controls other than tab and line breaks, DEL, lone surrogates: a front end drops or refuses
+    those in both twins): what the same positions hold in the plain twin (names made from it are the same: a front
+    end makes a run of other characters one `_` or `-`)."""
+    return re.sub("[^-_A-Za-z0-9\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]", " ", text)
 
 
 # A spec with hostile text at every position that takes it -------------------------------------------------------

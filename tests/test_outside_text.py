@@ -371,6 +371,7 @@ def test_no_generated_project_runs_outside_text(payload: str, tmp_path: Path) ->
     audited = tmp_path / "audited"
     code, output = cli("new", str(audited), "--spec", str(draft_file))
     assert code == 0, output
+    (tmp_path / "draft_twin").mkdir()
     twin = draft_projects(text, tmp_path / "draft_twin")
     assert twin is not None
     assert_same_shape(project_files(audited), twin[1], "the audited server's draft")

@@ -344,22 +344,19 @@ def run_project(project: Path) -> None:
         assert not marker.exists(), f"{command} ran text from outside as code"
 
 
-@pytest.mark.slow  # about 40 s a payload: three projects made, imported and tested
+@pytest.mark.slow  # about 60 s a payload: up to three projects made, imported and tested
 @pytest.mark.parametrize("payload", [PAYLOADS[0], PAYLOADS[2], PAYLOADS[9]])
 def test_no_generated_project_runs_outside_text(payload: str, tmp_path: Path) -> None:
-    text = payload
+    for front in ("spec", "openapi", "draft_twin"):
+        (tmp_path / front).mkdir()
     projects = []
+    if spec_projects("tasks", payload, tmp_path / "spec") is not None:
+        projects.append(tmp_path / "spec" / "hostile")
+    if openapi_projects(payload, tmp_path / "openapi") is not None:
+        projects.append(tmp_path / "openapi" / "hostile" / "shop")
 
-    (tmp_path / "spec").mkdir()
-    assert spec_projects("tasks", text, tmp_path / "spec") is not None
-    projects.append(tmp_path / "spec" / "hostile")
-
-    (tmp_path / "openapi").mkdir()
-    assert openapi_projects(text, tmp_path / "openapi") is not None
-    projects.append(tmp_path / "openapi" / "hostile" / "shop")
-
-    # a real server over stdio, audited, its draft made a project
-    (tmp_path / "listing.json").write_text(json.dumps(listing(text)), encoding="utf-8")
+    # a real server over stdio, audited: its draft (when the spec language takes what it listed) made a project
+    (tmp_path / "listing.json").write_text(json.dumps(listing(payload)), encoding="utf-8")
     (tmp_path / "hostile.py").write_text(HOSTILE_SERVER, encoding="utf-8")
     draft_file = tmp_path / "draft.yaml"
     result = CliRunner().invoke(
@@ -367,16 +364,18 @@ def test_no_generated_project_runs_outside_text(payload: str, tmp_path: Path) ->
         ["audit", "--write-spec", str(draft_file), "--", sys.executable, str(tmp_path / "hostile.py"),
          str(tmp_path / "listing.json")],
     )  # fmt: skip
-    assert "Traceback" not in result.output and draft_file.is_file(), result.output
-    audited = tmp_path / "audited"
-    code, output = cli("new", str(audited), "--spec", str(draft_file))
-    assert code == 0, output
-    (tmp_path / "draft_twin").mkdir()
-    twin = draft_projects(text, tmp_path / "draft_twin")
-    assert twin is not None
-    assert_same_shape(project_files(audited), twin[1], "the audited server's draft")
-    projects.append(audited)
+    assert "Traceback" not in result.output and INTERNAL_ERROR not in result.output, result.output
+    twin = draft_projects(payload, tmp_path / "draft_twin")
+    if not draft_file.is_file():
+        assert twin is None and "nothing was written" in result.output, result.output
+    else:
+        audited = tmp_path / "audited"
+        code, output = cli("new", str(audited), "--spec", str(draft_file))
+        assert code == 0 and twin is not None, output
+        assert_same_shape(project_files(audited), twin[1], "the audited server's draft")
+        projects.append(audited)
 
+    assert len(projects) >= 2, "each payload is taken by most front ends"
     for project in projects:
         run_project(project)
 

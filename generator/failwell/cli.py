@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperArgument, TyperCommand
 
-from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE, FailwellError, printable, spec_error
+from .errors import INTERNAL_ERROR, INTERNAL_EXIT_CODE, FailwellError, spec_error
 from .version import VERSION
 
 if TYPE_CHECKING:
@@ -838,10 +838,10 @@ def import_openapi_command(
             raise FailwellError(f"{dest} is not empty and has no failwell.yaml; import into a new folder")
         result = import_openapi(document_source, dest, selection, name=name, existing=existing)
         shown = None if verbose else SHOWN_FINDINGS
-        for finding in result.findings[:shown]:  # the document's text, each on one line
-            typer.echo(printable(f"{document_source}: {finding}"))
+        for finding in result.findings[:shown]:
+            typer.echo(f"{document_source}: {finding}")
         for note in result.notes[:shown]:
-            typer.echo(printable(f"{document_source}: note: {note}"))
+            typer.echo(f"{document_source}: note: {note}")
         hidden = max(0, len(result.findings) - SHOWN_FINDINGS) + max(0, len(result.notes) - SHOWN_FINDINGS)
         if hidden and not verbose:
             counts = Counter(finding.code for finding in result.findings)
@@ -852,7 +852,7 @@ def import_openapi_command(
                 err=True,
             )
         for skipped in result.skipped:
-            typer.echo(printable(f"{document_source}: not mapped: {skipped}"))
+            typer.echo(f"{document_source}: not mapped: {skipped}")
         summary = (
             f"failwell: {len(result.tools)} tool(s) from {result.operations} operation(s) in {result.seconds:.2f} s; "
             f"the tool list is about {result.tokens:,} tokens (characters / 4)"

@@ -135,7 +135,7 @@ def import_openapi(
         package=package,
         handlers=files,
         findings=findings,
-        notes=[*doc.notes, *mapper.notes],
+        notes=[printable(note) for note in [*doc.notes, *mapper.notes]],
         operations=len(every),
         tools=sorted(tools),
         tokens=_tokens(spec),

@@ -71,12 +71,16 @@ PAYLOADS = (
 without one would be blank, which a front end may treat as absent."""
 
 
+KEPT_AS_IS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+"""Characters the plain twin keeps as they are: controls (but tab and newline), C1, bidi controls and lone
+surrogates, which a front end drops, escapes or refuses: it does the same in both twins."""
+
+
 def plain(text: str) -> str:
-    """`text` with each character made a space but ASCII letters, digits, `-` and `_` (which names keep), and what
-    no spec may hold (C0 controls other than tab and line breaks, DEL, lone surrogates: a front end drops or refuses
-    those in both twins): what the same positions hold in the plain twin (names made from it are the same: a front
-    end makes a run of other characters one `_` or `-`)."""
-    return re.sub("[^-_A-Za-z0-9\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]", " ", text)
+    """`text` with each character made a space but ASCII letters, digits, `-` and `_` (which names keep) and
+    `KEPT_AS_IS`: what the same positions hold in the plain twin (names made from it are the same: a front end
+    makes a run of other characters one `_` or `-`)."""
+    return re.sub(f"[^-_A-Za-z0-9{KEPT_AS_IS}]", " ", text)
 
 
 # A spec with hostile text at every position that takes it -------------------------------------------------------

@@ -22,7 +22,7 @@ class Diagnostic:
 
     def __str__(self) -> str:
         label = "" if self.severity == "error" else "warning: "
-        return f"{self.file}:{self.line}:{self.col}: {self.code} {label}{self.message}"
+        return printable(f"{self.file}:{self.line}:{self.col}: {self.code} {label}{self.message}")  # one line
 
 
 class FailwellError(Exception):
@@ -39,6 +39,14 @@ class FailwellError(Exception):
 INTERNAL_ERROR = "failwell hit an internal error on this spec; please report it with the spec"
 """What the CLI prints, with exit code 2, for an exception no spec should cause (a bug in failwell)."""
 INTERNAL_EXIT_CODE = 2
+
+
+def printable(text: str) -> str:
+    """Outside text as a message shows it: on one line, each character that does not print (line breaks, controls,
+    format characters, lone surrogates) escaped as Python's `repr` escapes it."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 def spec_error(diagnostics: list[Diagnostic]) -> FailwellError:

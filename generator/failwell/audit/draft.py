@@ -125,8 +125,8 @@ def field(
         out["type"] = "string"  # what the listing did not say: a draft to check
     description = schema.get("description") or schema.get("title")
     if depth == 0:
-        out["description"] = " ".join(str(description).split()) if description else f"The {name.replace('_', ' ')}."
-    elif description:
+        out["description"] = " ".join(str(description or "").split()) or f"The {name.replace('_', ' ')}."
+    elif " ".join(str(description or "").split()):
         out["description"] = " ".join(str(description).split())
     if nullable:
         out["nullable"] = True
@@ -169,11 +169,11 @@ def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[st
     renamed = [] if renamed is None else renamed
     annotations = listed.get("annotations") or {}
     out: dict[str, Any] = {
-        "description": " ".join(str(listed.get("description") or f"The {listed['name']} tool.").split()),
+        "description": " ".join(str(listed.get("description") or "").split()) or f"The {listed['name']} tool.",
         "effect": effect(annotations),
     }
-    if annotations.get("title"):
-        out["title"] = annotations["title"]
+    if " ".join(str(annotations.get("title") or "").split()):
+        out["title"] = " ".join(str(annotations["title"]).split())
     if out["effect"] != "read" and annotations.get("idempotentHint") is True:
         out["idempotency"] = "none"  # idempotent by nature, as the server says: no key needed
         out["idempotent"] = True

@@ -336,6 +336,8 @@ class Reader:
     missing_expected_line: str
     uri_literal: str = ""
     mime_type_literal: str = ""
+    mime_type_doc: str = ""
+    """The MIME type as a docstring holds it."""
     output_annotation: str = "str"
     template: bool = False
     example_uri_literal: str = ""
@@ -576,12 +578,12 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
             )
         )
     models = tuple(f.models("Settings", fields))
-    annotations = [member.annotation for model in models for member in model.fields]
+    annotations = f.annotation_code(models)
     return {
         "settings": tuple(found),
         "settings_models": models,
-        "settings_uses_annotated": any("Annotated[" in a for a in annotations),
-        "settings_uses_literal": any("Literal[" in a for a in annotations),
+        "settings_uses_annotated": "Annotated[" in annotations,
+        "settings_uses_literal": "Literal[" in annotations,
         "settings_example": assignment("EXAMPLE_SETTINGS", f"Settings.model_validate({inline(example)})", 0),
     }
 
@@ -763,7 +765,7 @@ def _tool(
     idempotent = spec["effect"] != "read" and spec.get("idempotent") is True and "idempotency_key" not in inputs
     input_models = tuple(f.models("Input", inputs, published=True))
     output_models = tuple(f.models("Output", outputs)) if outputs is not None else ()
-    annotations = " ".join(member.annotation for model in (*input_models, *output_models) for member in model.fields)
+    annotations = f.annotation_code((*input_models, *output_models))
     example = f.example_arguments(inputs)
     wrong_field = next((n for n, s in inputs.items() if f.is_required(s)), next(iter(inputs), ""))
     wrong_kind = f.json_type(inputs[wrong_field]) if wrong_field else "string"
@@ -972,7 +974,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
     fields: dict[str, Any] = dict(spec.get("params" if kind == "resource" else "arguments") or {})
     label = f"The {name} {kind}"
     models = tuple(f.models("Params", fields, published=kind == "prompt"))
-    annotations = " ".join(member.annotation for model in models for member in model.fields)
+    annotations = f.annotation_code(models)
     example = f.example_arguments(fields)
     as_read = {"effect": "read"}
     failures = tuple(
@@ -1037,6 +1039,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         missing_expected_line=assignment("expected", string(f"`{missing}` is required" if missing else ""), 4),
         uri_literal=string(uri),
         mime_type_literal=string(mime_type),
+        mime_type_doc=docstring(mime_type),
         upstreams=tuple(spec.get("upstreams") or ()),
         uses=tuple(spec.get("uses") or ()),
         output_annotation=_text_kind(mime_type) if kind == "resource" else "str | list[Message]",
@@ -1278,7 +1281,7 @@ def asking(spec: dict[str, Any], indent: int = 8) -> Asking:
         lines = call_lines((f"self.{name} = {call[0]}", call[1]), 8)
         model_name = f"{pascal(name)}Answer" if kind == "form" else ""
         questions.append(Ask(name, kind, "\n".join(lines), ask.get("message", ""), question, model_name, form_line))
-    annotations = " ".join(member.annotation for model in answer_models for member in model.fields)
+    annotations = f.annotation_code(answer_models)
     kinds = sorted({_ASK_CLASSES[a["kind"]] for a in asks.values()})
     first = sorted(name for name, ask in asks.items() if ask.get("before_task") is True)
     return Asking(

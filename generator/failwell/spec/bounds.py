@@ -52,6 +52,13 @@ _CORE_TAGS = frozenset(
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 """Characters no text of a spec may hold: C0 controls other than tab and line breaks, DEL, lone surrogates."""
 
+
+def writable(text: str) -> str:
+    """`text` as a spec may hold it, for a front end that writes one from outside text: the C0 controls other than
+    tab and line breaks, and DEL, dropped; each lone surrogate made U+FFFD."""
+    return _CONTROL.sub(lambda found: "\ufffd" if found.group() >= "\ud800" else "", text)
+
+
 _NUMBER = re.compile(r"[-+]?(?:0[xob][0-9a-fA-F_]+|[0-9_]*\.?[0-9_]*)(?:[eE][-+]?[0-9]+)?\Z")
 """How a plain scalar that a YAML reader may read as a number is written (decimal, 0x, 0o, 0b, float)."""
 

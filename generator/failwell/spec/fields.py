@@ -6,7 +6,8 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -146,6 +147,17 @@ def models(root: str, fields: dict[str, dict[str, Any]], *, published: bool = Fa
     out: list[ModelClass] = []
     _model(root, fields, out, published=published)
     return out
+
+
+def annotation_code(models: Iterable[ModelClass]) -> str:
+    """The models' annotations with every string literal in them taken out: what they use (`Annotated[`, `Literal[`,
+    `Field(`, `formats.check(`) is read from the code, never from text in it (an enum value such as `Literal[`)."""
+    joined = " ".join(member.annotation for model in models for member in model.fields)
+    return _STRING_LITERAL.sub('""', joined) if "'" in joined or '"' in joined else joined
+
+
+_STRING_LITERAL = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'""")
+"""A string literal as `pyliteral.string` writes one."""
 
 
 def _model(name: str, fields: dict[str, dict[str, Any]], out: list[ModelClass], *, published: bool = False) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ...errors import FailwellError
+from ...errors import FailwellError, printable
 from ...spec import bounds
 from ...spec.lint import lint
 from ...spec.load import Document as SpecDocument
@@ -81,6 +81,7 @@ def import_openapi(
     if selection.empty and old is not None:
         selection = Selection.from_spec((old.get("imported") or {}).get("select"))
     doc = load(source)
+    _refuse_lone_surrogates(doc.root, source)
     every = operations(doc)
     if not every:
         raise FailwellError(f"{source} has no operations under `paths`; there is nothing to import")
@@ -101,7 +102,11 @@ def import_openapi(
         except FailwellError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-            skipped.append(f"{op.key}: its description has a shape failwell does not read ({exc.__class__.__name__})")
+            skipped.append(
+                printable(f"{op.key}: its description has a shape failwell does not read ({exc.__class__.__name__})")
+            )
+    for path, loaded in doc.files.items():  # the files `$ref`s reached
+        _refuse_lone_surrogates(loaded, path)
     warnings: list[str] = []
     spec = _spec(server, doc.root, source, selection, tools, credentials, dest, warnings)
     for _ in range(3):  # a tool the spec language refuses is left out, with why, and the rest is kept
@@ -109,9 +114,11 @@ def import_openapi(
         if not refused:
             break
         for tool_name, why in refused.items():
+            if tool_name not in tools and why.startswith("FW027"):
+                raise FailwellError(printable(f"{source} holds text a spec cannot: {why}"))
             if tool_name not in tools:
                 raise FailwellError(f"the imported spec is refused ({why}); this is a bug in failwell's importer")
-            skipped.append(f"{tools[tool_name].op.key} ({tool_name}): {why}")
+            skipped.append(printable(f"{tools[tool_name].op.key} ({tool_name}): {why}"))
             del tools[tool_name], spec["tools"][tool_name], spec["imported"]["tools"][tool_name]
         if not tools:
             raise FailwellError(f"no selected operation of {source} could be mapped: {'; '.join(skipped[:5])}")
@@ -131,7 +138,7 @@ def import_openapi(
         package=package,
         handlers=files,
         findings=findings,
-        notes=[*doc.notes, *mapper.notes],
+        notes=[printable(note) for note in [*doc.notes, *mapper.notes]],
         operations=len(every),
         tools=sorted(tools),
         tokens=_tokens(spec),
@@ -143,6 +150,30 @@ def import_openapi(
         warnings=warnings,
         moved=[line for line in moved if (dest / f"src/{package}/handlers/{line.split(':')[0]}.py").exists()],
     )
+
+
+def _refuse_lone_surrogates(value: Any, source: str, pointer: str = "#") -> None:
+    """A FailwellError naming where `value` holds a lone surrogate: JSON's `\\ud800` escapes can say one, but it
+    is no character, and no file failwell writes can hold it."""
+    stack = [(value, pointer)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, dict):
+            stack += [(key, where) for key in item if isinstance(key, str)]
+            stack += [(child, f"{where}/{key}") for key, child in item.items()]
+        elif isinstance(item, list):
+            stack += [(child, f"{where}/{index}") for index, child in enumerate(item)]
+        elif isinstance(item, str) and _SURROGATE.search(item):
+            found = _SURROGATE.search(item)
+            assert found is not None
+            shown = where.encode("ascii", "backslashreplace").decode("ascii")
+            raise FailwellError(
+                f"{source}: {shown} holds a lone surrogate (U+{ord(found.group()):04X}), which is not text; "
+                "fix the document"
+            )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _server_name(name: str | None, dest: Path, old: dict[str, Any] | None, root: dict[str, Any]) -> str:
@@ -170,7 +201,7 @@ def _spec(
     title = trim(info.get("title"), 200) or server
     about = trim(info.get("description"), 400)
     description = f"{title}: {about}" if about and not about.startswith(title) else about or title
-    version = str(info.get("version") or "")
+    version = trim(str(info.get("version") or ""), 100)
     spec: dict[str, Any] = {"failwell": 1, "server": {"name": server, "version": "0.1.0", "description": description}}
     if credentials.settings:
         spec["server"]["settings"] = dict(sorted(credentials.settings.items()))
@@ -245,6 +276,8 @@ def _refused(spec: dict[str, Any]) -> dict[str, str]:
             continue
         path = problem.path
         owner = str(path[1]) if len(path) > 1 and path[0] == "tools" else "(spec)"
+        if len(path) > 2 and path[:2] == ("imported", "tools"):
+            owner = str(path[2])  # the operation's method and path, which the spec records
         out.setdefault(owner, f"{problem.code} {problem.message}")
     return out
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from ...pyliteral import docstring, string
 from ...spec.naming import pascal
 from .mapping import Tool
 
@@ -13,22 +12,25 @@ HELPER = "_openapi.py"
 """The helper module beside the handlers (a name starting with `_` is never taken for a tool's handler)."""
 
 
-def _lit(value: object) -> str:
-    """A Python literal as ruff's formatter writes it: strings in double quotes."""
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, tuple):
-        return "(" + ", ".join(_lit(v) for v in value) + ("," if len(value) == 1 else "") + ")"
-    return repr(value)
+def _tuple(items: list[str]) -> str:
+    """A tuple of Python expressions as ruff's formatter writes it."""
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def _doc(*lines: str) -> str:
+    """Docstring lines, each made safe by `pyliteral.docstring` (the document's text is never code)."""
+    return "\n".join(docstring(line) for line in lines)
 
 
 def handler(tool: Tool) -> str:
     """The handler module of `tool`: it calls the operation and turns each documented status into its failure."""
     classes = {name: pascal(name) for _, name in tool.statuses}
     imports = sorted({"Context", "Input", *(["Output"] if tool.has_output else []), *classes.values()})
-    where = "".join(f"\n    {_lit(name)}: ({_lit(loc)}, {_lit(wire)})," for name, (loc, wire) in tool.where.items())
+    where = "".join(
+        f"\n    {string(name)}: {_tuple([string(loc), string(wire)])}," for name, (loc, wire) in tool.where.items()
+    )
     where_text = f"{{{where}\n}}" if where else "{}"
-    security_text = _lit(tuple(tool.security))
+    security_text = _tuple([_tuple([string(part) for part in entry]) for entry in tool.security])
     lines = []
     for code, name in tool.statuses:
         test = "error.status is not None and error.status >= 500" if code == "5XX" else f"error.status == {int(code)}"
@@ -36,7 +38,7 @@ def handler(tool: Tool) -> str:
         extra = {
             "rate_limited": "retry_after_s=error.retry_after_s or 10.0, ",
             "upstream_unavailable": "retry_after_s=error.retry_after_s, ",
-            "permission_denied": f'permission={_lit(tool.name)}, role="the API credentials of this server", ',
+            "permission_denied": f'permission={string(tool.name)}, role="the API credentials of this server", ',
         }.get(failure_class, "")
         lines.append(
             f"        if {test}:\n            raise {classes[name]}({extra}changed=error.explicit_changed) from None"
@@ -46,11 +48,11 @@ def handler(tool: Tool) -> str:
     indent = "        " if lines else "    "
     args = [
         f"ctx.upstreams.{tool.upstream}",
-        _lit(tool.op.method.upper()),
+        string(tool.op.method.upper()),
         "PATH",
         "WHERE",
         "params.model_dump()",
-        f"body={_lit(tool.body)}",
+        f"body={string(tool.body)}",
         "security=SECURITY",
         "settings=ctx.settings",
     ]
@@ -59,8 +61,7 @@ def handler(tool: Tool) -> str:
         body = "    try:\n" + call + "    except UpstreamError as error:\n" + "\n".join(lines) + "\n        raise\n"
     else:
         body = call
-    text = tool.spec["description"].replace("\\", "/").replace('"""', "'''")
-    first = text.split(". ")[0].rstrip(".")[:200].rstrip("'\"")
+    first = tool.spec["description"].split(". ")[0].rstrip(".")[:200]
     upstream_import = "from .._generated.runtime.upstream import UpstreamError\n" if lines else ""
     origin = f" (operationId {tool.op.operation_id})" if tool.op.operation_id else ""
     helpers = "Where, call, fields_of" if tool.has_output else "Where, call, text_of"
@@ -68,24 +69,27 @@ def handler(tool: Tool) -> str:
     if len(imported) > LINE_LENGTH:
         names = "".join(f"    {name},\n" for name in imports)
         imported = f"from .._generated.tools.{tool.name} import (\n{names})"
-    return f'''"""`{tool.name}`: {first}.
-
-Written once by `failwell import openapi` from {tool.op.key}{origin}, and yours from now on:
-failwell never overwrites it. It sends each argument where the API takes it (WHERE), through the runtime's
-upstream client (deadline, retries, circuit breaker, Idempotency-Key), and turns each status the API
-documents into the failure the spec declares for it; any other failure keeps its class's words.
+    about = _doc(
+        f"`{tool.name}`: {first}.",
+        "",
+        f"Written once by `failwell import openapi` from {tool.op.key}{origin}, and yours from now on:",
+        "failwell never overwrites it. It sends each argument where the API takes it (WHERE), through the runtime's",
+        "upstream client (deadline, retries, circuit breaker, Idempotency-Key), and turns each status the API",
+        "documents into the failure the spec declares for it; any other failure keeps its class's words.",
+    )
+    return f'''"""{about}
 """
 
 {upstream_import}{imported}
 from ._openapi import {helpers}
 
-PATH = {_lit(tool.op.path)}
+PATH = {string(tool.op.path)}
 WHERE: dict[str, Where] = {where_text}
 SECURITY: tuple[tuple[str, str, str, str], ...] = {security_text}
 
 
 async def handle(params: Input, ctx: Context) -> {returns}:
-    """{first}."""
+    """{docstring(first + ".")}"""
 {body}    return {result}
 '''
 

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import printable
 from ...spec.naming import reserved_tool_name
 from .document import Document, Node
 from .operations import Operation
@@ -50,7 +51,7 @@ class Finding:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.code} {self.message}"
+        return printable(f"{self.where}: {self.code} {self.message}")  # the document's text, on one line
 
 
 @dataclass

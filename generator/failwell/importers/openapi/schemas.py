@@ -9,7 +9,7 @@ import math
 import re
 from typing import Any
 
-from ...spec import patterns
+from ...spec import bounds, patterns
 from ...spec.naming import RESERVED_FIELD_NAMES, reserved_model_field_name
 from .document import Document, Node
 
@@ -62,7 +62,7 @@ def trim(raw: Any, limit: int = MAX_DESCRIPTION) -> str:
     """A description on one paragraph's terms: whitespace folded, cut at a sentence within `limit`."""
     if not isinstance(raw, str):
         return ""
-    text = re.sub(r"<[^>]+>", "", raw)
+    text = re.sub(r"<[^>]+>", "", bounds.writable(raw))
     text = " ".join(text.split())
     if len(text) <= limit:
         return text

@@ -38,7 +38,7 @@ server:
     mode: {enum: [fast, slow], default: fast, description: How hard to look.}
 tools:
   info:
-    description: "The configuration: at most {settings.max_count} commits, mode {settings.mode}."
+    description: "Configuration of {settings.repository}: at most {settings.max_count} commits, mode {settings.mode}."
     effect: read
     input:
       detail: {type: boolean, default: false, description: More detail.}
@@ -166,7 +166,7 @@ async def served(project: Path, *args: str, env: dict[str, str] | None = None) -
 async def test_settings_from_flags_reach_handlers_typed_and_fill_descriptions(project: Path) -> None:
     seen = await served(project, "--repository", "/srv/one", "--max-count=7", "--read-only", "--mode", "slow")
     assert seen["info"] == {"repository": "/srv/one", "max_count": 7, "read_only": True, "has_key": False}
-    assert seen["tool"] == "The configuration: at most 7 commits, mode slow."
+    assert seen["tool"] == "Configuration of /srv/one: at most 7 commits, mode slow."
     assert seen["resource"] == "The configuration of /srv/one."
     assert seen["prompt"] == "Review /srv/one in slow mode."
     assert seen["text"] == "/srv/one slow"
@@ -177,7 +177,7 @@ async def test_settings_from_the_environment(project: Path) -> None:
     env = {"CFG_REPOSITORY": "/srv/env", "CFG_MAX_COUNT": "3", "CFG_READ_ONLY": "true", "CFG_TOKEN_FOR_API": SECRET}
     seen = await served(project, env=env)
     assert seen["info"] == {"repository": "/srv/env", "max_count": 3, "read_only": True, "has_key": True}
-    assert seen["tool"] == "The configuration: at most 3 commits, mode fast."
+    assert seen["tool"] == "Configuration of /srv/env: at most 3 commits, mode fast."
 
 
 @pytest.mark.anyio
@@ -188,6 +188,31 @@ async def test_a_flag_wins_over_its_variable_which_wins_over_the_default(project
     assert (both["info"]["repository"], both["info"]["max_count"]) == ("/srv/flag", 9)
     default = await served(project, env={"CFG_REPOSITORY": "/srv/env", "CFG_MAX_COUNT": ""})
     assert (default["info"]["repository"], default["info"]["max_count"]) == ("/srv/env", 10)
+
+
+@pytest.mark.anyio
+async def test_a_setting_holding_a_credential_is_masked_in_every_listing(project: Path) -> None:
+    """A non-secret setting holding a URL with a password, named in descriptions: tools/list, resources/list and
+    prompts/list show it masked, as the log would, and the author's words around it whole (issue 39, point 6: before
+    the fix every client listed `https://alice:pass@...`)."""
+    seen = await served(project, "--repository", "https://alice:Pa55-w0rd-x@git.example.com/r")
+    assert seen["tool"] == "Configuration of https://[redacted]@git.example.com/r: at most 10 commits, mode fast."
+    assert seen["resource"] == "The configuration of https://[redacted]@git.example.com/r."
+    assert seen["prompt"] == "Review https://[redacted]@git.example.com/r in fast mode."
+    assert seen["info"]["repository"] == "https://alice:Pa55-w0rd-x@git.example.com/r", "the handler gets it whole"
+
+
+def test_validate_refuses_a_secret_setting_in_a_description(tmp_path: Path) -> None:
+    """`failwell validate`: `{settings.api_key}` (a `secret: true` setting) or `{settings.db_password}` (named like
+    one) in a description is an error, FW192, with nothing written."""
+    for name in ("api_key", "db_password"):
+        spec = tmp_path / f"{name}.yaml"
+        text = SPEC.replace("Review {settings.repository}", f"Review with {{settings.{name}}}")
+        spec.write_text(text.replace("  settings:\n", "  settings:\n    db_password: {type: string}\n"))
+        ran = failwell("validate", str(spec))
+        assert ran.returncode == 1, ran.stdout + ran.stderr
+        lines = [line for line in (ran.stdout + ran.stderr).splitlines() if "FW192" in line]
+        assert len(lines) == 1 and f"{{settings.{name}}}" in lines[0], ran.stdout + ran.stderr
 
 
 def test_a_missing_required_setting_stops_the_server_naming_its_flag_and_variable(project: Path) -> None:

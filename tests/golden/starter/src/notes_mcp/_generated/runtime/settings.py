@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .config import ConfigurationError
-from .scrub import remember_secret
+from .scrub import redact_secrets, remember_secret, secret_named
 
 WHERE = 'a client entry passes flags in its "args" and variables in its "env"'
 """Where a setting is set, said with every message about one."""
@@ -89,7 +89,9 @@ _PLACEHOLDER = re.compile(r"\{settings\.([A-Za-z_][A-Za-z0-9_]*)\}")
 
 def described(text: str, settings: Any) -> str:
     """A description with each `{settings.<name>}` replaced by the setting's value (lint allows only declared,
-    non-secret names); an unset optional one reads `none`."""
+    non-secret names); an unset optional one reads `none`. Every client lists descriptions, so the value goes through
+    the scrubber first, as it would on its way to a log (`https://alice:pass@host` reads `https://[redacted]@host`),
+    and a setting named like a secret is masked whole; the author's words around it are not touched."""
 
     def value(match: re.Match[str]) -> str:
         found = getattr(settings, match.group(1), None)
@@ -97,7 +99,7 @@ def described(text: str, settings: Any) -> str:
             return "none"
         if isinstance(found, bool):
             return "true" if found else "false"
-        return str(found)
+        return "[redacted]" if secret_named(match.group(1)) else redact_secrets(str(found))
 
     return _PLACEHOLDER.sub(value, text) if settings is not None else text
 

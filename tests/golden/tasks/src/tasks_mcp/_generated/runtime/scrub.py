@@ -677,6 +677,20 @@ def redact_secrets(text: str) -> str:
     return _apply(_SECRET_RULES, _SECRET_PATTERNS, _ESCAPED_QUOTE.sub(r"\1", text))
 
 
+class Scrubbed(str):
+    """Text put together from the server's own words and outside values each already passed through `quoted` (a
+    refusal to start, naming a flag such as `--api-key (or PROBE_API_KEY)`): the log writes it as it is, because
+    scrubbing the finished sentence would mask the server's own words around a secret-sounding name."""
+
+
+def quoted(value: str, limit: int = 80) -> str:
+    """An outside value (a stray argument, a variable's value) as a message quotes it: credentials masked, cut to
+    `limit` characters (`...` after the quote says it was cut), in quotes, with every control, invisible or
+    direction-changing character escaped as Python writes it (`\\x1b`, `\\u202e`): one value on one line."""
+    masked = redact_secrets(value)
+    return repr(masked[:limit]) + ("..." if len(masked) > limit else "")
+
+
 def secret_named(name: str) -> bool:
     """Whether a field called `name` holds a secret, so its whole value is masked wherever it is shown."""
     return bool(_SECRET_IN_NAME.search(name))

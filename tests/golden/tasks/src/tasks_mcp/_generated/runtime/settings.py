@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .config import ConfigurationError
-from .scrub import redact_secrets, remember_secret, secret_named
+from .scrub import Scrubbed, redact_secrets, remember_secret, secret_named
 
 WHERE = 'a client entry passes flags in its "args" and variables in its "env"'
 """Where a setting is set, said with every message about one."""
@@ -61,7 +61,7 @@ def read(declared: Declared, flags: Mapping[str, str], environ: Mapping[str, str
             raw[setting.name], source[setting.name] = environ[setting.env].strip(), setting.env
         elif setting.required:
             raise ConfigurationError(
-                f"setting {setting.name} is missing: pass {_either(setting)}, {setting.accepts}; {WHERE}"
+                Scrubbed(f"setting {setting.name} is missing: pass {_either(setting)}, {setting.accepts}; {WHERE}")
             )
     for setting in declared.settings:
         if setting.secret and setting.name in raw:
@@ -73,8 +73,10 @@ def read(declared: Declared, flags: Mapping[str, str], environ: Mapping[str, str
         name = str(first["loc"][0]) if first["loc"] else ""
         setting = next((s for s in declared.settings if s.name == name), declared.settings[0])
         raise ConfigurationError(
-            f"setting {setting.name} from {source.get(setting.name, setting.named())} is not accepted: "
-            f"{setting.named()} takes {setting.accepts}; {WHERE}"
+            Scrubbed(
+                f"setting {setting.name} from {source.get(setting.name, setting.named())} is not accepted: "
+                f"{setting.named()} takes {setting.accepts}; {WHERE}"
+            )
         ) from None
 
 

@@ -373,6 +373,11 @@ QUOTINGS: dict[str, Callable[[str, str], str]] = {
     "env": _env,
     "query": _query,
     "multiline": lambda key, value: f"config loaded:\n  user: ann\n  {key}: {value}\n  region: eu-west-1\n",
+    # a structure under the secret's name, as Python prints a mapping (an exception's argument, a logged dict) and
+    # JSON writes one: the value is a mapping, a list, bytes, at any depth
+    "repr_nested": lambda key, value: repr({"config": {"user": "ann", key: {"current": value, "previous": "old"}}}),
+    "repr_list_bytes": lambda key, value: repr({"user": "ann", key: ["old", value.encode()], "region": "eu"}),
+    "json_list": lambda key, value: json.dumps({"user": "ann", key: ["old", value], "region": "eu"}),
 }
 
 

@@ -30,6 +30,8 @@ from mcp import Client, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.server.request_state import AESGCMRequestStateCodec
 
+from conftest import failwell
+
 pytestmark = pytest.mark.slow
 
 DELETE = {"note_id": "N-7", "folder": "inbox"}
@@ -654,3 +656,97 @@ def test_a_redis_server_without_usable_state_keys_exits_2_with_one_line(
     assert "MCP_STATE_KEYS" in lines[0] and "Traceback" not in started.stderr
     assert "tiny-secret-value" not in started.stderr, "the key's value is never printed"
     assert effects(tmp_path / "effects.txt") == []
+
+
+# --- a confirmation shows every argument the handler receives (issue 39, point 5) ------------------------------------
+
+THINGS_SPEC = """\
+failwell: 1
+server:
+  name: things
+  store: sqlite
+tools:
+  thing_delete:
+    description: Delete one thing, once its person confirms it.
+    effect: destructive
+    idempotency: required
+    deadline_s: 10
+    input:
+      thing_id: {type: string, pattern: "^T-[0-9]+$", description: The thing to delete., example: T-1}
+      force: {type: boolean, required: false, description: Delete it even when other things use it.}
+      reason: {type: string, required: false, maxLength: 200, description: Why it is deleted.}
+    output:
+      deleted: {type: string, description: The thing deleted.}
+    confirm:
+      message: "Delete thing {thing_id}?"
+"""
+
+THINGS_HANDLER = '''"""thing_delete: each run appends the arguments it received to the file THINGS_EFFECTS names."""
+
+import os
+
+from .._generated.tools.thing_delete import Context, Input, Output
+
+
+async def handle(params: Input, ctx: Context) -> Output:
+    with open(os.environ["THINGS_EFFECTS"], "a", encoding="utf-8") as effects:
+        effects.write(f"{params.thing_id} force={params.force}\\n")
+    return Output(deleted=params.thing_id)
+'''
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_stdio_the_question_names_every_argument_the_handler_receives(tmp_path: Path, mode: str) -> None:
+    """`confirm.message: "Delete thing {thing_id}?"` leaves `force` out: the person reads `force=true` after the
+    spec's words (and a string argument quoted, as the message's own values are), never the idempotency key; the
+    handler then runs with what the person saw. `failwell messages` shows the same question. (Before the fix the
+    person read "Delete thing T-1?" and the handler ran with force=True.)"""
+    spec = tmp_path / "things.yaml"
+    spec.write_text(THINGS_SPEC)
+    created = failwell("new", tmp_path / "things", "--spec", spec)
+    assert created.returncode == 0, created.stdout + created.stderr
+    (tmp_path / "things" / "src" / "things_mcp" / "handlers" / "thing_delete.py").write_text(THINGS_HANDLER)
+    asked: list[str] = []
+
+    def elicit(params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"confirm": True})
+
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return elicit(params)
+
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tmp_path / "things" / "src"),
+        "FAILWELL_SQLITE_PATH": str(tmp_path / "things.sqlite3"),
+        "THINGS_EFFECTS": str(tmp_path / "effects.txt"),
+    }
+    server = StdioServerParameters(command=sys.executable, args=["-m", "things_mcp"], env=env)
+
+    async def calls() -> list[types.CallToolResult]:
+        with (tmp_path / "stderr.log").open("a") as errlog:
+            async with Client(stdio_client(server, errlog=errlog), mode=mode, elicitation_callback=callback) as client:
+                return [
+                    await client.call_tool(
+                        "thing_delete", {"thing_id": "T-1", "force": True, "idempotency_key": key("a")}
+                    ),
+                    await client.call_tool(
+                        "thing_delete", {"thing_id": "T-2", "reason": "it is old", "idempotency_key": key("b")}
+                    ),
+                    await client.call_tool("thing_delete", {"thing_id": "T-3", "idempotency_key": key("c")}),
+                ]
+
+    results = anyio.run(calls)
+    assert [result.is_error for result in results] == [False, False, False], [text(result) for result in results]
+    assert asked == [
+        "Delete thing T-1? Other arguments: force=true.",
+        'Delete thing T-2? Other arguments: reason="it is old".',
+        "Delete thing T-3?",
+    ]
+    assert effects(tmp_path / "effects.txt") == ["T-1 force=True", "T-2 force=None", "T-3 force=None"]
+    shown = failwell("messages", spec, "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    rows = {(row["tool"], row["failure"]): row for row in json.loads(shown.stdout)}
+    assert rows[("thing_delete", "confirm")]["text"] == (
+        "Delete thing T-1? Other arguments: force=true, reason=example."
+    ), "every argument a call may carry, with example values"

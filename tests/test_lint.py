@@ -347,6 +347,8 @@ SETTINGS = """\
         ("", "Read one order from {settings.repository}.", []),
         ("", "Read one order from {settings.repo}.", ["FW191"]),
         ("", "Read one order with {settings.api_key}.", ["FW192"]),
+        ("    db_password: {type: string}\n", "Read one order as {settings.db_password}.", ["FW192"]),
+        ("    max_tokens: {type: integer, default: 5}\n", "At most {settings.max_tokens} tokens.", []),
         ("    port: {type: integer, flag: --port}\n", "Read one order.", ["FW190"]),
         ("    level: {type: string, env: LOG_LEVEL}\n", "Read one order.", ["FW190"]),
         ("    other: {type: string, env: SHOP_REPOSITORY}\n", "Read one order.", ["FW190"]),

@@ -40,6 +40,7 @@ PATHS = (
     "validation_dict",
     "log_message",
     "log_extra",
+    "mapping",
 )
 CASES = [(kind, quoting) for kind in KINDS for quoting in quotings_for(kind)]
 BY_NAME = {kind.name: kind for kind in KINDS}
@@ -97,6 +98,10 @@ async def handle(params: Input, ctx: Context) -> Output:
         raise error
     if params.path == "group":
         raise ExceptionGroup("several failures", [ValueError(text), KeyError("missing")])
+    if params.path == "mapping":  # the credential itself, in a mapping as Python prints it (issue 39, point 13)
+        value, _ = kind.make(random.Random(params.seed))
+        config = {"dsn": "db", "password": value, "api_key": [value], "token": {"current": value}}
+        raise RuntimeError({"config": config, "secret": value.encode()})
     if params.path == "dict_args":
         raise RuntimeError({"request": {"user": "ann", "detail": text}}, [text])
     if params.path == "validation":
@@ -593,6 +598,62 @@ def test_the_quick_check_finds_every_secret_name_the_name_rule_finds(
     if scrub._VALUE_AFTER_NAME.search(text):
         assert quick_check(scrub).search(text), text
         assert scrub.redact_secrets(text) != text, text
+
+
+STRUCTURES = (
+    "{{'current': {v!r}, 'previous': 'old'}}",
+    '["old", "{v}"]',
+    "['old', {{'nested': [{v!r}]}}]",
+    "b'{v}'",
+    'b"{v}"',
+    "SecretStr({v!r})",
+    "({v!r}, 'x')",
+    "bytearray(b'{v}')",
+)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(
+    word=st.sampled_from(SECRET_WORDS),
+    spelling=st.lists(st.integers(0, 3), min_size=40, max_size=40),
+    before=st.sampled_from(["", "db_", "X-", "my", "old_"]),
+    quote=st.sampled_from(["'", '"', ""]),
+    separator=st.sampled_from([": ", ":", "=", " => ", " : "]),
+    structure=st.sampled_from(STRUCTURES),
+    tail=st.sampled_from(["", "\n", " | and more"]),
+)
+def test_a_structure_under_a_secret_name_is_masked_whole(
+    word: str, spelling: list[int], before: str, quote: str, separator: str, structure: str, tail: str
+) -> None:
+    """Issue 39, point 13: a mapping, list, tuple, call or bytes printed under a secret name (a Python repr at any
+    depth, JSON, keyword arguments), in any case and quoting, is masked whole for the log and the model; the fields
+    beside it stay (before the fix only the text up to its first closing quote was: the other items leaked)."""
+    scrub = messages.runtime("scrub")
+    spelled = "".join(char.upper() if turn % 2 else char for char, turn in zip(word, spelling, strict=False))
+    name = f"{before}{spelled}"
+    secret = "Qz7-Hv2kW9-x"
+    text = f"RuntimeError({{{quote}user{quote}{separator}'ann', {quote}{name}{quote}{separator}"
+    text += structure.format(v=secret) + f", {quote}region{quote}{separator}'eu'}}){tail}"
+    for rule in (scrub.redact_secrets, scrub.scrub):
+        shown = rule(text)
+        if scrub.secret_named(name):
+            assert secret not in shown, (text, shown)
+            assert "'ann'" in shown and "'eu'" in shown and "region" in shown, (text, shown)
+        else:
+            assert secret in shown, (text, shown)
+
+
+def test_a_handlers_exception_with_a_mapping_keeps_its_other_fields_in_the_log() -> None:
+    """The issue's own case: `RuntimeError({"config": {"dsn": ..., "password": ...}})` as its traceback prints it:
+    every secret-named key masked, at any depth, its neighbours kept."""
+    scrub = messages.runtime("scrub")
+    error = RuntimeError(
+        {"config": {"dsn": "db", "password": "Pw-1x9Q", "api_key": ["Ak-7c2Z"], "token": {"v": "Tk-4b8M"}}},
+        {"user": "ann", "secret": b"Sb-3d6R"},
+    )
+    shown = scrub.redact_secrets(f"RuntimeError: {error}")
+    assert [canary for canary in ("Pw-1x9Q", "Ak-7c2Z", "Tk-4b8M", "Sb-3d6R") if canary in shown] == []
+    assert "'user': 'ann'" in shown and "'config': {" in shown, shown
 
 
 def test_the_quick_check_agrees_with_the_name_rule_on_every_corpus_text() -> None:

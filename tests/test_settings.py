@@ -38,7 +38,7 @@ server:
     mode: {enum: [fast, slow], default: fast, description: How hard to look.}
 tools:
   info:
-    description: "The configuration: at most {settings.max_count} commits, mode {settings.mode}."
+    description: "Configuration of {settings.repository}: at most {settings.max_count} commits, mode {settings.mode}."
     effect: read
     input:
       detail: {type: boolean, default: false, description: More detail.}
@@ -166,7 +166,7 @@ async def served(project: Path, *args: str, env: dict[str, str] | None = None) -
 async def test_settings_from_flags_reach_handlers_typed_and_fill_descriptions(project: Path) -> None:
     seen = await served(project, "--repository", "/srv/one", "--max-count=7", "--read-only", "--mode", "slow")
     assert seen["info"] == {"repository": "/srv/one", "max_count": 7, "read_only": True, "has_key": False}
-    assert seen["tool"] == "The configuration: at most 7 commits, mode slow."
+    assert seen["tool"] == "Configuration of /srv/one: at most 7 commits, mode slow."
     assert seen["resource"] == "The configuration of /srv/one."
     assert seen["prompt"] == "Review /srv/one in slow mode."
     assert seen["text"] == "/srv/one slow"
@@ -177,7 +177,7 @@ async def test_settings_from_the_environment(project: Path) -> None:
     env = {"CFG_REPOSITORY": "/srv/env", "CFG_MAX_COUNT": "3", "CFG_READ_ONLY": "true", "CFG_TOKEN_FOR_API": SECRET}
     seen = await served(project, env=env)
     assert seen["info"] == {"repository": "/srv/env", "max_count": 3, "read_only": True, "has_key": True}
-    assert seen["tool"] == "The configuration: at most 3 commits, mode fast."
+    assert seen["tool"] == "Configuration of /srv/env: at most 3 commits, mode fast."
 
 
 @pytest.mark.anyio
@@ -188,6 +188,31 @@ async def test_a_flag_wins_over_its_variable_which_wins_over_the_default(project
     assert (both["info"]["repository"], both["info"]["max_count"]) == ("/srv/flag", 9)
     default = await served(project, env={"CFG_REPOSITORY": "/srv/env", "CFG_MAX_COUNT": ""})
     assert (default["info"]["repository"], default["info"]["max_count"]) == ("/srv/env", 10)
+
+
+@pytest.mark.anyio
+async def test_a_setting_holding_a_credential_is_masked_in_every_listing(project: Path) -> None:
+    """A non-secret setting holding a URL with a password, named in descriptions: tools/list, resources/list and
+    prompts/list show it masked, as the log would, and the author's words around it whole (issue 39, point 6: before
+    the fix every client listed `https://alice:pass@...`)."""
+    seen = await served(project, "--repository", "https://alice:Pa55-w0rd-x@git.example.com/r")
+    assert seen["tool"] == "Configuration of https://[redacted]@git.example.com/r: at most 10 commits, mode fast."
+    assert seen["resource"] == "The configuration of https://[redacted]@git.example.com/r."
+    assert seen["prompt"] == "Review https://[redacted]@git.example.com/r in fast mode."
+    assert seen["info"]["repository"] == "https://alice:Pa55-w0rd-x@git.example.com/r", "the handler gets it whole"
+
+
+def test_validate_refuses_a_secret_setting_in_a_description(tmp_path: Path) -> None:
+    """`failwell validate`: `{settings.api_key}` (a `secret: true` setting) or `{settings.db_password}` (named like
+    one) in a description is an error, FW192, with nothing written."""
+    for name in ("api_key", "db_password"):
+        spec = tmp_path / f"{name}.yaml"
+        text = SPEC.replace("Review {settings.repository}", f"Review with {{settings.{name}}}")
+        spec.write_text(text.replace("  settings:\n", "  settings:\n    db_password: {type: string}\n"))
+        ran = failwell("validate", str(spec))
+        assert ran.returncode == 1, ran.stdout + ran.stderr
+        lines = [line for line in (ran.stdout + ran.stderr).splitlines() if "FW192" in line]
+        assert len(lines) == 1 and f"{{settings.{name}}}" in lines[0], ran.stdout + ran.stderr
 
 
 def test_a_missing_required_setting_stops_the_server_naming_its_flag_and_variable(project: Path) -> None:
@@ -239,6 +264,102 @@ async def test_a_secret_setting_is_never_logged_nor_in_a_message(project: Path) 
         reason = refused(ran)
         assert reason.startswith("setting api_key from ") and "takes a string of at least 16 characters" in reason
         assert short not in ran.stderr
+
+
+PROBE_SPEC = """\
+failwell: 1
+server:
+  name: probe
+  description: A server whose refusals name a flag called like a secret.
+  settings:
+    offset: {type: integer, minimum: -100, maximum: 100, default: 0, description: An offset.}
+    label: {type: string, default: plain, description: A label.}
+    api_key: {type: string, secret: true, minLength: 16, description: The API key.}
+tools:
+  info:
+    description: "Offset {settings.offset}, label {settings.label}."
+    effect: read
+    input:
+      detail: {type: boolean, default: false, description: More detail.}
+"""
+
+WHERE_FLAGS = '; a client entry passes flags in its "args"'
+EVERY_FLAG = (
+    "this server takes --help, --http, --host, --port, --path, --allowed-hosts, --allowed-origins, --stateful, "
+    "--max-connections, --offset, --label, --api-key (see --help)"
+)
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("probe")
+    (root / "probe.yaml").write_text(PROBE_SPEC)
+    created = failwell("new", str(root / "probe"), "--spec", str(root / "probe.yaml"))
+    assert created.returncode == 0, created.stdout + created.stderr
+    return root / "probe"
+
+
+def start_probe(probe: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PROBE_")}
+    return subprocess.run(
+        [sys.executable, "-m", "probe_mcp", *args],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**env, "PYTHONPATH": str(probe / "src")},
+    )
+
+
+def test_a_refusal_masks_the_value_never_the_servers_own_words(probe: Path) -> None:
+    """Issue 39, point 11: a flag named like a secret (`--api-key`) no longer garbles the sentence around it (it read
+    `--api-key [redacted] PROBE_API_KEY)`, and the list of flags was cut after `--api-key`); the value given is
+    still never shown, and a credential in a stray argument is masked."""
+    short = "Sh0rt-k3y-9"
+    ran = start_probe(probe, "--api-key", short)
+    assert refused(ran) == (
+        "setting api_key from --api-key is not accepted: --api-key (or PROBE_API_KEY) takes a string of at least 16 "
+        'characters; a client entry passes flags in its "args" and variables in its "env"'
+    )
+    assert short not in ran.stderr
+    assert refused(start_probe(probe, "stray")) == f"unexpected argument 'stray': {EVERY_FLAG}{WHERE_FLAGS}"
+    assert refused(start_probe(probe, "--nope=x")) == f"unknown flag --nope: {EVERY_FLAG}{WHERE_FLAGS}"
+    planted = start_probe(probe, "password=Hx7-secret-Q2")
+    assert refused(planted) == f"unexpected argument 'password=[redacted]': {EVERY_FLAG}{WHERE_FLAGS}"
+    assert "Hx7-secret-Q2" not in planted.stderr
+    assert refused(start_probe(probe, "--port", "x y")) == f"argument --port: invalid int value: 'x y'{WHERE_FLAGS}"
+
+
+def test_a_stray_argument_is_quoted_whole_escaped_and_cut(probe: Path) -> None:
+    """A stray argument is quoted in full, not its first word; its control and direction characters are escaped
+    (nothing reaches the terminal raw: an OSC title, a bidi override); one longer than 80 characters is cut."""
+    hostile = "two words\x1b]0;pwned\x07 \u202eevil"
+    ran = start_probe(probe, hostile)
+    assert refused(ran) == f"unexpected argument 'two words\\x1b]0;pwned\\x07 \\u202eevil': {EVERY_FLAG}{WHERE_FLAGS}"
+    assert "\x1b" not in ran.stderr and "\u202e" not in ran.stderr and "\x07" not in ran.stderr
+    long = "a" * 60 + " " + "b" * 60
+    assert refused(start_probe(probe, long)) == (f"unexpected argument '{long[:80]}'...: {EVERY_FLAG}{WHERE_FLAGS}")
+
+
+@pytest.mark.anyio
+async def test_a_value_starting_with_a_dash_is_taken_where_its_type_allows(probe: Path) -> None:
+    """`--offset -5 --label -x`: argparse alone read `-x` as a flag and refused ("expected one argument"); the
+    values now reach the settings, which accept what their type allows and refuse the rest in their own words. A
+    value that is one of the server's own flags stays a flag."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "probe_mcp", "--offset", "-5", "--label", "-x"],
+        env={**os.environ, "PYTHONPATH": str(probe / "src")},
+    )
+    with (probe.parent / "stderr.log").open("w") as err:
+        async with Client(stdio_client(params, errlog=err)) as client:
+            tools = (await client.list_tools()).tools
+    assert tools[0].description == "Offset -5, label -x."
+    assert refused(start_probe(probe, "--offset", "-500")) == (
+        "setting offset from --offset is not accepted: --offset (or PROBE_OFFSET) takes an integer from -100 to 100; "
+        'a client entry passes flags in its "args" and variables in its "env"'
+    )
+    assert refused(start_probe(probe, "--label", "--http")) == f"argument --label: expected one argument{WHERE_FLAGS}"
 
 
 def test_ctx_settings_is_typed_for_the_project_mypy_strict(project: Path) -> None:

@@ -1316,8 +1316,9 @@ def _confirm_asked_line(tool: str, spec: dict[str, Any], example: dict[str, Any]
     """`asked = "..."`: the confirmation's message with the example arguments, as the person reads it."""
     if not spec.get("confirm"):
         return ""
-    values = {name: messages.for_person(value) for name, value in example.items()} | {"tool": tool}
-    return assignment("asked", string(messages.fill(" ".join(spec["confirm"]["message"].split()), values)), 4)
+    template = " ".join(spec["confirm"]["message"].split())
+    keyed = "idempotency_key" in with_idempotency_key(spec)  # as the tool's definition says (`keyed=True`)
+    return assignment("asked", string(messages.confirmation(template, tool, example, keyed)), 4)
 
 
 def confirm_lines(spec: dict[str, Any]) -> str:

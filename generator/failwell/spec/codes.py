@@ -190,7 +190,11 @@ CODES: dict[str, tuple[Severity, str]] = {
         "(`--http`, `--port`, `--help`, `MCP_PORT`, `LOG_LEVEL`, an upstream's variable)",
     ),
     "FW191": ("error", "`{settings.<name>}` in a description names a setting `server.settings` does not declare"),
-    "FW192": ("error", "`{settings.<name>}` in a description names a `secret` setting, which is never shown"),
+    "FW192": (
+        "error",
+        "`{settings.<name>}` in a description names a `secret` setting, or one named like a secret, which is never "
+        "shown",
+    ),
     "FW193": (
         "error",
         "a setting that cannot be built: `required` with a `default`, or a name pydantic reserves (`model_...`)",

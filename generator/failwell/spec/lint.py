@@ -189,6 +189,12 @@ def _settings(doc: _Linted, out: list[Diagnostic], server: dict[str, Any], upstr
                         "lists; leave it out"
                     )
                     out.append(doc.diagnostic(where, "FW192", message))
+                elif messages.secret_named(wanted):
+                    message = (
+                        f"{{settings.{wanted}}} is named like a secret, so every client would list `[redacted]` in "
+                        f"its place; leave it out, and mark the setting `secret: true` if it holds one"
+                    )
+                    out.append(doc.diagnostic(where, "FW192", message))
 
 
 _SCOPED_VERB = {"tools": "call it", "resources": "read or list it", "prompts": "get it"}

@@ -174,6 +174,12 @@ def fill(template: str, values: dict[str, str]) -> str:
     return str(template.format_map(runtime("wording").Values(values)))
 
 
+def confirmation(template: str, tool: str, arguments: dict[str, Any], keyed: bool = False) -> str:
+    """A confirmation's question as the runtime asks it: the message over `arguments`, then every argument it does
+    not name (a keyed tool's `idempotency_key` aside)."""
+    return str(runtime("wording").confirmation(template, tool, arguments, keyed=keyed))
+
+
 def display(value: Any) -> str:
     """How a value reads inside a message: strings bare, anything else as JSON."""
     return str(runtime("wording").display(value))

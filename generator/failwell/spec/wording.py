@@ -176,8 +176,8 @@ def _asking_rows(owner: _Owner, spec: dict[str, Any], example: dict[str, Any]) -
     asked = {name: messages.for_person(value) for name, value in example.items()}
     asked.update(tool=owner.label, reference=EXAMPLE_REFERENCE)
 
-    def question(failure: str, template: str, source: tuple[str | int, ...]) -> Row:
-        text = messages.fill(template, asked)
+    def question(failure: str, template: str, source: tuple[str | int, ...], text: str | None = None) -> Row:
+        text = messages.fill(template, asked) if text is None else text
         problems = (("FW204", "internals in the question (a URL, address, host, path, SQL or stack words)"),)
         found = problems if _internals(template) else ()
         return Row(owner.name, failure, "question", text, False, "none", (), found, source, owner.kind)
@@ -191,7 +191,10 @@ def _asking_rows(owner: _Owner, spec: dict[str, Any], example: dict[str, Any]) -
     confirm = spec.get("confirm")
     if confirm:
         path = (f"{owner.kind}s", owner.name, "confirm")
-        out.append(question("confirm", " ".join(confirm["message"].split()), (*path, "message")))
+        template = " ".join(confirm["message"].split())
+        every = {name: f.make_example(field) for name, field in with_idempotency_key(spec).items()}
+        text = messages.confirmation(template, owner.label, every, owner.keyed)  # with every argument it may get
+        out.append(question("confirm", template, (*path, "message"), text))
         declined = " ".join(confirm.get("declined", words["declined"]).split())
         where = (*path, "declined" if "declined" in confirm else "message")
         out.append(refusal("declined", declined, words["not_again"], where))

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from .scrub import Scrubbed, quoted
+
 WHERE = (
     "set it in the environment the server starts in (for a desktop client or an IDE, the `env` of this "
     "server's entry in its MCP configuration)"
@@ -25,7 +27,10 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 class ConfigurationError(Exception):
-    """The server cannot start as configured (a missing environment variable); `serve` says so and exits 2."""
+    """The server cannot start as configured (a missing environment variable); `serve` says so and exits 2.
+
+    Its message is the server's own words; one put together as `Scrubbed`, with each outside value `quoted` (masked,
+    cut, escaped), is logged as it is, any other is scrubbed whole by the log."""
 
 
 def required_env(name: str, meaning: str = "") -> str:
@@ -33,7 +38,7 @@ def required_env(name: str, meaning: str = "") -> str:
     value = os.environ.get(name, "").strip()
     if not value:
         what = f": {meaning}" if meaning else ""
-        raise ConfigurationError(f"{name} is not set; the server needs it to start{what}; {WHERE}")
+        raise ConfigurationError(Scrubbed(f"{name} is not set; the server needs it to start{what}; {WHERE}"))
     return value
 
 
@@ -46,7 +51,9 @@ def port_env(name: str, default: int) -> int:
 def check_port(name: str, value: str) -> int:
     """`value` of variable `name` as a TCP port, or a ConfigurationError saying what it must be."""
     if not value.isdigit() or not 0 < int(value) < 65536:
-        raise ConfigurationError(f"{name} must be a port number from 1 to 65535, not {value!r}; {WHERE}")
+        raise ConfigurationError(
+            Scrubbed(f"{name} must be a port number from 1 to 65535, not {quoted(value)}; {WHERE}")
+        )
     return int(value)
 
 
@@ -56,7 +63,7 @@ def count_env(name: str) -> int | None:
     if not value:
         return None
     if not value.isdigit() or int(value) < 1:
-        raise ConfigurationError(f"{name} must be a whole number of at least 1, not {value!r}; {WHERE}")
+        raise ConfigurationError(Scrubbed(f"{name} must be a whole number of at least 1, not {quoted(value)}; {WHERE}"))
     return int(value)
 
 
@@ -66,7 +73,9 @@ def check_base_url(name: str, value: str, meaning: str) -> str:
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigurationError(
-            f"{name} must hold {meaning} (an absolute http:// or https:// URL), not a value like that; {WHERE}"
+            Scrubbed(
+                f"{name} must hold {meaning} (an absolute http:// or https:// URL), not a value like that; {WHERE}"
+            )
         )
     return value
 
@@ -81,8 +90,10 @@ def check_redis_url(name: str, value: str) -> str:
     parts = urlsplit(value)
     if parts.scheme not in REDIS_SCHEMES or not (parts.path if parts.scheme == "unix" else parts.hostname):
         raise ConfigurationError(
-            f"{name} must hold the Redis URL every replica shares (redis://, rediss:// or unix://), such as "
-            f"redis://127.0.0.1:6379/0, not a value like that; {WHERE}"
+            Scrubbed(
+                f"{name} must hold the Redis URL every replica shares (redis://, rediss:// or unix://), such as "
+                f"redis://127.0.0.1:6379/0, not a value like that; {WHERE}"
+            )
         )
     return value
 
@@ -99,7 +110,9 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 def check_log_level(value: str) -> str:
     """`value` of LOG_LEVEL, upper-cased, or a ConfigurationError listing the levels."""
     if value.upper() not in LOG_LEVELS:
-        raise ConfigurationError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {value!r}; {WHERE}")
+        raise ConfigurationError(
+            Scrubbed(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {quoted(value)}; {WHERE}")
+        )
     return value.upper()
 
 
@@ -115,23 +128,27 @@ def check_tokens(name: str, raw: str) -> dict[str, dict[str, Any]]:
     try:
         listed = json.loads(raw)
     except ValueError:
-        raise ConfigurationError(f"{name} starts with {{ but is not JSON; see the README for its form") from None
+        raise ConfigurationError(
+            Scrubbed(f"{name} starts with {{ but is not JSON; see the README for its form")
+        ) from None
     if not isinstance(listed, dict) or not listed:
-        raise ConfigurationError(f"{name} must be a JSON object mapping each token to its caller")
+        raise ConfigurationError(Scrubbed(f"{name} must be a JSON object mapping each token to its caller"))
     tokens = {}
     for number, (token, caller) in enumerate(listed.items(), start=1):
         where = f"token {number}"
         if not isinstance(caller, dict) or not isinstance(caller.get("subject"), str) or not caller["subject"]:
-            raise ConfigurationError(f'In {name}, {where} needs a caller like {{"subject": "ada"}}')
+            raise ConfigurationError(Scrubbed(f'In {name}, {where} needs a caller like {{"subject": "ada"}}'))
         unknown = sorted(set(caller) - {"subject", "scopes", "expires_at"})
         if unknown:
-            raise ConfigurationError(f"In {name}, {where} has {unknown[0]!r}; a caller has subject, scopes, expires_at")
+            raise ConfigurationError(
+                Scrubbed(f"In {name}, {where} has {quoted(unknown[0])}; a caller has subject, scopes, expires_at")
+            )
         granted = caller.get("scopes", [])
         expires_at = caller.get("expires_at")
         if not isinstance(granted, list) or not all(isinstance(scope, str) for scope in granted):
-            raise ConfigurationError(f"In {name}, {where} has `scopes` that is not a list of strings")
+            raise ConfigurationError(Scrubbed(f"In {name}, {where} has `scopes` that is not a list of strings"))
         if expires_at is not None and (isinstance(expires_at, bool) or not isinstance(expires_at, int)):
-            raise ConfigurationError(f"In {name}, {where} has `expires_at` that is not Unix seconds")
+            raise ConfigurationError(Scrubbed(f"In {name}, {where} has `expires_at` that is not Unix seconds"))
         tokens[_checked_token(name, where, token)] = {
             "subject": caller["subject"],
             "scopes": granted,
@@ -143,7 +160,9 @@ def check_tokens(name: str, raw: str) -> dict[str, dict[str, Any]]:
 def _checked_token(name: str, where: str, token: str) -> str:
     if len(token) < MIN_TOKEN_LENGTH or any(character.isspace() for character in token):
         raise ConfigurationError(
-            f"In {name}, {where} is shorter than {MIN_TOKEN_LENGTH} characters or contains spaces; use a long random one"
+            Scrubbed(
+                f"In {name}, {where} is shorter than {MIN_TOKEN_LENGTH} characters or contains spaces; use a long random one"
+            )
         )
     return token
 

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from .config import LOG_LEVELS, check_log_level
-from .scrub import redact_secrets, secret_named
+from .scrub import Scrubbed, redact_secrets, secret_named
 
 _STANDARD_ATTRS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
     "message",
@@ -37,6 +37,8 @@ def _redacted(value: Any) -> Any:
         return [_redacted(item) for item in value]
     if value is None or isinstance(value, bool | int | float):
         return value
+    if isinstance(value, Scrubbed):  # its outside values were scrubbed one by one as it was put together
+        return str(value)
     return redact_secrets(str(value))
 
 

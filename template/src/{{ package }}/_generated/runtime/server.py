@@ -63,7 +63,7 @@ from .prompts import PromptDefinition
 from .reads import LastGuard, admit, invalid_parameters, jsonrpc_error, refuse_unscoped, run_read
 from .resources import Listings, ResourceDefinition, listed_uris, unknown_resource
 from .results import internal_error, unknown_name
-from .scrub import redact_secrets
+from .scrub import Scrubbed, quoted
 from .sdk import BaseServer, cancel_event, cancel_mark
 from .sealing import state_security
 from .settings import described
@@ -337,8 +337,10 @@ class FailwellServer(BaseServer):
             await store.ping()
         except Exception as exc:
             raise ConfigurationError(
-                f"the {type(store).__name__} cannot be used ({redact_secrets(str(exc)) or type(exc).__name__}); "
-                "fix its location or address, or point the server at another one"
+                Scrubbed(
+                    f"the {type(store).__name__} cannot be used ({quoted(str(exc), 200) if str(exc) else type(exc).__name__}); "
+                    "fix its location or address, or point the server at another one"
+                )
             ) from None
         for risk in await store.risks():
             logger.warning("store risk", extra={"store": type(store).__name__, "risk": risk})

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .config import ConfigurationError
-from .scrub import remember_secret
+from .scrub import Scrubbed, redact_secrets, remember_secret, secret_named
 
 WHERE = 'a client entry passes flags in its "args" and variables in its "env"'
 """Where a setting is set, said with every message about one."""
@@ -61,7 +61,7 @@ def read(declared: Declared, flags: Mapping[str, str], environ: Mapping[str, str
             raw[setting.name], source[setting.name] = environ[setting.env].strip(), setting.env
         elif setting.required:
             raise ConfigurationError(
-                f"setting {setting.name} is missing: pass {_either(setting)}, {setting.accepts}; {WHERE}"
+                Scrubbed(f"setting {setting.name} is missing: pass {_either(setting)}, {setting.accepts}; {WHERE}")
             )
     for setting in declared.settings:
         if setting.secret and setting.name in raw:
@@ -73,8 +73,10 @@ def read(declared: Declared, flags: Mapping[str, str], environ: Mapping[str, str
         name = str(first["loc"][0]) if first["loc"] else ""
         setting = next((s for s in declared.settings if s.name == name), declared.settings[0])
         raise ConfigurationError(
-            f"setting {setting.name} from {source.get(setting.name, setting.named())} is not accepted: "
-            f"{setting.named()} takes {setting.accepts}; {WHERE}"
+            Scrubbed(
+                f"setting {setting.name} from {source.get(setting.name, setting.named())} is not accepted: "
+                f"{setting.named()} takes {setting.accepts}; {WHERE}"
+            )
         ) from None
 
 
@@ -89,7 +91,9 @@ _PLACEHOLDER = re.compile(r"\{settings\.([A-Za-z_][A-Za-z0-9_]*)\}")
 
 def described(text: str, settings: Any) -> str:
     """A description with each `{settings.<name>}` replaced by the setting's value (lint allows only declared,
-    non-secret names); an unset optional one reads `none`."""
+    non-secret names); an unset optional one reads `none`. Every client lists descriptions, so the value goes through
+    the scrubber first, as it would on its way to a log (`https://alice:pass@host` reads `https://[redacted]@host`),
+    and a setting named like a secret is masked whole; the author's words around it are not touched."""
 
     def value(match: re.Match[str]) -> str:
         found = getattr(settings, match.group(1), None)
@@ -97,7 +101,7 @@ def described(text: str, settings: Any) -> str:
             return "none"
         if isinstance(found, bool):
             return "true" if found else "false"
-        return str(found)
+        return "[redacted]" if secret_named(match.group(1)) else redact_secrets(str(found))
 
     return _PLACEHOLDER.sub(value, text) if settings is not None else text
 

@@ -28,7 +28,7 @@ from .breaker import CircuitBreaker
 from .classes import CLASSES, UPSTREAM_MESSAGES, Changed, Effect, FailureClass
 from .config import ConfigurationError
 from .contracts import ToolFailure
-from .scrub import redact_secrets
+from .scrub import Scrubbed, quoted
 
 logger = logging.getLogger("failwell.dependency")
 
@@ -133,8 +133,10 @@ def resolve(dotted: str) -> type[BaseException]:
             return found
         break
     raise ConfigurationError(
-        f"the exception type {dotted} in a dependency's `errors:` cannot be imported; "
-        "write its full dotted name (such as sqlite3.OperationalError) and install its package"
+        Scrubbed(
+            f"the exception type {dotted} in a dependency's `errors:` cannot be imported; "
+            "write its full dotted name (such as sqlite3.OperationalError) and install its package"
+        )
     )
 
 
@@ -189,14 +191,18 @@ class DependencyPool:
                     state.value = await opening(state)
             except TimeoutError:
                 raise ConfigurationError(
-                    f"dependency `{name}` could not be opened: its open() took longer than {state.config.timeout_s:g} s; "
-                    f"make it reachable, raise its timeout_s, or declare it `lazy: true`"
+                    Scrubbed(
+                        f"dependency `{name}` could not be opened: its open() took longer than {state.config.timeout_s:g} s; "
+                        f"make it reachable, raise its timeout_s, or declare it `lazy: true`"
+                    )
                 ) from None
             except Exception as exc:
-                said = redact_secrets(str(exc)).replace("\n", " ")[:200]
+                said = quoted(str(exc), 200)
                 raise ConfigurationError(
-                    f"dependency `{name}` could not be opened ({type(exc).__name__}: {said}); "
-                    "make it reachable, or declare it `lazy: true` to open it at its first use"
+                    Scrubbed(
+                        f"dependency `{name}` could not be opened ({type(exc).__name__}: {said}); "
+                        "make it reachable, or declare it `lazy: true` to open it at its first use"
+                    )
                 ) from None
             state.opened = True
 

@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .config import ConfigurationError
+from .scrub import Scrubbed
 
 logger = logging.getLogger("failwell.http")
 
@@ -262,9 +263,11 @@ def connection_budget(configured: int | None = None) -> int:
     if configured is not None:
         if configured < 1 or configured > soft - MIN_SPARE_FILES:
             raise ConfigurationError(
-                f"--max-connections (MCP_MAX_CONNECTIONS) is {configured}, but this process may open {soft} files "
-                f"and needs {MIN_SPARE_FILES} for itself; use a number from 1 to {soft - MIN_SPARE_FILES}, or leave "
-                "it unset to derive it from the open-file limit"
+                Scrubbed(
+                    f"--max-connections (MCP_MAX_CONNECTIONS) is {configured}, but this process may open {soft} files "
+                    f"and needs {MIN_SPARE_FILES} for itself; use a number from 1 to {soft - MIN_SPARE_FILES}, or leave "
+                    "it unset to derive it from the open-file limit"
+                )
             )
         return configured
     return max(soft - max(RESERVED_FILES, soft // 4), soft // 2, 1)

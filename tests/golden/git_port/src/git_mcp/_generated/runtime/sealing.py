@@ -21,6 +21,7 @@ from pathlib import Path
 from mcp.server.request_state import AESGCMRequestStateCodec, RequestStateSecurity
 
 from .config import WHERE, ConfigurationError
+from .scrub import Scrubbed
 
 logger = logging.getLogger("failwell")
 
@@ -41,10 +42,12 @@ def state_security(name: str, *, shared: bool) -> RequestStateSecurity | None:
         return RequestStateSecurity(codec=_codec(keys, KEYS_ENV), audience=name)
     if shared:
         raise ConfigurationError(
-            f"{KEYS_ENV} (or {KEYS_FILE_ENV}) is not set; replicas sharing a Redis store need the same keys to "
-            "seal and open the state of confirmations and questions, or a retry that reaches another replica is "
-            "refused. Set it to a secret of 32 bytes or more (python -c 'import secrets; print(secrets.token_hex(32))'); "
-            + WHERE
+            Scrubbed(
+                f"{KEYS_ENV} (or {KEYS_FILE_ENV}) is not set; replicas sharing a Redis store need the same keys to "
+                "seal and open the state of confirmations and questions, or a retry that reaches another replica is "
+                "refused. Set it to a secret of 32 bytes or more (python -c 'import secrets; print(secrets.token_hex(32))'); "
+                + WHERE
+            )
         )
     return None
 
@@ -54,7 +57,7 @@ def _codec(keys: list[str], source: str) -> AESGCMRequestStateCodec:
         return AESGCMRequestStateCodec(keys)
     except ValueError as exc:
         reason = "a key is shorter than 32 bytes" if "32 bytes" in str(exc) else "a key is listed twice"
-        raise ConfigurationError(f"{source} cannot be used: {reason}; {WHERE}") from None
+        raise ConfigurationError(Scrubbed(f"{source} cannot be used: {reason}; {WHERE}")) from None
 
 
 class KeyFileCodec:
@@ -74,10 +77,10 @@ class KeyFileCodec:
             status = self.path.stat()
             lines = self.path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigurationError(f"{source} cannot be read ({type(exc).__name__}); {WHERE}") from None
+            raise ConfigurationError(Scrubbed(f"{source} cannot be read ({type(exc).__name__}); {WHERE}")) from None
         keys = [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
         if not keys:
-            raise ConfigurationError(f"{source} holds no key; put one secret of 32 bytes or more per line")
+            raise ConfigurationError(Scrubbed(f"{source} holds no key; put one secret of 32 bytes or more per line"))
         codec = _codec(keys, source)
         self._seen = (status.st_mtime_ns, status.st_size)
         return codec

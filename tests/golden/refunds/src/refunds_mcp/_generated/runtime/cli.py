@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import logging
 import os
 import re
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
@@ -15,6 +17,7 @@ from mcp.server.auth.provider import TokenVerifier
 
 from .config import ConfigurationError, count_env, port_env
 from .logs import configure_logging
+from .scrub import Scrubbed, quoted, remember_secret
 from .server import FailwellServer
 from .settings import Declared, Setting, flag_values
 from .settings import read as read_settings
@@ -41,7 +44,10 @@ def serve(
     try:
         configure_logging(os.environ.get("LOG_LEVEL", "INFO"))
         declared = settings.settings if settings is not None else ()
-        args = parser(bool(authorization_servers), declared).parse_args(argv)
+        for setting in declared:  # masked in every refusal from here on, a stray argument's too
+            if setting.secret and setting.env and os.environ.get(setting.env, "").strip():
+                remember_secret(os.environ[setting.env].strip())
+        args = parser(bool(authorization_servers), declared).read(sys.argv[1:] if argv is None else argv)
         if settings is not None:
             server = build_server(settings=read_settings(settings, flag_values(declared, vars(args)), os.environ))
         else:
@@ -51,7 +57,8 @@ def serve(
         token_verifier = verifier() if options is not None and verifier is not None else None
         anyio.run(_serve, server, options, token_verifier)
     except ConfigurationError as exc:
-        logger.error("cannot start", extra={"reason": str(exc)})
+        reason = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+        logger.error("cannot start", extra={"reason": reason})  # a Scrubbed reason is logged as it was put together
         raise SystemExit(2) from None
     except KeyboardInterrupt:
         pass
@@ -120,22 +127,66 @@ def serving(server: FailwellServer, transport: str) -> dict[str, str | int]:
     return {"server": server.name, **served, "transport": transport, "store": where}
 
 
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'" r'|"(?:[^"\\]|\\.)*"')
+"""A value argparse quotes in its message (`invalid int value: 'x'`), as Python writes a string."""
+_PLAIN_FLAG = re.compile(r"--?[A-Za-z0-9][\w-]{0,60}")
+WHERE = 'a client entry passes flags in its "args"'
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, whose every refusal is a ConfigurationError of one line (never its usage text and exit)."""
+    """argparse, whose every refusal is a ConfigurationError of one line (never its usage text and exit). The line
+    is put together from the server's own words and flags, and each value from the command line quoted by itself
+    (`quoted`: masked, cut, escaped); the log does not scrub it again, which would mask the words around a flag
+    named like a secret."""
+
+    def read(self, argv: Sequence[str]) -> argparse.Namespace:
+        """The flags of `argv`: `--flag VALUE` takes VALUE even when it starts with `-` (a negative number, any
+        string; argparse alone reads `-x` as a flag and refuses), unless VALUE is one of this server's flags. An
+        argument it does not know is refused naming it, quoted in full."""
+        args, extra = self.parse_known_args(self._joined(argv))
+        if extra:
+            first = extra[0]
+            flag = first.partition("=")[0]
+            what = (
+                f"unknown flag {flag if _PLAIN_FLAG.fullmatch(flag) else quoted(flag)}"
+                if first.startswith("-") and first != "-"
+                else f"unexpected argument {quoted(first)}"
+            )
+            self.refuse(f"{what}: this server takes {', '.join(self._flags())} (see --help)")
+        return args
 
     def error(self, message: str) -> NoReturn:
-        unknown = re.match(r"unrecognized arguments: (\S+)", message)
-        if unknown is not None:
-            flag = unknown.group(1).partition("=")[0]
-            what = f"unknown flag {flag}" if flag.startswith("-") else f"unexpected argument {flag!r}"
-            message = f"{what}: this server takes {', '.join(self._flags())} (see --help)"
-        raise ConfigurationError(f'{message}; a client entry passes flags in its "args"')
+        self.refuse(_QUOTED.sub(lambda value: quoted(str(ast.literal_eval(value.group(0)))), message))
+
+    def refuse(self, said: str) -> NoReturn:
+        raise ConfigurationError(Scrubbed(f"{said}; {WHERE}"))
+
+    def _joined(self, argv: Sequence[str]) -> list[str]:
+        """`argv` with each `--flag VALUE` whose VALUE starts with `-` written `--flag=VALUE`, for a flag that takes
+        one value; a VALUE that is itself a flag of this server (`--label --http`: the label was left out) stays."""
+        takes_one = {flag for action in self._actions if action.nargs is None for flag in action.option_strings}
+        known = {flag for action in self._actions for flag in action.option_strings}
+        out: list[str] = []
+        index = 0
+        while index < len(argv):
+            given = argv[index]
+            if given == "--":
+                return out + list(argv[index:])
+            after = argv[index + 1] if index + 1 < len(argv) else None
+            if given in takes_one and after is not None and after.startswith("-") and after != "--":
+                if after.partition("=")[0] not in known:
+                    out.append(f"{given}={after}")
+                    index += 2
+                    continue
+            out.append(given)
+            index += 1
+        return out
 
     def _flags(self) -> list[str]:
         return [flag for action in self._actions for flag in action.option_strings if flag.startswith("--")]
 
 
-def parser(oauth: bool, settings: Sequence[Setting] = ()) -> argparse.ArgumentParser:
+def parser(oauth: bool, settings: Sequence[Setting] = ()) -> _Parser:
     """The flags, each defaulting to its environment variable (`--resource-url` only with OAuth), then the spec's
     settings' flags (read with their variables by `settings.read`)."""
     env = os.environ.get

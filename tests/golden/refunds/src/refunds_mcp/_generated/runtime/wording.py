@@ -13,13 +13,16 @@ from __future__ import annotations
 import functools
 import json
 import re
+import string
 import unicodedata
+from collections.abc import Mapping
 
 from .classes import (
     CHANGED_SENTENCES,
     CHECK_SENTENCE,
     CHECK_SENTENCE_NO_TOOL,
     CLASSES,
+    CONFIRM_OTHER_ARGUMENTS,
     KEYED_TIMEOUT_ENDINGS,
     KEYED_TIMEOUT_SENTENCE,
     KEYED_UNKNOWN_SENTENCE,
@@ -61,6 +64,32 @@ def for_person(value: object) -> str:
         f"\\u{ord(char):04x}" if unicodedata.category(char)[0] == "C" or char in "\u2028\u2029" else char
         for char in text
     )
+
+
+def confirmation(template: str, tool: str, arguments: Mapping[str, object], *, keyed: bool = False) -> str:
+    """The question a confirmation asks its person: the spec's message over the call's `arguments` (the ones the
+    handler receives), each read as `for_person` shows a value, then every argument the message does not name, by
+    name and value, so that no argument reaches the handler unseen ("Delete thing T-1? Other arguments:
+    force=true."). A keyed tool's `idempotency_key` is not listed: it decides whether the change runs twice, not
+    what it does. `{tool}` is the tool's name, so an argument called `tool` is listed too."""
+    values = Values({name: for_person(value) for name, value in arguments.items()})
+    values["tool"] = tool
+    named = _placeholders(template)
+    others = [
+        f"{for_person(name)}={for_person(value)}"
+        for name, value in arguments.items()
+        if (name not in named or name == "tool") and not (keyed and name == "idempotency_key")
+    ]
+    question = template.format_map(values)
+    if not others:
+        return question
+    return f"{question} {CONFIRM_OTHER_ARGUMENTS.format(arguments=', '.join(others))}"
+
+
+@functools.lru_cache(maxsize=256)
+def _placeholders(template: str) -> frozenset[str]:
+    """The names a message's `{placeholders}` use (the spec's lint allows only plain names)."""
+    return frozenset(name for _, name, _, _ in string.Formatter().parse(template) if name)
 
 
 def seconds(value: float) -> str:

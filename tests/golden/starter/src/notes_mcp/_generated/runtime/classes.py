@@ -156,6 +156,10 @@ CONFIRM_UNAVAILABLE_MESSAGE = (
 """What the model reads when a tool needs confirmation and the client cannot ask for it; `confirm.unavailable`
 rewords it."""
 
+CONFIRM_OTHER_ARGUMENTS = "Other arguments: {arguments}."
+"""What a confirmation's question adds after the spec's message: every argument the handler receives that the
+message does not name (`force=true, note="two words"`), so that the person confirms all of what will run."""
+
 ASK_DECLINED_MESSAGE = "{tool} stopped: its person declined to answer what it asked ({ask})."
 """What the model reads when the person declines a question a handler asked (and the handler does not catch it)."""
 

@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .config import LOOPBACK_HOSTS, ConfigurationError
 from .http_limits import refusal
+from .scrub import Scrubbed, quoted
 
 logger = logging.getLogger("failwell.http")
 
@@ -119,8 +120,10 @@ def _host_pattern(entry: str) -> HostPattern:
     pattern = parse_authority(entry.removesuffix(":*"))
     if pattern is None:
         raise ConfigurationError(
-            f"--allowed-hosts (MCP_ALLOWED_HOSTS) has {entry!r}, which is not a host name with an optional port, "
-            "such as mcp.example.com or mcp.example.com:8443 (an IPv6 address in brackets)"
+            Scrubbed(
+                f"--allowed-hosts (MCP_ALLOWED_HOSTS) has {quoted(entry)}, which is not a host name with an optional port, "
+                "such as mcp.example.com or mcp.example.com:8443 (an IPv6 address in brackets)"
+            )
         )
     return (pattern[0], None) if entry.endswith(":*") else pattern
 
@@ -130,8 +133,10 @@ def _origin_pattern(entry: str) -> OriginPattern:
     pattern = parse_origin(entry.removesuffix("/").removesuffix(":*"))
     if pattern is None:
         raise ConfigurationError(
-            f"--allowed-origins (MCP_ALLOWED_ORIGINS) has {entry!r}, which is not an origin such as "
-            "https://app.example.com or http://localhost:5173"
+            Scrubbed(
+                f"--allowed-origins (MCP_ALLOWED_ORIGINS) has {quoted(entry)}, which is not an origin such as "
+                "https://app.example.com or http://localhost:5173"
+            )
         )
     return (pattern[0], pattern[1], None) if entry.removesuffix("/").endswith(":*") else pattern
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 
 from .config import MIN_TOKEN_LENGTH, ConfigurationError, check_tokens
+from .scrub import Scrubbed
 
 __all__ = ["AccessToken", "StaticTokens", "TokenVerifier"]
 
@@ -34,8 +35,10 @@ class StaticTokens:
         raw = os.environ.get(name, "").strip()
         if not raw:
             raise ConfigurationError(
-                f"{name} is not set; with auth in the spec, HTTP needs it: set it to a token of at least "
-                f"{MIN_TOKEN_LENGTH} characters, or to a JSON object of tokens (see the README)"
+                Scrubbed(
+                    f"{name} is not set; with auth in the spec, HTTP needs it: set it to a token of at least "
+                    f"{MIN_TOKEN_LENGTH} characters, or to a JSON object of tokens (see the README)"
+                )
             )
         tokens = {
             token: _access(token, caller["subject"], caller["scopes"], caller["expires_at"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from .config import LOOPBACK_HOSTS, ConfigurationError
+from .scrub import Scrubbed, quoted
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 
@@ -19,15 +20,19 @@ def resource_url(given: str, host: str, port: int, path: str) -> str:
     if not given:
         if host not in LOOPBACK_HOSTS:
             raise ConfigurationError(
-                "with authorization servers in the spec, the server needs its public URL: pass --resource-url "
-                "or set MCP_RESOURCE_URL to the URL clients use, such as https://mcp.example.com/mcp"
+                Scrubbed(
+                    "with authorization servers in the spec, the server needs its public URL: pass --resource-url "
+                    "or set MCP_RESOURCE_URL to the URL clients use, such as https://mcp.example.com/mcp"
+                )
             )
         return f"http://{f'[{host}]' if ':' in host else host}:{port}{path}"
     parts = urlsplit(given)
     if parts.scheme not in ("https", "http") or not parts.hostname or parts.query or parts.fragment:
         raise ConfigurationError(
-            f"the resource URL {given!r} is not an absolute http(s) URL without query or fragment; "
-            "use the URL clients use, such as https://mcp.example.com/mcp"
+            Scrubbed(
+                f"the resource URL {quoted(given)} is not an absolute http(s) URL without query or fragment; "
+                "use the URL clients use, such as https://mcp.example.com/mcp"
+            )
         )
     return given
 

@@ -5,8 +5,9 @@
 shapes of cloud, chat, payment, email, source-hosting and registry tokens, JWTs, basic and bearer authorization,
 cookies, URL user-info and credential query parameters, the value of any field whose name says it holds a secret
 (`password`, `api_key`, `AccountKey`, `aws_secret_access_key`, `requirepass`, ...) in any quoting (`k=v`, `k: v`,
-`"k": "v"`, `{'k': 'v'}`, headers; a quote escaped inside the value does not end it) and in settings written with
-blanks (`password p`, netrc's `machine h login u password p`) and command-line options (`--password p`, and
+`"k": "v"`, `{'k': 'v'}`, headers; a quote escaped inside the value does not end it; a mapping, list, tuple,
+call or bytes under such a name, as a repr or JSON prints it, whole: `{'password': {'old': 'a'}}`, `b'p'`) and in
+settings written with blanks (`password p`, netrc's `machine h login u password p`) and command-line options (`--password p`, and
 `'--password', 'p'` in an argv shown as a list), the options known tools take a credential in (`sshpass -p p`,
 `mysql -pP`, `redis-cli -a p`, `curl -u user:p`, `smbclient -U user%p`, `openssl -pass pass:p`), `user:password`
 pairs where tools write them (rsyncd's and Postfix's secrets files, squid's `login=user:p`), pre-shared keys
@@ -534,9 +535,111 @@ def _mask_scheme(match: re.Match[str]) -> str:
     return match.group(0) if plain_word else f"{match.group(1)} [redacted]"
 
 
-Rule = tuple[tuple[str, ...] | re.Pattern[str], re.Pattern[str], str | Callable[[re.Match[str]], str]]
+_STRUCTURE_OPENS = compiled_later(r"[:=]>?[ \t]*(?P<value>[\[{(]|b[\"']|[A-Za-z_][\w.]{0,60}\()")
+"""A name's separator (`:`, `=`, `=>`) and a structured value after it: a mapping, a list, a tuple, a call
+(`SecretStr('...')`) or bytes (`b'...'`), as a Python repr, JSON or keyword arguments print them."""
+_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def _mask_structures(text: str) -> str:
+    """Each structured value under a secret name masked whole, at any depth, in any quoting: `'password': {'old':
+    'a', 'new': 'b'}`, `"api_key": ["a", "b"]`, `'password': b'p'`, `secret=SecretStr('p')`. The name rule masks a
+    value to its first closing quote, which would leave the rest of a structure (its other items) in the open. The
+    value becomes `'[redacted]'`, which the name rule then reads as a masked value."""
+    out: list[str] = []
+    last = 0
+    for opening in _STRUCTURE_OPENS.finditer(text):
+        value = opening.start("value")
+        if value < last or not secret_named(_name_before(text, opening.start())):
+            continue
+        out.append(f"{text[last:value]}'[redacted]'")
+        last = _structure_end(text, value)
+    return "".join(out) + text[last:] if out else text
+
+
+def _name_before(text: str, separator: int) -> str:
+    """The field name that ends where its separator starts (blanks and its quotes aside), or `""` when none does:
+    `password` in `'password': `, `"api_key" : `, `secret=`."""
+    end = separator
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    quote = text[end - 1] if end > 0 and text[end - 1] in "'\"" else ""
+    end -= len(quote)
+    start, farthest = end, max(0, end - 81)
+    while start > farthest and text[start - 1] in _NAME_CHARACTERS:
+        start -= 1
+    if start == end or not (text[start].isalpha() or text[start] == "_"):
+        return ""
+    if quote and (start == 0 or text[start - 1] != quote):
+        return ""
+    return text[start:end]
+
+
+_VALUE_CLOSERS = frozenset(",:;)]}\r\n")
+
+
+def _structure_end(text: str, start: int) -> int:
+    """Where the structure at `start` ends: after the bracket that closes its first, or the quote that closes its
+    bytes; strings inside are skipped whole. A structure the line ends in (cut short, or unbalanced) is masked to the
+    line's end: too much rather than too little. One pass over what it masks."""
+    depth = 0
+    index, size = start, len(text)
+    while index < size:
+        char = text[index]
+        if char in "'\"":
+            index = _string_end(text, index)
+            if depth == 0:
+                return index
+            continue
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth <= 0:
+                return index + 1
+        elif char in "\r\n":
+            return index
+        index += 1
+    return size
+
+
+def _string_end(text: str, start: int) -> int:
+    """Where the string whose quote is at `start` ends: after the same quote followed by what follows a value (`,`,
+    `:`, a bracket, the line's end), as `_CLOSES_D` reads it; a quote followed by anything else was escaped inside."""
+    quote, index, size = text[start], start + 1, len(text)
+    while index < size:
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char in "\r\n":
+            return index
+        if char == quote:
+            after = index + 1
+            while after < size and text[after] in " \t":
+                after += 1
+            if after == size or text[after] in _VALUE_CLOSERS:
+                return index + 1
+        index += 1
+    return size
+
+
+class _WholeText:
+    """A rule's replacement that rewrites the whole text, for a value whose end a scan finds (a structure's closing
+    bracket), not the pattern: the rule's pattern only says whether there may be one."""
+
+    def __init__(self, rewrite: Callable[[str], str]) -> None:
+        self.rewrite = rewrite
+
+
+Rule = tuple[tuple[str, ...] | re.Pattern[str], re.Pattern[str], str | Callable[[re.Match[str]], str] | _WholeText]
 """(what the text must hold, in lower case, for the pattern to find anything, or () for always, or a quick
-pattern it must hold; the pattern; its replacement). The first part lets most text skip most rules."""
+pattern it must hold; the pattern; its replacement). The first part lets most text skip most rules; rules side by
+side with the same quick pattern search for it once."""
+
+_SECRET_NAME_WORD = compiled_later(r"(?i)pass|pw|secret|token|key|credential|auth|cookie|session|sig|dsn|conn")
+"""What every secret name holds (each word of `_SECRET_WORD` and `_COMPOUND` holds one, matched with the same case
+folding): a text with none names no secret, and the longest pattern, the name rule's, is neither compiled nor run."""
 
 _SECRET_RULES: tuple[Rule, ...] = (
     (("%",), _PERCENT_ENCODED, _mask_encoded),
@@ -548,12 +651,9 @@ _SECRET_RULES: tuple[Rule, ...] = (
     ((), _KEY_SHAPES, _mask_shape),
     (("eyj",), _JWT_PART, "[redacted token]"),
     (("cookie", "authorization"), _HEADER, r"\1\2[redacted]"),
-    (  # what every secret name holds (each word of `_SECRET_WORD` and `_COMPOUND` holds one, matched with the same
-        # case folding): a text with none names no secret, and the longest pattern here is neither compiled nor run
-        re.compile(r"(?i)pass|pw|secret|token|key|credential|auth|cookie|session|sig|dsn|conn"),
-        _VALUE_AFTER_NAME,
-        _mask_value,
-    ),
+    (_SECRET_NAME_WORD, _STRUCTURE_OPENS, _WholeText(_mask_structures)),  # before the name rule, which would
+    # mask a structure's value only to its first closing quote
+    (_SECRET_NAME_WORD, _VALUE_AFTER_NAME, _mask_value),
     (re.compile(r":(?:\d{1,5}|\*):"), _PGPASS, r"\1[redacted]"),
     (("login=",), _LOGIN_PAIR, r"\1[redacted]"),
     (re.compile(r"[\w.+@-]:[^\s:\\\"']{8}"), _PAIR_LINE, _mask_pair),
@@ -639,22 +739,27 @@ rules its texts call for, and a text that needs none (most do) compiles none."""
 
 def _apply(rules: tuple[Rule, ...], patterns: list[re.Pattern[str] | None], text: str) -> str:
     lowered = text.lower()
+    searched: object = None  # the last quick pattern searched, and whether it was found (a rule between may have
+    found = False  # masked a word since: what was found stays a superset of what is there)
     for index, (needs, pattern, replacement) in enumerate(rules):
-        if isinstance(needs, re.Pattern):
-            if not needs.search(text):
+        if not isinstance(needs, tuple):  # a quick pattern (compiled at its first search, if deferred)
+            if needs is not searched:
+                searched, found = needs, needs.search(text) is not None
+            if not found:
                 continue
         elif needs and not any(needed in lowered for needed in needs):
             continue
-        found = patterns[index]
-        if found is None:
-            found = patterns[index] = compiled(pattern)
-        text = found.sub(replacement, text)
+        rule = patterns[index]
+        if rule is None:
+            rule = patterns[index] = compiled(pattern)
+        if isinstance(replacement, _WholeText):
+            text = replacement.rewrite(text) if rule.search(text) else text
+        else:
+            text = rule.sub(replacement, text)
     return text
 
 
 _ESCAPED_QUOTE = compiled_later(r"\\+([\"'])")
-
-
 _KNOWN_SECRETS: set[str] = set()
 """The values of the server's secret settings (`remember_secret`): masked wherever they appear."""
 
@@ -675,6 +780,20 @@ def redact_secrets(text: str) -> str:
         if known in text:
             text = text.replace(known, "[redacted]")
     return _apply(_SECRET_RULES, _SECRET_PATTERNS, _ESCAPED_QUOTE.sub(r"\1", text))
+
+
+class Scrubbed(str):
+    """Text put together from the server's own words and outside values each already passed through `quoted` (a
+    refusal to start, naming a flag such as `--api-key (or PROBE_API_KEY)`): the log writes it as it is, because
+    scrubbing the finished sentence would mask the server's own words around a secret-sounding name."""
+
+
+def quoted(value: str, limit: int = 80) -> str:
+    """An outside value (a stray argument, a variable's value) as a message quotes it: credentials masked, cut to
+    `limit` characters (`...` after the quote says it was cut), in quotes, with every control, invisible or
+    direction-changing character escaped as Python writes it (`\\x1b`, `\\u202e`): one value on one line."""
+    masked = redact_secrets(value)
+    return repr(masked[:limit]) + ("..." if len(masked) > limit else "")
 
 
 def secret_named(name: str) -> bool:

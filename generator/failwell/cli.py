@@ -122,9 +122,11 @@ def validate_command(
         from .build.locate import find_spec
 
         found = find_spec(spec)
-        for diagnostic in validate(found, strict=strict):
+        warnings = validate(found, strict=strict)  # an error raises: what is left are warnings
+        for diagnostic in warnings:
             typer.echo(str(diagnostic))
-        typer.echo(f"failwell: {found} is valid", err=True)
+        counted = f", with {len(warnings)} warning{'' if len(warnings) == 1 else 's'}" if warnings else ""
+        typer.echo(f"failwell: {found} is valid{counted}", err=True)
 
     _run(action)
 
@@ -403,8 +405,9 @@ def install_command(
                 typer.echo(f"failwell: {path.name} is made to be shared: {note}", err=True)
         if change.secrets and shared:
             names = ", ".join(change.secrets)
+            holds, them = ("holds a secret", "it") if len(change.secrets) == 1 else ("hold secrets", "them")
             typer.echo(
-                f"failwell: {names} hold secrets, and {path.name} is made to be committed: it reads them from "
+                f"failwell: {names} {holds}, and {path.name} is made to be committed: it reads {them} from "
                 f"{label}'s environment instead ({', '.join(reference(client_name, n) for n in change.secrets)}); "
                 f"export {' '.join(f'{n}=...' for n in change.secrets)} in the shell or profile that starts {label}",
                 err=True,

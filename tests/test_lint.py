@@ -199,6 +199,13 @@ def test_check_with_names_a_read_tool(target: str, expected: list[tuple[str, int
     assert codes(GOOD + WRITE.format(target=target)) == expected
 
 
+@pytest.mark.parametrize("template", ["{0}", "{a.b}", "{order_id!r}", "{order_id:>3}", "{", "}", "{}", '{"a": 1}'])
+def test_every_malformed_template_says_how_to_write_a_literal_brace(template: str) -> None:
+    text = textwrap.dedent(replace("No order {order_id}.", template.replace('"', '\\"')))
+    (found,) = [d for d in diagnose(text, "spec.yaml") if d.code == "FW112"]
+    assert "{{" in found.message and "literal brace" in found.message, found.message
+
+
 @pytest.mark.parametrize("name", ["ordersGet", "orders-get", "orders.get", "Orders_get"])
 def test_check_with_names_a_read_tool_by_any_name_a_tool_may_have(name: str) -> None:
     """One rule wherever a tool is named: a camelCase, dashed or dotted read tool, accepted under `tools:`, is

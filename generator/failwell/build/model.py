@@ -411,7 +411,7 @@ class Project:
     settings_apart: tuple[str, ...] = ()
     """The lines of `settings_in`'s `update={...}`: each path-like setting under a test's folder, each URL on
     127.0.0.1 port 9 (nothing listens), so starter tests touch nothing outside their `tmp_path`."""
-    """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the user's data folder)."""
+    """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the project's `.failwell/`)."""
     tasks: bool = False
     """Whether a tool runs as a task (the spec's `task:`): the generated tests then poll it as a client would."""
     asking: bool = False
@@ -674,7 +674,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
         found.append(Variable(env, f"{what} (or `{flag}`)", secret=bool(spec.get("secret"))))
     if store == "sqlite":
         path = server.get("sqlite_path", f"{name}.sqlite3")
-        where = path if path.startswith("/") else f"`failwell/{path}` in this user's data folder"
+        where = path if path.startswith("/") else f"`.failwell/{path}` in the project"
         found.append(
             Variable("FAILWELL_SQLITE_PATH", f"the SQLite file for idempotency records and rate limits ({where})")
         )

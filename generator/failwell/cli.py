@@ -47,13 +47,24 @@ class _Argument(TyperArgument):
 
 
 class _Command(TyperCommand):
-    """A command whose arguments are shown as `_Argument` shows them."""
+    """A command whose arguments are shown as `_Argument` shows them, and whose help ends with its example: the
+    docstring's `Example:` paragraph is shown after the options, as the help's last lines."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for param in self.params:
             if isinstance(param, TyperArgument):
                 param.__class__ = _Argument
+        if self.help and self.epilog is None:
+            self.help, self.epilog = _example_last(self.help)
+
+
+def _example_last(text: str) -> tuple[str, str | None]:
+    """(the help without its `Example:` paragraph, that paragraph), or (the help, None) when it has none."""
+    head, marker, example = text.partition("\n\b\nExample:")
+    if not marker:
+        return text, None
+    return head.rstrip(), "\b\nExample:" + example
 
 
 def _version(value: bool) -> None:
@@ -745,6 +756,7 @@ import_app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     help="Start a project from a description of an API you already have.",
+    epilog="\b\nExample:\n  failwell import openapi petstore.yaml pets --tag pets",
 )
 app.add_typer(import_app, name="import")
 

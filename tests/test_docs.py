@@ -453,3 +453,31 @@ def test_the_documented_project_tree_is_a_generated_projects_tree(tmp_path: Path
         if not any(pattern(entry, folder, package).fullmatch(file) for package, file in found)
     ]
     assert absent == [], "entries of the tree no generated project has"
+
+
+def test_files_of_the_site_named_in_the_docs_are_links() -> None:
+    """A page naming a file of docs/ links it (mkdocs checks the link); a file elsewhere in the repository is named
+    as code, since the site has no repository to link it to (contributing.md says so)."""
+    unlinked = []
+    for page in PAGES:
+        text = BLOCK.sub("", page.read_text(encoding="utf-8"))
+        for match in re.finditer(r"(\[)?`([^`\s]+)`", text):
+            name = match.group(2)
+            places = (page.parent / name, DOCS / name, REPO / name)
+            inside = [
+                place
+                for place in places
+                if place.is_file() and DOCS in place.resolve().parents and place.suffix in (".md", ".yaml", ".json")
+            ]
+            if inside and not (match.group(1) and text[match.end() : match.end() + 2] == "]("):
+                unlinked.append(f"{page.relative_to(DOCS)}: `{name}`")
+    assert unlinked == []
+
+
+def test_the_site_links_no_repository_it_cannot_vouch_for() -> None:
+    """mkdocs.yml names no repository (a guessed `repo_url` would send readers to someone else's project);
+    contributing.md says how to build the site, with the command the strict build test runs."""
+    config = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "repo_url" not in config and "github.com" not in config
+    contributing = (DOCS / "contributing.md").read_text(encoding="utf-8")
+    assert ".venv/bin/mkdocs build --strict" in contributing

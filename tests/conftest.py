@@ -33,7 +33,7 @@ def failwell(
 
 def tree(root: Path) -> dict[str, bytes]:
     """Every file under `root` (caches skipped), by POSIX relative path."""
-    skip = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".venv"}
+    skip = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".venv", ".failwell"}
     return {
         path.relative_to(root).as_posix(): path.read_bytes()
         for path in sorted(root.rglob("*"))

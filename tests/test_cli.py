@@ -40,7 +40,10 @@ def test_validate_strict_turns_warnings_into_errors() -> None:
     warn_only = spec.parent / "warn_only.yaml.tmp"
     try:
         warn_only.write_text(text)
-        assert failwell("validate", warn_only).returncode == 0
+        warned = failwell("validate", warn_only)
+        assert warned.returncode == 0
+        count = warned.stdout.count("warning:")
+        assert count >= 1 and f"is valid, with {count} warning{'s' if count > 1 else ''}\n" in warned.stderr
         assert failwell("validate", "--strict", warn_only).returncode == 1
     finally:
         warn_only.unlink()

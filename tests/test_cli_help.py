@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -27,11 +28,36 @@ def test_version_and_short_help() -> None:
     assert code == 0 and all(command in out for command in COMMANDS)
 
 
-@pytest.mark.parametrize("command", COMMANDS)
-def test_each_command_has_clean_help_with_an_example(command: str) -> None:
-    code, out, _ = run(command, "-h")
+def every_command() -> list[str]:
+    """Every command a person can ask help of, sub-commands too (`import openapi`), hidden ones aside."""
+    import typer.main
+
+    found = []
+
+    def walk(group: Any, path: str) -> None:
+        for name, command in sorted(group.commands.items()):
+            if command.hidden:
+                continue
+            found.append(f"{path} {name}".strip())
+            if hasattr(command, "commands"):
+                walk(command, f"{path} {name}")
+
+    walk(typer.main.get_command(app), "")
+    return found
+
+
+def test_every_command_is_listed() -> None:
+    assert set(COMMANDS) | {"read", "prompt", "import", "import openapi"} <= set(every_command())
+
+
+@pytest.mark.parametrize("command", every_command())
+def test_each_command_has_clean_help_that_ends_with_an_example(command: str) -> None:
+    """docs/how-to/commands.md: every command's help (-h or --help) ends with an example."""
+    code, out, _ = run(*command.split(), "-h")
     assert code == 0
-    assert "Example:" in out and f"failwell {command}" in out
+    last = out.rstrip().split("\n\n")[-1].splitlines()
+    assert last[0] == "  Example:", out
+    assert all(line.startswith(f"    failwell {command}") for line in last[1:]) and len(last) > 1, out
     assert not re.search(r"<\w+>|\{\w+\}|--no-(?!uv)", out), out
 
 

@@ -128,31 +128,34 @@ def test_stdio_accepted_runs_once_and_every_other_answer_runs_nothing(src: Path,
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_stdio_an_answer_that_does_not_fit_is_never_a_yes(src: Path, tmp_path: Path, mode: str) -> None:
-    """accept with `confirm: "yes"` (a string) or no content: on 2026-07-28 asked again (and the second, real
-    answer decides); on a 2025-era session, the back-channel's answer is final and not a yes. Never a run."""
-    script = [
-        types.ElicitResult(action="accept", content={"confirm": "yes"}),
+def test_stdio_an_accept_without_a_ticked_box_is_declined_in_one_round(src: Path, tmp_path: Path, mode: str) -> None:
+    """accept with content `{}`, with no content, or with `confirm: "yes"` (a string): the box is not ticked, so
+    each is a decline, answered at once: asked once per call, never asked again (the official client gives up
+    with InputRequiredRoundsExceededError after 10 rounds of a re-ask). Never a run."""
+    answers = [
+        types.ElicitResult(action="accept", content={}),
         types.ElicitResult(action="accept"),
-        types.ElicitResult(action="decline"),
+        types.ElicitResult(action="accept", content={"confirm": "yes"}),
     ]
-    asked: list[str] = []
+    asked: list[list[str]] = []
 
     def elicit(params: types.ElicitRequestParams) -> types.ElicitResult:
-        asked.append(params.message)
-        return script.pop(0) if script else types.ElicitResult(action="decline")
+        asked[-1].append(params.message)
+        return answers[len(asked) - 1]
 
-    async def call() -> list[types.CallToolResult]:
+    async def calls() -> list[types.CallToolResult]:
+        results = []
         async with stdio(src, tmp_path, mode, elicit) as client:
-            first = await client.call_tool("notes_delete", {**DELETE, "idempotency_key": key("fit")})
-            if mode == "legacy":
-                second = await client.call_tool("notes_delete", {**DELETE, "idempotency_key": key("fit2")})
-                return [first, second]
-            return [first]
+            for number in range(len(answers)):
+                asked.append([])
+                results.append(await client.call_tool("notes_delete", {**DELETE, "idempotency_key": key(f"b{number}")}))
+        return results
 
-    results = anyio.run(call)
-    assert all(result.is_error and envelope(result)["failure"] == "declined" for result in results)
-    assert len(asked) == 3 if mode == "auto" else len(asked) == 2, asked  # modern: asked again until it fits
+    results = anyio.run(calls)
+    assert asked == [[MESSAGE]] * len(answers), asked  # one round each
+    for result in results:
+        assert result.is_error and envelope(result)["failure"] == "declined", text(result)
+        assert "Nothing was changed." in text(result)
     assert effects(tmp_path / "effects.txt") == []
 
 

@@ -339,3 +339,145 @@ def test_every_page_is_linked_from_the_readme_and_the_home_page() -> None:
         if link not in text
     ]
     assert missing == []
+
+
+TREE_SPEC = """\
+failwell: 1
+server:
+  name: marks
+  description: Bookmarks in a SQLite file.
+  settings:
+    db_path: {type: string, flag: --db-path, required: true, description: The database., example: ./marks.db}
+dependencies:
+  db:
+    description: The database file.
+    timeout_s: 5
+    errors:
+      sqlite3.OperationalError: upstream_unavailable
+tools:
+  marks_get:
+    description: Read one bookmark.
+    effect: read
+    uses: [db]
+    input:
+      id: {type: integer, minimum: 1, description: The id., example: 1}
+  marks_delete:
+    description: Delete a bookmark.
+    effect: destructive
+    idempotency: required
+    confirm: {message: "Delete bookmark {id}?"}
+    input:
+      id: {type: integer, minimum: 1, description: The id., example: 1}
+  marks_export:
+    description: Export every bookmark.
+    effect: write
+    idempotency: required
+    task: optional
+    deadline_s: 600
+resources:
+  mark:
+    uri: "marks://{id}"
+    description: One bookmark.
+    mime_type: text/plain
+    params:
+      id: {type: string, pattern: "^[0-9]+$", description: The id., example: "1"}
+prompts:
+  review:
+    description: Review the bookmarks on a topic such as python.
+"""
+
+
+def documented_tree() -> list[tuple[str, bool]]:
+    """(path pattern, whether it is a folder listed without its files) of each entry of reference/project.md's tree."""
+    page = (DOCS / "reference" / "project.md").read_text(encoding="utf-8")
+    body = BLOCK.search(page)
+    assert body is not None and body.group("lang") == ""
+    entries: list[tuple[str, bool]] = []
+    parents: list[tuple[int, str]] = []
+    lines = body.group("body").splitlines()
+    for number, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip())
+        if not line.strip() or indent > 8:  # a description's second line
+            continue
+        names = re.split(r"\s{2,}", line.strip())[0]
+        while parents and parents[-1][0] >= indent:
+            parents.pop()
+        prefix = "".join(parent for _, parent in parents)
+        following = next(
+            (other for other in lines[number + 1 :] if other.strip() and len(other) - len(other.lstrip()) <= 8), ""
+        )
+        has_children = len(following) - len(following.lstrip()) > indent
+        for name in names.split(", "):
+            if name.endswith("/") and has_children:
+                parents.append((indent, name))
+            else:
+                entries.append((prefix + name, name.endswith("/")))
+    return entries
+
+
+def test_the_documented_project_tree_is_a_generated_projects_tree(tmp_path: Path) -> None:
+    """docs/reference/project.md's tree names every file a generated project has (the runtime as one folder), and
+    each entry is a file of one: the tasks example (auth, resources, prompts) or a spec with settings, a
+    dependency, a confirmation, a task, a resource and a prompt."""
+    from failwell import new
+
+    spec = tmp_path / "marks.yaml"
+    spec.write_text(TREE_SPEC)
+    projects = {"tasks_mcp": tmp_path / "tasks", "marks_mcp": tmp_path / "marks"}
+    new(projects["tasks_mcp"], REPO / "examples" / "tasks" / "failwell.yaml")
+    new(projects["marks_mcp"], spec)
+    found = {
+        (package, path.relative_to(root).as_posix())
+        for package, root in projects.items()
+        for path in root.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+    entries = documented_tree()
+    placeholder = {"<tool>": "[a-z_]+", "<resource>": "[a-z_]+", "<prompt>": "[a-z_]+", "<name>": "[a-z_]+"}
+
+    def pattern(entry: str, folder: bool, package: str) -> re.Pattern[str]:
+        text = re.escape(entry).replace(re.escape("<package>"), package)
+        for name, part in placeholder.items():
+            text = text.replace(re.escape(name), part)
+        return re.compile(text + (".+" if folder else ""))
+
+    undocumented = sorted(
+        file
+        for package, file in found
+        if not any(pattern(entry, folder, package).fullmatch(file) for entry, folder in entries)
+    )
+    assert undocumented == [], "files of a generated project the tree leaves out"
+    absent = [
+        entry
+        for entry, folder in entries
+        if not any(pattern(entry, folder, package).fullmatch(file) for package, file in found)
+    ]
+    assert absent == [], "entries of the tree no generated project has"
+
+
+def test_files_of_the_site_named_in_the_docs_are_links() -> None:
+    """A page naming a file of docs/ links it (mkdocs checks the link); a file elsewhere in the repository is named
+    as code, since the site has no repository to link it to (contributing.md says so)."""
+    unlinked = []
+    for page in PAGES:
+        text = BLOCK.sub("", page.read_text(encoding="utf-8"))
+        for match in re.finditer(r"(\[)?`([^`\s]+)`", text):
+            name = match.group(2)
+            places = (page.parent / name, DOCS / name, REPO / name)
+            inside = [
+                place
+                for place in places
+                if place.is_file() and DOCS in place.resolve().parents and place.suffix in (".md", ".yaml", ".json")
+            ]
+            if inside and not (match.group(1) and text[match.end() : match.end() + 2] == "]("):
+                unlinked.append(f"{page.relative_to(DOCS)}: `{name}`")
+    assert unlinked == []
+
+
+def test_the_site_links_no_repository_it_cannot_vouch_for() -> None:
+    """mkdocs.yml names no repository (a guessed `repo_url` would send readers to someone else's project);
+    contributing.md says how to build the site, with the command the strict build test runs."""
+    config = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "repo_url" not in config and "github.com" not in config
+    contributing = (DOCS / "contributing.md").read_text(encoding="utf-8")
+    assert ".venv/bin/mkdocs build --strict" in contributing

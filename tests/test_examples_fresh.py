@@ -141,6 +141,7 @@ def test_the_readme_serve_commands_start_the_server_as_written(name: str, tmp_pa
         assert command[0] == ".venv/bin/python"
         env = {k: v for k, v in os.environ.items() if k not in spec_env}
         env.update(assigned, PYTHONPATH=str(EXAMPLES / name / "src"), HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path))
+        env.setdefault("FAILWELL_SQLITE_PATH", str(tmp_path / "store.sqlite3"))  # not the example's own .failwell/
         process = subprocess.Popen(
             [sys.executable, *command[1:]],
             cwd=tmp_path,

@@ -199,6 +199,23 @@ def test_check_with_names_a_read_tool(target: str, expected: list[tuple[str, int
     assert codes(GOOD + WRITE.format(target=target)) == expected
 
 
+@pytest.mark.parametrize("template", ["{0}", "{a.b}", "{order_id!r}", "{order_id:>3}", "{", "}", "{}", '{"a": 1}'])
+def test_every_malformed_template_says_how_to_write_a_literal_brace(template: str) -> None:
+    text = textwrap.dedent(replace("No order {order_id}.", template.replace('"', '\\"')))
+    (found,) = [d for d in diagnose(text, "spec.yaml") if d.code == "FW112"]
+    assert "{{" in found.message and "literal brace" in found.message, found.message
+
+
+@pytest.mark.parametrize("name", ["ordersGet", "orders-get", "orders.get", "Orders_get"])
+def test_check_with_names_a_read_tool_by_any_name_a_tool_may_have(name: str) -> None:
+    """One rule wherever a tool is named: a camelCase, dashed or dotted read tool, accepted under `tools:`, is
+    accepted by `check_with:` (it was FW013, the snake_case pattern, before); a write tool so named is FW139."""
+    renamed = GOOD.replace("  orders_get:\n", f"  {name}:\n")
+    assert codes(renamed) == []
+    assert codes(renamed + WRITE.format(target=name)) == []
+    assert codes(renamed + WRITE.format(target="orders_cancel")) == [("FW139", 25)]
+
+
 @pytest.mark.parametrize(
     "url", ["https://auth.example.com", "https://login.example.com/tenant-1", "http://127.0.0.1:9000"]
 )

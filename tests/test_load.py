@@ -118,7 +118,8 @@ def test_the_examples_take_the_fast_path() -> None:
     ("text", "where", "code"),
     [
         ("a: 1\nb: 2\na: 3\n", (3, 1), "FW104"),
-        ("a: 1\nb: [1, 2\n", (3, 1), "FW001"),
+        ("a: 1\nb: [1, 2\n", (2, 4), "FW001"),  # the [ never closed, not the end of the file
+        ("a: {x: 1\nb: 2\n", (1, 4), "FW001"),  # the { never closed, not the next key
         ("a: 1\nb: x: y\n", (2, 5), "FW001"),
     ],
 )

@@ -138,7 +138,7 @@ def test_a_spec_that_is_not_yaml_is_reported_not_a_crash(tmp_path: Path) -> None
     (project / "failwell.yaml").write_text("failwell: 1\nserver: {name: notes\n")
     result = failwell("generate", project)
     assert result.returncode == 1
-    assert "failwell.yaml:3:1: FW001 not valid YAML" in result.stdout
+    assert "failwell.yaml:2:9: FW001 not valid YAML: this { is never closed" in result.stdout
     assert "Traceback" not in result.stderr
 
 

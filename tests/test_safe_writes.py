@@ -278,6 +278,17 @@ def test_a_secret_never_goes_into_a_project_file_made_to_be_committed(
     env = json.loads(text)["mcpServers" if client != "vscode" else "servers"]["notes"]["env"]
     assert env["NOTES_TOKEN"] == reference and env["NOTES_URL"] == "https://notes.example.com"
     assert "NOTES_TOKEN" in err and "export NOTES_TOKEN=" in err and reference in err
+    assert "NOTES_TOKEN holds a secret, and " in err and "it reads it from" in err  # one secret: singular
+
+
+def test_two_secrets_are_told_in_the_plural(notes: Path) -> None:
+    code, _, err = invoke(
+        "install", "claude-code", "--scope", "project", "--project", str(notes),
+        "--env", f"NOTES_TOKEN={SECRET}", "--env", f"NOTES_API_KEY={SECRET}x",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "NOTES_API_KEY, NOTES_TOKEN hold secrets, and " in err or "NOTES_TOKEN, NOTES_API_KEY hold secrets" in err
+    assert "it reads them from" in err
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -36,12 +37,20 @@ server:
     read_only: {type: boolean, default: false, description: Refuse writes.}
     api_key: {type: string, secret: true, minLength: 16, env: CFG_TOKEN_FOR_API, description: The API key.}
     mode: {enum: [fast, slow], default: fast, description: How hard to look.}
+    checks:
+      type: string
+      pattern: "^[a-z]+(,[a-z]+)*$"
+      pattern_name: a comma-separated list of health checks
+      default: db
+      description: The checks to run.
 tools:
   info:
     description: "Configuration of {settings.repository}: at most {settings.max_count} commits, mode {settings.mode}."
     effect: read
     input:
       detail: {type: boolean, default: false, description: More detail.}
+      only: {type: string, pattern: "^[a-z]+(,[a-z]+)*$", pattern_name: a comma-separated list of health checks,
+             required: false, description: The checks to show.}
     output:
       repository: {type: string}
       max_count: {type: integer}
@@ -241,6 +250,30 @@ def test_an_invalid_setting_stops_the_server_saying_what_it_accepts(
     reason = refused(start(project, "--repository", "/srv/r", *args, env=env))
     assert source in reason and accepts in reason, reason
     assert "500" not in reason and "many" not in reason and "fastest" not in reason and "perhaps" not in reason
+
+
+def test_a_named_pattern_is_refused_in_its_words_not_as_a_regex(project: Path) -> None:
+    """`pattern_name` (issue 42.14): the setting's one line at start and the model's refusal of an argument say
+    what the pattern accepts in the spec's words; neither shows the regular expression."""
+    reason = refused(start(project, "--repository", "/srv/r", "--checks", "DB;cache"))
+    assert "--checks (or CFG_CHECKS) takes a comma-separated list of health checks" in reason, reason
+    assert "[a-z]" not in reason and "DB;cache" not in reason
+
+    async def call() -> str:
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "cfg_mcp", "--repository", "/srv/r"], env=_env(project, {})
+        )
+        with (project.parent / "named.log").open("w") as err:
+            async with Client(stdio_client(params, errlog=err)) as client:
+                tools = (await client.list_tools()).tools
+                assert tools[0].input_schema["properties"]["only"]["pattern"] == "^[a-z]+(,[a-z]+)*$"
+                assert "pattern_name" not in json.dumps(tools[0].input_schema)
+                result = await client.call_tool("info", {"only": "DB;cache"})
+        assert result.is_error
+        return "\n".join(getattr(block, "text", "") for block in result.content)
+
+    text = anyio.run(call)
+    assert "a comma-separated list of health checks" in text and "[a-z]" not in text, text
 
 
 def test_an_unknown_flag_is_one_line_not_argparse_usage(project: Path) -> None:

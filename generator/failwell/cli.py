@@ -48,13 +48,24 @@ class _Argument(TyperArgument):
 
 
 class _Command(TyperCommand):
-    """A command whose arguments are shown as `_Argument` shows them."""
+    """A command whose arguments are shown as `_Argument` shows them, and whose help ends with its example: the
+    docstring's `Example:` paragraph is shown after the options, as the help's last lines."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for param in self.params:
             if isinstance(param, TyperArgument):
                 param.__class__ = _Argument
+        if self.help and self.epilog is None:
+            self.help, self.epilog = _example_last(self.help)
+
+
+def _example_last(text: str) -> tuple[str, str | None]:
+    """(the help without its `Example:` paragraph, that paragraph), or (the help, None) when it has none."""
+    head, marker, example = text.partition("\n\b\nExample:")
+    if not marker:
+        return text, None
+    return head.rstrip(), "\b\nExample:" + example
 
 
 def echo(message: str = "", *, err: bool = False, nl: bool = True) -> None:
@@ -130,9 +141,11 @@ def validate_command(
         from .build.locate import find_spec
 
         found = find_spec(spec)
-        for diagnostic in validate(found, strict=strict):
+        warnings = validate(found, strict=strict)  # an error raises: what is left are warnings
+        for diagnostic in warnings:
             echo(str(diagnostic))
-        echo(f"failwell: {found} is valid", err=True)
+        counted = f", with {len(warnings)} warning{'' if len(warnings) == 1 else 's'}" if warnings else ""
+        echo(f"failwell: {found} is valid{counted}", err=True)
 
     _run(action)
 
@@ -428,8 +441,9 @@ def install_command(
                 echo(f"failwell: {path.name} is made to be shared: {note}", err=True)
         if change.secrets and shared:
             names = ", ".join(change.secrets)
+            holds, them = ("holds a secret", "it") if len(change.secrets) == 1 else ("hold secrets", "them")
             echo(
-                f"failwell: {names} hold secrets, and {path.name} is made to be committed: it reads them from "
+                f"failwell: {names} {holds}, and {path.name} is made to be committed: it reads {them} from "
                 f"{label}'s environment instead ({', '.join(reference(client_name, n) for n in change.secrets)}); "
                 f"export {' '.join(f'{n}=...' for n in change.secrets)} in the shell or profile that starts {label}",
                 err=True,
@@ -821,6 +835,7 @@ import_app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     help="Start a project from a description of an API you already have.",
+    epilog="\b\nExample:\n  failwell import openapi petstore.yaml pets --tag pets",
 )
 app.add_typer(import_app, name="import")
 

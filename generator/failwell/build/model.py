@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
+import urllib.parse
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from ..pyliteral import (
+    LINE_LENGTH,
     Call,
     assignment,
     call_lines,
@@ -406,7 +410,10 @@ class Project:
     settings_uses_literal: bool = False
     settings_example: str = ""
     """The `EXAMPLE_SETTINGS = Settings.model_validate(...)` line: the settings of a server built without any."""
-    """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the user's data folder)."""
+    settings_apart: tuple[str, ...] = ()
+    """The lines of `settings_in`'s `update={...}`: each path-like setting under a test's folder, each URL on
+    127.0.0.1 port 9 (nothing listens), so starter tests touch nothing outside their `tmp_path`."""
+    """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the project's `.failwell/`)."""
     tasks: bool = False
     """Whether a tool runs as a task (the spec's `task:`): the generated tests then poll it as a client would."""
     asking: bool = False
@@ -584,8 +591,62 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
         "settings_models": models,
         "settings_uses_annotated": "Annotated[" in annotations,
         "settings_uses_literal": "Literal[" in annotations,
-        "settings_example": assignment("EXAMPLE_SETTINGS", f"Settings.model_validate({inline(example)})", 0),
+        "settings_example": _settings_example(example),
+        "settings_apart": tuple(_apart_lines(specs, example)),
     }
+
+
+def _settings_example(example: dict[str, Any]) -> str:
+    """`EXAMPLE_SETTINGS = Settings.model_validate({...})` as `ruff format` lays it out: the call split at its
+    own parentheses (never wrapped in new ones), its dict exploded when even that does not fit."""
+    flat = f"EXAMPLE_SETTINGS = Settings.model_validate({inline(example)})"
+    if len(flat) <= LINE_LENGTH:
+        return flat
+    argument = inline(example) if 4 + len(inline(example)) <= LINE_LENGTH else literal(example, 4)
+    return f"EXAMPLE_SETTINGS = Settings.model_validate(\n    {argument}\n)"
+
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_FOLDER_WORDS = ("dir", "directory", "folder", "root", "repo", "repository", "workspace")
+_FILE_WORDS = ("file", "db", "database", "sqlite", "log")
+_PATH_WORDS = ("path", *_FOLDER_WORDS, *_FILE_WORDS)
+
+
+def _apart_lines(specs: dict[str, Any], example: dict[str, Any]) -> list[str]:
+    """The entries of `settings_in`'s update, indented for it: every string setting that names a file or folder
+    (by its name or its example: `db_path`, `exports_dir`, `/srv/repo`, `./data/bm.db`) moves under the test's
+    folder, its file's name kept; every other URL keeps its scheme and path on 127.0.0.1 port 9, where nothing
+    listens. Secrets, and settings that are unset, stay as they are."""
+    lines = []
+    for name, spec in specs.items():
+        value = example.get(name, spec.get("default"))
+        if spec.get("secret") or f.json_type(spec) != "string" or "enum" in spec or not isinstance(value, str):
+            continue
+        words = set(re.split(r"[^a-z]+", name.lower()))
+        url = _URL.match(value)
+        if url and not value.lower().startswith(("file:", "sqlite:")):
+            moved = urllib.parse.urlsplit(value)._replace(netloc="127.0.0.1:9").geturl()
+            lines.append(f"            {string(name)}: {string(moved)},")
+            continue
+        path = value[url.end() :] if url else value
+        looks = path.startswith(("/", "./", "../", "~")) or "/" in path or "\\" in path
+        if not (looks or words & set(_PATH_WORDS)):
+            continue
+        leaf = re.split(r"[/\\]", path.rstrip("/\\"))[-1] or name
+        is_file = bool(words & set(_FILE_WORDS)) or ("." in leaf.strip(".") and not words & set(_FOLDER_WORDS))
+        arguments = ["folder", string(name)]
+        arguments += [string(leaf if len(leaf) <= 40 else name + Path(leaf).suffix[:8])] if is_file else []
+        arguments += [f"scheme={string(value[: url.end()])}"] if url else []
+        flat = f"            {string(name)}: inside({', '.join(arguments)}),"
+        if len(flat) <= LINE_LENGTH:
+            lines.append(flat)
+        else:  # one argument a line, kept so by the trailing comma
+            lines += [
+                f"            {string(name)}: inside(",
+                *(f"                {a}," for a in arguments),
+                "            ),",
+            ]
+    return lines
 
 
 def _all_scopes(tools: tuple[Tool, ...], readers: tuple[Reader, ...]) -> list[str]:
@@ -615,7 +676,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
         found.append(Variable(env, f"{what} (or `{flag}`)", secret=bool(spec.get("secret"))))
     if store == "sqlite":
         path = server.get("sqlite_path", f"{name}.sqlite3")
-        where = path if path.startswith("/") else f"`failwell/{path}` in this user's data folder"
+        where = path if path.startswith("/") else f"`.failwell/{path}` in the project"
         found.append(
             Variable("FAILWELL_SQLITE_PATH", f"the SQLite file for idempotency records and rate limits ({where})")
         )

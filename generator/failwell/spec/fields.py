@@ -325,7 +325,9 @@ def accepts(spec: dict[str, Any], *, with_example: bool = True) -> str:
         phrase = "a string" + _range(spec, "minLength", "maxLength", "characters")
         if spec.get("format") in FORMAT_WORDS:
             phrase = FORMAT_WORDS[spec["format"]] + phrase.removeprefix("a string")
-        if "pattern" in spec:
+        if "pattern_name" in spec:  # the spec's readable name for its pattern, said instead of the regex
+            phrase = spec["pattern_name"] if phrase == "a string" else f"{spec['pattern_name']} ({phrase})"
+        elif "pattern" in spec:
             phrase += f" matching {spec['pattern']}"
     elif kind in ("integer", "number"):
         phrase = ("an integer" if kind == "integer" else "a number") + _bounds(spec)

@@ -26,7 +26,7 @@ from .naming import (
 )
 
 _TYPE_ONLY = {
-    "pattern": "string", "minLength": "string", "maxLength": "string",
+    "pattern": "string", "pattern_name": "string", "minLength": "string", "maxLength": "string",
     "minimum": "number", "maximum": "number", "exclusiveMinimum": "number", "exclusiveMaximum": "number",
     "items": "array", "minItems": "array", "maxItems": "array", "properties": "object",
 }  # fmt: skip
@@ -902,9 +902,15 @@ def placeholders(template: str) -> list[str]:
         if not name:
             raise ValueError("`{}` needs a name inside the braces; write {{ or }} for a literal brace")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", name):  # a field's name, which may be `libraryName`
-            raise ValueError(f"{{{name}}} is not a plain name; use a field name such as {{ref}}")
+            raise ValueError(
+                f"{{{name}}} is not a plain name; use a field name such as {{ref}}, or write {{{{ and }}}} for "
+                "literal braces"
+            )
         if spec or conversion:
-            raise ValueError(f"{{{name}}} has a format spec or conversion; use a plain {{{name}}}")
+            raise ValueError(
+                f"{{{name}}} has a format spec or conversion; use a plain {{{name}}}, or write {{{{ and }}}} for "
+                "literal braces"
+            )
         if name not in names:
             names.append(name)
     return names

@@ -95,12 +95,7 @@ def _load_with_ruamel(text: str, file: str) -> Document:
     except DuplicateKeyError as exc:
         raise spec_error([_marked(file, exc, "FW104", _duplicate_message(exc))]) from None
     except MarkedYAMLError as exc:
-        problem = exc.problem or "the file is not valid YAML"
-        context = ""
-        if exc.context and exc.context_mark is not None:
-            context = f" ({exc.context} that starts at line {exc.context_mark.line + 1})"
-        message = f"not valid YAML: {problem}{context}; fix the syntax here"
-        raise spec_error([_marked(file, exc, "FW001", message)]) from None
+        raise spec_error([_unclosed(file, exc) or _marked(file, exc, "FW001", _not_yaml(exc))]) from None
     except ReaderError as exc:  # a character YAML does not allow in its text: U+0080 to U+009F but NEL, U+FFFE
         raise spec_error([_unprintable(file, text, exc)]) from None
     except YAMLError as exc:
@@ -201,6 +196,31 @@ def _unprintable(file: str, text: str, exc: Any) -> Diagnostic:
         f"as `\\u{code:04X}` in a double-quoted string"
     )
     return Diagnostic(file, line, col, "FW001", message)
+
+
+def _not_yaml(exc: MarkedYAMLError) -> str:
+    problem = exc.problem or "the file is not valid YAML"
+    context = ""
+    if exc.context and exc.context_mark is not None:
+        context = f" ({exc.context} that starts at line {exc.context_mark.line + 1})"
+    return f"not valid YAML: {problem}{context}; fix the syntax here"
+
+
+def _unclosed(file: str, exc: MarkedYAMLError) -> Diagnostic | None:
+    """A `{` or `[` never closed: the parser notices only at a later line (the next key, the file's end), so the
+    diagnostic points at the bracket that opened it, and says where the parser gave up."""
+    opened, gave_up = exc.context_mark, exc.problem_mark
+    flow = {"while parsing a flow mapping": ("{", "}"), "while parsing a flow sequence": ("[", "]")}
+    brackets = flow.get(str(exc.context or ""))
+    if brackets is None or opened is None or gave_up is None or gave_up.line <= opened.line:
+        return None
+    found = (exc.problem or "").partition(", but got ")[2] or "something else"
+    found = "the end of the file" if found == "'<stream end>'" else found
+    message = (
+        f"not valid YAML: this {brackets[0]} is never closed (at line {gave_up.line + 1} the parser found {found}); "
+        f"end it with {brackets[1]} on this line"
+    )
+    return Diagnostic(file, opened.line + 1, opened.column + 1, "FW001", message)
 
 
 def _marked(file: str, exc: MarkedYAMLError, code: str, message: str) -> Diagnostic:

@@ -9,11 +9,17 @@ import threading
 import time
 from typing import Any
 
-from git_mcp._generated.testing import CONFIRMED, LEAK_MARKERS
+import pytest
+
+from git_mcp._generated.testing import CONFIRMED, LEAK_MARKERS, waiting_on_stubs
 from git_mcp._generated.testing import EXAMPLE_ARGUMENTS as TOOLS
 
 CALLED = {name: arguments for name, arguments in TOOLS.items() if name not in CONFIRMED}
 """The tools called: all but those that need their person's confirmation, which this client cannot ask for."""
+
+WAITING = waiting_on_stubs()
+pytestmark = pytest.mark.xfail(bool(WAITING), reason="; ".join(WAITING) or "no dependency waits", strict=False)
+"""Expected to fail while a dependency is still failwell's stub and the server cannot start without it."""
 
 TIMEOUT_S = 60
 

@@ -177,11 +177,26 @@ def user_data_dir() -> Path:
     return Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share")
 
 
+def project_folder() -> Path | None:
+    """The project this server runs from, whatever started it (its console script from an editable install,
+    `python -m` with its `src/` on the path, a client, `failwell call`): the folder holding `failwell.yaml` and
+    `src/<package>/_generated/runtime/`, this module's own folder. None for a server installed from a wheel."""
+    runtime = Path(__file__).resolve().parent
+    source, root = runtime.parents[2], runtime.parents[3]
+    return root if source.name == "src" and (root / "failwell.yaml").is_file() else None
+
+
 def sqlite_path(configured: str) -> Path:
-    """Where the SQLite store lives: FAILWELL_SQLITE_PATH (as given), else the spec's `server.sqlite_path`
-    (absolute, or under this user's data folder), never relative to whatever folder started the server."""
+    """Where the SQLite store lives: FAILWELL_SQLITE_PATH (as given), else the spec's `server.sqlite_path`:
+    absolute as written, or relative to the project's `.failwell/` folder (git ignores it) when the server
+    runs from its project, which is where `failwell install`, `call` and `dev` put it too, so keys and limits
+    are shared however it starts; a server installed from a wheel keeps it under this user's data folder.
+    Never relative to whatever folder started the server."""
     given = os.environ.get("FAILWELL_SQLITE_PATH", "").strip()
     if given:
         return Path(given).expanduser().absolute()
     path = Path(configured).expanduser()
-    return path if path.is_absolute() else user_data_dir() / "failwell" / path
+    if path.is_absolute():
+        return path
+    project = project_folder()
+    return project / ".failwell" / path if project is not None else user_data_dir() / "failwell" / path

@@ -7,9 +7,13 @@ handler replaced: `crash` prints to stdout, then raises an exception carrying a 
 sleeps for a minute and logs `handler released` when it is cancelled. The generated stdio tests use them.
 """
 
+import ast
+import inspect
 import logging
 import sys
+import textwrap
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, NoReturn
 
 import anyio
@@ -17,12 +21,16 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
+from .dependencies import DEPENDENCIES
 from .runtime.cli import serve
+from .runtime.config import ConfigurationError
 from .runtime.contracts import Handler, ToolContext
+from .runtime.dependency import resolve
 from .runtime.results import ENVELOPE_KEY
 from .runtime.server import FailwellServer
 from .runtime.store_memory import MemoryStore
 from .server import build_server
+from .settings import EXAMPLE_SETTINGS, Settings
 
 EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {
     "git_add": {
@@ -109,13 +117,34 @@ def outcome_of(result: CallToolResult) -> Outcome:
     return Outcome(result.is_error, text, dict(envelope), result.structured_content, kinds)
 
 
-def injected(name: str, handler: Handler | None, deadline_s: float | None) -> FailwellServer:
-    """The server with `handler` for `name` (a tool, `resource:<name>` or `prompt:<name>`) and its deadline shortened.
+def inside(folder: Path, name: str, file: str = "", *, scheme: str = "") -> str:
+    """A fresh place under `folder` for the setting `name`: the folder `folder/name` (made), or `file` in it."""
+    place = folder / name
+    place.mkdir(parents=True, exist_ok=True)
+    return scheme + str(place / file if file else place)
+
+
+def settings_in(folder: Path) -> Settings:
+    """The spec's example settings (EXAMPLE_SETTINGS) with each file or folder a setting names moved under `folder`
+    (a test's `tmp_path`) and each URL pointed at 127.0.0.1 port 9, where nothing listens: a server built with
+    them writes and reaches nothing outside the test's own folder, and no test sees another's files."""
+    return EXAMPLE_SETTINGS.model_copy(
+        update={
+            "repository": inside(folder, "repository"),
+        }
+    )
+
+
+def injected(
+    name: str, handler: Handler | None, deadline_s: float | None, settings: Settings | None = None
+) -> FailwellServer:
+    """The server with `handler` for `name` (a tool, `resource:<name>` or `prompt:<name>`) and its deadline shortened,
+    built with `settings` (default: EXAMPLE_SETTINGS).
 
     An injected tool handler stands alone: the handler module's `reconcile` goes with the module's `handle`, so
     what a keyed failure says about the retry is what `failwell messages` shows (it cannot see a `reconcile`)."""
     deadlines = {name: deadline_s} if deadline_s is not None else None
-    server = build_server({name: handler} if handler is not None else None, deadlines, MemoryStore())
+    server = build_server({name: handler} if handler is not None else None, deadlines, MemoryStore(), settings=settings)
     if handler is not None and name in server.definitions:
         server.definitions[name] = replace(server.definitions[name], reconcile=None)
     return server
@@ -129,19 +158,59 @@ async def call_tool(
     deadline_s: float | None = None,
     server: FailwellServer | None = None,
     read_timeout_s: float | None = None,
+    settings: Settings | None = None,
 ) -> Outcome:
     """Call `tool` through the real MCP client, in-process, optionally with `handler` injected.
 
     `deadline_s` shortens the tool's deadline; `server` reuses a server (and its circuit breakers).
+    `settings` are the server's (default: EXAMPLE_SETTINGS; `settings_in(tmp_path)` keeps its files in the test's folder).
     A JSON-RPC error (such as an unknown tool) is raised as `MCPError`.
     """
-    server = server or injected(tool, handler, deadline_s)
+    server = server or injected(tool, handler, deadline_s, settings)
     async with Client(server) as client:
         try:
             return outcome_of(await client.call_tool(tool, arguments, read_timeout_seconds=read_timeout_s))
         except MCPError as exc:
             error = exc
     raise error
+
+
+def waiting_on_stubs() -> list[str]:
+    """Why the server cannot start yet: for each dependency whose `open` is still failwell's stub and whose
+    `errors:` name a type that cannot be imported (its package, which the stub does not use, is not installed yet),
+    one reason naming it and its module. The generated stdio tests are expected to fail while there is one."""
+    reasons = []
+    for name, config in DEPENDENCIES.items():
+        if not is_stub(config.open):
+            continue
+        for dotted in config.errors:
+            try:
+                resolve(dotted)
+            except ConfigurationError:
+                module = f"src/{config.open.__module__.replace('.', '/')}.py"
+                reasons.append(
+                    f"the {name} dependency is still failwell's stub ({module}), and the server cannot start until "
+                    f"{dotted}, named in its errors:, can be imported: write the dependency and install its package"
+                )
+                break
+    return reasons
+
+
+def is_stub(function: Any) -> bool:
+    """Whether `function` still does nothing but raise NotImplementedError (a docstring aside), as failwell wrote it."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    definition = tree.body[0] if tree.body else None
+    if not isinstance(definition, ast.AsyncFunctionDef | ast.FunctionDef):
+        return False
+    body = [p for p in definition.body if not (isinstance(p, ast.Expr) and isinstance(p.value, ast.Constant))]
+    only = body[0] if len(body) == 1 else None
+    if not isinstance(only, ast.Raise) or only.exc is None:
+        return False
+    raised = only.exc.func if isinstance(only.exc, ast.Call) else only.exc
+    return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
 
 
 async def crash(params: Any, ctx: ToolContext[Any]) -> NoReturn:

@@ -113,17 +113,15 @@ def received(tool: ToolDefinition, arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def _answer(conversation: Conversation) -> ElicitResult | None:
-    """The person's answer to the confirmation, if it came and fits the form."""
+    """The person's answer to the confirmation, if it came and is an answer: an accept whose box is not ticked
+    (left out, `{}`, or not a boolean) is a decline, never asked again."""
     raw = conversation.state.answers.pop(QUESTION, None)
     if raw is None:
         return None
     try:
-        answer = ElicitResult.model_validate(raw)
+        return ElicitResult.model_validate(raw)
     except ValidationError:
         return None
-    if answer.action == "accept" and not isinstance((answer.content or {}).get("confirm"), bool):
-        return None
-    return answer
 
 
 def _ask(

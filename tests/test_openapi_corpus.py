@@ -620,11 +620,19 @@ def check_not_found_next_step(call: Call) -> str | None:
 
 
 def check_request_valid(call: Call) -> str | None:
-    """Prism's own judgement of the request against the document (its `sl-violations` answer header)."""
+    """Prism's own judgement of the request against the document (its `sl-violations` answer header): errors
+    in the request only (Prism also checks its own answer, and rclone documents a `Prefer` header, which is the
+    proxy's)."""
     if not call.answered:
         return "n/a"
     try:
-        violations = [v for v in json.loads(call.violations or "[]") if v.get("severity") == "Error"]
+        violations = [
+            v
+            for v in json.loads(call.violations or "[]")
+            if v.get("severity") == "Error"
+            and (v.get("location") or [""])[0] == "request"
+            and "prefer" not in [str(part).lower() for part in v.get("location") or []]
+        ]
     except ValueError:
         return "n/a"
     if violations:
@@ -658,7 +666,13 @@ CHECKS = [
         failing_today=True,
     ),
     Check("class_by_table", "mapped statuses", check_class_table),
-    Check("request_valid", "2 and 9", check_request_valid, failing_today=True),
+    Check(
+        "request_valid",
+        "9 and 10 (a readOnly id sent, no Content-Type), and a required body not sent when the model sends none of"
+        " its optional fields (not in the issue)",
+        check_request_valid,
+        failing_today=True,
+    ),
     Check("class_by_meaning", "3", check_class_meaning, failing_today=True),
     Check("words_ungarbled", "1", check_words_ungarbled, failing_today=True),
     Check("not_found_next_step", "4", check_not_found_next_step),

@@ -3,7 +3,10 @@
 OPS_PER_DOCUMENT, covering GET/POST/PUT/PATCH/DELETE and the most documented error statuses), imported with the
 real CLI, generated, started over stdio and driven by the real `mcp` client against Stoplight's Prism serving the
 same document, behind a loopback proxy that forces each documented status in turn (`Prefer: code=NNN`) and records
-every request that reached it.
+every request that reached it. The model's arguments are made from each tool's input schema: its required inputs
+only (example, default or first enum value, else the smallest value that fits), so any other field in a body was
+not sent by the model. A call Prism leaves unanswered (Figma's whole-file answer takes it longer than the server
+waits) is left out of the counts and the server restarted (its breaker opened on the silence).
 
 Each call is judged by CHECKS, one kind each, data-driven: the failure class in the result's envelope against the
 status the API answered, the retries and the waits between them, the wait told to the model, the headers sent

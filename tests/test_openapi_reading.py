@@ -306,6 +306,62 @@ def test_a_fetch_has_one_deadline_however_slowly_the_server_sends(
     )
 
 
+@contextmanager
+def redirecting() -> Iterator[tuple[str, list[str]]]:
+    """A loopback HTTP server: `/to?URL` answers 302 to URL, `/doc` a small document; (its address, the paths
+    asked for)."""
+    import http.server
+    import urllib.parse
+
+    asked: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            if self.path.startswith("/to?"):
+                self.send_response(302)
+                self.send_header("Location", urllib.parse.unquote(self.path[4:]))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            body = b"openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths: {}\n"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", asked
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.mark.parametrize("target", ["ftp://127.0.0.1:{port}/openapi.yaml", "file:///etc/hostname", "data:,x"])
+def test_a_fetch_follows_redirects_to_http_only(tmp_path: Path, target: str) -> None:
+    """Issue 39 point 8, found by the red team: urllib's default opener follows a redirect to `ftp://`, whose fetch
+    no deadline bounds (a trickling FTP server held an import past 75 s), and has file and data handlers. Only
+    http(s) is followed; anything else is one line naming the scheme, nothing written."""
+    with socket.create_server(("127.0.0.1", 0)) as silent, redirecting() as (base, asked):
+        started = time.monotonic()
+        where = target.format(port=silent.getsockname()[1])
+        with pytest.raises(FailwellError) as refused:
+            import_openapi(f"{base}/to?{where}", tmp_path / "dest", Selection())
+        assert time.monotonic() - started < 5
+        scheme = where.partition(":")[0]
+        assert f"it redirects to a {scheme} address; failwell follows http(s)" in refused.value.message
+        assert not (tmp_path / "dest").exists()
+        followed = document.load(f"{base}/to?{base}/doc")
+        assert asked[-1] == "/doc" and followed.version.startswith("3.0")
+
+
 def test_a_document_url_with_credentials_is_refused_without_showing_them(tmp_path: Path) -> None:
     with pytest.raises(FailwellError) as refused:
         import_openapi("https://alice:pw-Zq81xK@127.0.0.1:9/openapi.json", tmp_path / "dest", Selection())

@@ -240,9 +240,7 @@ def _fetch(url: str) -> str:
     deadline = time.monotonic() + FETCH_TIMEOUT_S
     late = f"{url} was not fetched within {FETCH_TIMEOUT_S:g} s; check the address, or download it and give the file"
     request = urllib.request.Request(url, headers={"Accept": "application/json, application/yaml, */*"})
-    opener = urllib.request.build_opener(
-        _handler(urllib.request.HTTPHandler, deadline), _handler(urllib.request.HTTPSHandler, deadline)
-    )
+    opener = _opener(deadline)
     try:
         with opener.open(request, timeout=max(deadline - time.monotonic(), 0.001)) as response:
             body = response.read(MAX_BYTES + 1)
@@ -295,6 +293,35 @@ class _DeadlineSocket:
 
     def makefile(self, mode: str) -> io.BufferedReader:
         return io.BufferedReader(_Deadline(self.sock, self.deadline))
+
+
+class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+    """Redirects followed to http(s) only: urllib's own also follows `ftp://`, whose fetch no deadline bounds."""
+
+    def http_error_302(self, req: Any, fp: Any, code: int, msg: str, headers: Any) -> Any:
+        where = headers.get("location") or headers.get("uri") or ""
+        scheme = urllib.parse.urlsplit(urllib.parse.urljoin(req.full_url, where)).scheme.lower()
+        if scheme not in ("http", "https"):
+            raise urllib.error.URLError(f"it redirects to a {scheme or 'relative'} address; failwell follows http(s)")
+        return super().http_error_302(req, fp, code, msg, headers)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+
+def _opener(deadline: float) -> urllib.request.OpenerDirector:
+    """An opener for http(s) alone (no ftp, file or data handler, which `build_opener` adds), each connection,
+    read and redirect within `deadline`."""
+    opener = urllib.request.OpenerDirector()
+    for handler in (
+        _handler(urllib.request.HTTPHandler, deadline),
+        _handler(urllib.request.HTTPSHandler, deadline),
+        _HttpOnlyRedirects(),
+        urllib.request.HTTPDefaultErrorHandler(),
+        urllib.request.HTTPErrorProcessor(),
+        urllib.request.UnknownHandler(),
+    ):
+        opener.add_handler(handler)
+    return opener
 
 
 def _handler(base: type[urllib.request.AbstractHTTPHandler], deadline: float) -> urllib.request.BaseHandler:

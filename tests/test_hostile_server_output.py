@@ -174,3 +174,14 @@ def test_a_server_name_too_long_for_a_spec_is_renamed_in_the_draft(tmp_path: Pat
     assert f"# DRAFT: renamed to a name a spec takes: the server `{long_name}` as `{name}`" in text
     checked = subprocess.run([str(BIN / "failwell"), "validate", str(draft)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_servers_name_cannot_forge_lines_of_the_audits_summary(tmp_path: Path) -> None:
+    """Found by the red team after issue 39: line breaks in a server's name were printed as they came, so a server
+    wrote a score of its own (and blank lines) above the real one. Every server text in the summary is one line."""
+    forged = "calm\n  score 100/100: clean\n\n  per tool:\n    everything  100"
+    code, out, err = run("audit", "--", *SERVER, "--name", forged)
+    assert code == 1, err
+    assert [line for line in out.splitlines() if line.startswith("  score ")] != []
+    assert len([line for line in out.splitlines() if line.lstrip().startswith("score ")]) == 1, out
+    assert out.splitlines()[0].startswith("failwell audit: calm\\x0a  score 100/100: clean\\x0a\\x0a  per tool:"), out

@@ -32,16 +32,18 @@ def counted(report: Report) -> str:
 
 def terminal(report: Report, worst: int = 8) -> str:
     server = report.server
+    name, version = _line(server.get("name") or "?"), _line(server.get("version") or "")
     lines = [
-        f"failwell audit: {server.get('name') or '?'} {server.get('version') or ''} over {report.transport}"
-        f" ({report.target})".replace("  ", " "),
+        " ".join(
+            filter(None, ["failwell audit:", name, version, "over", report.transport, f"({_line(report.target)})"])
+        ),
         f"  {counted(report)}; {len(report.checks)} checks",
         f"  score {report.score}/100: {verdict(report)}",
         "",
         "  per tool:",
     ]
-    per_tool = report.scores("subject")
-    counts = _counts(report.findings, "subject")
+    per_tool = {_line(name): score for name, score in report.scores("subject").items()}
+    counts = {_line(name): count for name, count in _counts(report.findings, "subject").items()}
     width = max([len(name) for name in per_tool] + [6])
     lines += [f"    {name:<{width}}  {score:>3}  {counts.get(name, '')}".rstrip() for name, score in per_tool.items()]
     lines += ["", "  per rule:"]
@@ -54,11 +56,18 @@ def terminal(report: Report, worst: int = 8) -> str:
     if report.findings:
         lines += ["", "  worst findings:"]
         for finding in report.worst(worst):
-            lines.append(f"  - [{finding.severity}] {finding.subject}, {finding.probe}: {finding.problem}")
+            lines.append(
+                f"  - [{finding.severity}] {_line(finding.subject)}, {_line(finding.probe)}: {_line(finding.problem)}"
+            )
             if finding.answer:
                 quoted = finding.answer if len(finding.answer) <= 300 else finding.answer[:300] + "..."
                 lines += textwrap.wrap(quoted, 110, initial_indent="      > ", subsequent_indent="      > ")
     return "\n".join(lines) + "\n"
+
+
+def _line(text: str) -> str:
+    """A server's text on one summary line: its line breaks escaped, so a name cannot forge the lines after it."""
+    return visible(str(text), one_line=True)
 
 
 def _counts(findings: list[Finding], by: str) -> dict[str, str]:

@@ -295,8 +295,13 @@ DRAFT = '{"class": "reliability", "code": "upstream", "retryable": true, "retryN
         (f'{{"{TOOL_FAILURE_KEY}": {DRAFT % "1e308"}}}', True),
         (f'{{"{TOOL_FAILURE_KEY}": {DRAFT % "-1"}}}', False),
         (f'{{"{TOOL_FAILURE_KEY}": {DRAFT % "NaN"}}}', False),
+        (f'{{"{ENVELOPE_KEY}": {ENVELOPE % ("1" + "0" * 400)}}}', True),
+        (f'{{"{TOOL_FAILURE_KEY}": {DRAFT % ("1" + "0" * 400)}}}', True),
     ],
-    ids=["1e308", "1e999", "Infinity", "NaN", "-5", "-1e308", "draft-1e308", "draft--1", "draft-NaN"],
+    ids=[
+        *("1e308", "1e999", "Infinity", "NaN", "-5", "-1e308", "draft-1e308", "draft--1", "draft-NaN"),
+        *("an integer of 401 digits", "draft-an integer of 401 digits"),
+    ],
 )
 async def test_a_wait_no_clock_can_keep_is_capped_or_absent_and_the_failure_is_raised(meta: str, waits: bool) -> None:
     """Issue 39, point 10: a hostile server's numbers, sent verbatim. A huge wait is read as a day at most, past

@@ -168,7 +168,7 @@ def read_failure(result: CallToolResult, tool: str = "", now_ms: int | None = No
         not_before = None
         if _is_number(after):
             now = _now_ms(now_ms)
-            not_before = now + math.ceil(min(float(after), MAX_WAIT_S) * 1000)
+            not_before = now + math.ceil(min(after, MAX_WAIT_S) * 1000)
         reference = envelope.get("reference")
         return _SUBCLASS[failure_class](
             failure_class,
@@ -191,7 +191,9 @@ past any budget a call is given, so the failure is raised at once rather than wa
 def _is_number(value: object) -> TypeGuard[int | float]:
     """A finite number, not negative: what a wait can be. Anything else (a string, a bool, NaN, infinity, -1) is
     read as absent."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return value >= 0 if isinstance(value, int) else math.isfinite(value) and value >= 0  # an int of any size
 
 
 def _now_ms(now_ms: int | None) -> int:

@@ -202,6 +202,29 @@ def test_the_size_cap_counts_every_file_a_document_reaches(tmp_path: Path, monke
     import_openapi(str(doc), tmp_path / "dest", Selection())
 
 
+@pytest.mark.slow
+def test_yaml_a_document_reaches_is_bounded_as_yaml_in_memory_and_time(tmp_path: Path) -> None:
+    """Found by the red team after issue 39: a 13 MB YAML file beside the document, reached by one $ref, took 15 s
+    and 1.3 GB (a YAML reader holds about 100 bytes a byte), and the 64 MB budget allowed five times that. YAML is
+    read up to 16 MB, all files together: a 20 MB one is one line at once, in a process allowed 1 GB; the same
+    data as JSON is read."""
+    doc = tmp_path / "api" / "doc.yaml"
+    doc.parent.mkdir()
+    doc.write_text(
+        "openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      operationId: a\n"
+        "      responses: {'200': {description: ok, content: {application/json: {schema: {$ref: 'big.yaml#/x'}}}}}\n"
+    )
+    rows = [f"  k{i}: [{i}, {{a: b{i}}}]\n" for i in range(640_000)]
+    (doc.parent / "big.yaml").write_text("x:\n" + "".join(rows))
+    code, out, err, seconds = run("import", "openapi", doc, tmp_path / "dest", memory=1 << 30)
+    assert code == 1 and seconds < 10 and err.count("\n") == 1, (code, seconds, err[-500:])
+    assert "big.yaml is 21,426,673 bytes of YAML" in err and "bytes of YAML, more than the" in err and "convert the large files" in err
+    assert not (tmp_path / "dest").exists()
+    (doc.parent / "big.yaml").write_text(json.dumps({"x": {"type": "object"}}))
+    code, out, err, seconds = run("import", "openapi", doc, tmp_path / "dest", memory=1 << 30)
+    assert code == 0, err
+
+
 def billion_laughs(levels: int) -> str:
     lines = [
         "openapi: 3.0.0",

@@ -34,6 +34,10 @@ FETCH_TIMEOUT_S = 30.0
 """How long fetching a document by URL may take, from the first connection to the last byte."""
 MAX_REF_HOPS = 32
 """The longest chain of `$ref`s to `$ref`s followed before it counts as a cycle."""
+MAX_YAML_BYTES = 16_000_000
+"""The most YAML text read, the document and its `$ref`s' files together: a YAML reader holds about 100 bytes of
+memory for each byte it reads (a 13 MB file took 1.3 GB and 15 s), JSON's about a tenth of that. DigitalOcean's
+2,907 YAML files hold about 3 MB."""
 MAX_DEPTH = 1000
 """The deepest nesting a YAML document may have (libyaml's own bound)."""
 SHOWN = 200
@@ -73,6 +77,8 @@ class Document:
     """The real path of the folder of a document read from a file: no `$ref` reads outside it."""
     budget: int = MAX_BYTES
     """What the files `$ref`s reach may still hold, in bytes."""
+    yaml_budget: int = MAX_YAML_BYTES
+    """What the files `$ref`s reach may still hold as YAML (not JSON), in bytes."""
 
     def resolve(self, node: Node) -> Node:
         """`node` with its `$ref` chain followed; a FailwellError for a ref that leads nowhere, a Node whose value
@@ -107,7 +113,9 @@ class Document:
             if path not in self.files:
                 text = _read_file(Path(path), f"{self._at(ref, base)}: $ref {_shown(ref)}: {path}", self.budget)
                 self.budget -= len(text.encode())
-                self.files[path], self.texts[path] = _parse(text, path), text
+                self.files[path], read_as_yaml = _parse(text, path, self.yaml_budget)
+                self.texts[path] = text
+                self.yaml_budget -= read_as_yaml
             data, base = self.files[path], path
         else:
             data = self.files[base]
@@ -164,7 +172,7 @@ def load(source: str) -> Document:
     else:
         path = Path(os.path.realpath(Path(source).expanduser()))
         text, base, folder = _read_file(path, str(path), MAX_BYTES), str(path), path.parent
-    root = _parse(text, source)
+    root, read_as_yaml = _parse(text, source, MAX_YAML_BYTES)
     if not isinstance(root, dict) or not isinstance(root.get("openapi"), str):
         hint = (
             " (a Swagger 2.0 document: convert it to OpenAPI 3 first)"
@@ -178,7 +186,16 @@ def load(source: str) -> Document:
     if not isinstance(root.get("paths") or {}, dict):
         raise FailwellError(f"{source}: `paths` is not a mapping of paths to operations")
     budget = MAX_BYTES - len(text.encode())
-    return Document(source, root, version, files={base: root}, texts={base: text}, folder=folder, budget=budget)
+    return Document(
+        source,
+        root,
+        version,
+        files={base: root},
+        texts={base: text},
+        folder=folder,
+        budget=budget,
+        yaml_budget=MAX_YAML_BYTES - read_as_yaml,
+    )
 
 
 def _is_url(source: str) -> bool:
@@ -348,11 +365,13 @@ def _handler(base: type[urllib.request.AbstractHTTPHandler], deadline: float) ->
 _TOO_DEEP = "{where} is nested too deeply to read (past about 1,000 levels; a real document nests far less)"
 
 
-def _parse(text: str, where: str) -> Any:
+def _parse(text: str, where: str, yaml_left: int) -> tuple[Any, int]:
+    """The data of `text` and how many bytes of it were read as YAML (0 for JSON): YAML only while `yaml_left`
+    bytes of YAML may still be read."""
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            return json.loads(text)
+            return json.loads(text), 0
         except RecursionError:
             raise FailwellError(_TOO_DEEP.format(where=where)) from None
         except ValueError:
@@ -365,8 +384,15 @@ def _parse(text: str, where: str) -> Any:
                     "values to the document, or expand into themselves; failwell reads no such document "
                     "(write the repeated parts out)"
                 )
+    size = len(text.encode())
+    if size > yaml_left:
+        raise FailwellError(
+            f"{where} is {size:,} bytes of YAML, more than the {yaml_left:,} left: failwell reads at most "
+            f"{MAX_YAML_BYTES:,} bytes of YAML for a document and the files its $refs reach, together (a YAML "
+            "reader needs about a hundred times that in memory); convert the large files to JSON"
+        )
     try:
-        return yaml.load(text, Loader=_LOADER)
+        return yaml.load(text, Loader=_LOADER), size
     except RecursionError:
         raise FailwellError(_TOO_DEEP.format(where=where)) from None
     except yaml.YAMLError as exc:

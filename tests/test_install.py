@@ -356,7 +356,8 @@ def test_the_recorded_env_is_read_without_following_a_link(tmp_path: Path) -> No
     (project / ".failwell" / "mcp.json").symlink_to(elsewhere)
     called = CliRunner().invoke(app, ["call", "weather_places", "query=Lis", "--project", str(project)])
     assert called.exit_code == 1
-    assert "cannot read the recorded environment" in called.stderr and "never followed" in called.stderr
+    assert "is a symbolic link" in called.stderr and "never followed" in called.stderr
+    assert "nothing was written" not in called.stderr, "a call writes nothing: it says nothing of writing"
     home = tmp_path / "home"
     done = install_cli(project, home, "claude-desktop", "--env", "FORECAST_API_URL=http://127.0.0.1:9")
     assert done.exit_code == 1 and "symbolic link" in done.stderr, done.output

@@ -82,6 +82,12 @@ def recorded(root: Path, name: str = "") -> tuple[dict[str, str], tuple[str, ...
     except FileNotFoundError:
         return {}, ()
     except OSError as exc:
+        for link in (path.parent, path):
+            if link.is_symlink():
+                raise FailwellError(
+                    f"{link} is a symbolic link; the recorded environment is never read through one (a link there "
+                    f"is never followed). Remove it (`rm {link}`), then run `failwell install` or `failwell dev` again"
+                ) from None
         raise FailwellError(
             f"{path}: cannot read the recorded environment ({exc.strerror or exc.__class__.__name__}; a link "
             "there is never followed); delete it and run `failwell install` or `failwell dev` again"

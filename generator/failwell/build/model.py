@@ -25,7 +25,7 @@ from ..pyliteral import (
     toml_string,
 )
 from ..spec import fields as f
-from ..spec import messages
+from ..spec import messages, schemas
 from ..spec.failures import (
     FIELD_TYPES,
     Param,
@@ -227,6 +227,10 @@ class Tool:
     """Whether the module imports pydantic's `Field` (a constraint, or an argument published by another name)."""
     uses_formats: bool
     """Whether a field has a string `format`, checked by the runtime's `formats`."""
+    uses_alias_choices: bool
+    """Whether an output field is published by another name (`addedObservations` for `added_observations`)."""
+    checks_lines: str
+    """`_CHECKS = Checks(...)` and its constants: the `schema:` fields the runtime checks (empty without one)."""
     example_arguments: str
     example_arguments_indented: str
     missing_field: str | None
@@ -735,12 +739,48 @@ def _item_annotation(field: dict[str, Any], name: str) -> str:
     return FIELD_TYPES.get(f.json_type(items), "Any") if items else "Any"
 
 
+def _wrong_argument(inputs: dict[str, Any]) -> tuple[str, Any]:
+    """The argument the generated test sends a value of the wrong type, and that value: the first required one (a
+    `schema:` field only when a value of another type is refused at its top, as the test expects)."""
+    required = [n for n, s in inputs.items() if f.is_required(s)] or list(inputs)[:1]
+    for name in required:
+        spec = inputs[name]
+        kind = f.json_type(spec)
+        if not schemas.is_schema(spec):
+            return name, "not-a-choice" if "enum" in spec and kind != "string" else _WRONG_VALUES[kind]
+        for value in (*_WRONG_VALUES.values(), {"unexpected": True}, ["unexpected"], 12.5, False):
+            reason = schemas.fits(value, spec)
+            if reason is not None and reason.endswith(f"at the value is not {f.accepts(spec)}"):
+                return name, value
+    return "", None
+
+
+def _checks_lines(checks: list[dict[str, Any]]) -> str:
+    """`_CHECKS = Checks(...)`: the tool's `schema:` fields, as written, with their patterns' translations."""
+    if not checks:
+        return ""
+    translated: dict[str, str] = {}
+    for schema in checks:
+        translated.update(schemas.translations(schema))
+    lines = f"_SCHEMAS: list[dict[str, Any]] = {literal(checks)}\n\n"
+    if translated:
+        lines += f"_PATTERNS: dict[str, str] = {literal(translated)}\n\n"
+        return lines + "_CHECKS = Checks(_SCHEMAS, _PATTERNS)"
+    return lines + "_CHECKS = Checks(_SCHEMAS)"
+
+
 def _output_schema(spec: dict[str, Any], outputs: dict[str, Any] | None) -> dict[str, Any]:
-    """The published output schema: the spec's, or for a batch tool the shape the runtime answers with."""
+    """The published output schema: the spec's, or for a batch tool the shape the runtime answers with (the
+    `$defs` of its `schema:` fields at its root)."""
     item: dict[str, Any] = f.published_schema(outputs, closed=False) if outputs is not None else {"type": "string"}
     batch = spec.get("batch")
     if not batch:
         return item
+    defs = item.pop("$defs", None)
+    return {**_batch_schema(batch, item), **({"$defs": defs} if defs else {})}
+
+
+def _batch_schema(batch: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
     if batch["policy"] == "all_or_nothing":
         return {"type": "object", "properties": {"results": {"type": "array", "items": item}}, "required": ["results"]}
     failure = {
@@ -824,15 +864,14 @@ def _tool(
     first_scope = scopes[0] if scopes else ""
     py = python_name(name)
     idempotent = spec["effect"] != "read" and spec.get("idempotent") is True and "idempotency_key" not in inputs
-    input_models = tuple(f.models("Input", inputs, published=True))
-    output_models = tuple(f.models("Output", outputs)) if outputs is not None else ()
+    checks: list[dict[str, Any]] = []
+    input_models = tuple(f.models("Input", inputs, published=True, checks=checks))
+    output_models = (
+        tuple(f.models("Output", outputs, published=True, output=True, checks=checks)) if outputs is not None else ()
+    )
     annotations = f.annotation_code((*input_models, *output_models))
     example = f.example_arguments(inputs)
-    wrong_field = next((n for n, s in inputs.items() if f.is_required(s)), next(iter(inputs), ""))
-    wrong_kind = f.json_type(inputs[wrong_field]) if wrong_field else "string"
-    wrong_value = _WRONG_VALUES[wrong_kind] if wrong_field else None
-    if wrong_field and "enum" in inputs[wrong_field] and wrong_kind != "string":
-        wrong_value = "not-a-choice"
+    wrong_field, wrong_value = _wrong_argument(inputs)
     missing_field = next((n for n, s in inputs.items() if f.is_required(s)), None)
     outside = [(n, f.violation(s)) for n, s in inputs.items()]
     outside_field, (_, outside_value) = next(((n, v) for n, v in outside if v[0]), (None, (False, None)))
@@ -877,8 +916,10 @@ def _tool(
         failures_with_params=any(failure_spec_has_params(f) for f in (spec.get("failures") or {}).values()),
         uses_annotated="Annotated[" in annotations or asked.uses_annotated,
         uses_field="Field(" in annotations
-        or any(m.alias for model in input_models for m in model.fields)
+        or any(m.alias for model in (*input_models, *output_models) for m in model.fields)
         or asked.uses_field,
+        uses_alias_choices=any(m.alias for model in output_models for m in model.fields),
+        checks_lines=_checks_lines(checks),
         uses_formats="formats.check(" in annotations or asked.uses_formats,
         example_arguments=literal(example),
         example_arguments_indented=literal(example, 4),

@@ -140,6 +140,13 @@ CODES: dict[str, tuple[Severity, str]] = {
         "error",
         "`before_task` on a question of a tool, resource or prompt that does not run as a task (`task:`)",
     ),
+    "FW162": (
+        "error",
+        "a `schema:` that is not a valid JSON Schema 2020-12, or whose `$ref` is not one of its own top `$defs` "
+        "(`#/$defs/NAME`), or that uses `$id`, `$anchor`, `$dynamicRef` or a nested `$defs`",
+    ),
+    "FW163": ("error", "`schema:` outside a tool's input or output, or a key beside it that belongs inside it"),
+    "FW164": ("error", "two `schema:` fields of one tool whose `$defs` give one name two meanings (both places named)"),
     "FW170": (
         "error",
         "a resource URI that is not one: no scheme (or not lowercase), whitespace, over 2,048 characters",

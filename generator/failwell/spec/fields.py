@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ..pyliteral import inline, string
-from . import messages, patterns, quickschema
+from . import messages, patterns, quickschema, schemas
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -88,11 +88,17 @@ class ModelClass:
 
 def is_required(spec: dict[str, Any]) -> bool:
     """A field is required unless it has a default or says `required: false`."""
+    if schemas.is_schema(spec):
+        return schemas.is_required(spec)
     return bool(spec.get("required", "default" not in spec))
 
 
 def json_type(spec: dict[str, Any]) -> str:
-    """The field's JSON type, inferred from its enum when `type` is omitted."""
+    """The field's JSON type, inferred from its enum when `type` is omitted (a `schema:` field's own `type`, or
+    `any`)."""
+    if schemas.is_schema(spec):
+        kind = spec["schema"].get("type")
+        return kind if isinstance(kind, str) and set(spec["schema"]).isdisjoint({"anyOf", "oneOf", "allOf"}) else "any"
     if "type" in spec:
         return str(spec["type"])
     values = spec.get("enum") or [""]
@@ -106,18 +112,27 @@ def json_type(spec: dict[str, Any]) -> str:
     return "string"
 
 
-def published_schema(fields: dict[str, dict[str, Any]], *, closed: bool = True) -> dict[str, Any]:
-    """The JSON Schema object a client sees for a map of fields."""
-    schema: dict[str, Any] = {"type": "object", "properties": {n: _published(s) for n, s in fields.items()}}
+def published_schema(
+    fields: dict[str, dict[str, Any]], *, closed: bool = True, defs: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The JSON Schema object a client sees for a map of fields; the `$defs` of its `schema:` fields, at any depth,
+    at its root (into `defs` when given: the root is another's)."""
+    root = defs is None
+    defs = {} if defs is None else defs
+    schema: dict[str, Any] = {"type": "object", "properties": {n: _published(s, defs) for n, s in fields.items()}}
     required = [name for name, spec in fields.items() if is_required(spec)]
     if required:
         schema["required"] = required
     if closed:
         schema["additionalProperties"] = False
+    if root and defs:
+        schema["$defs"] = defs
     return schema
 
 
-def _published(spec: dict[str, Any]) -> dict[str, Any]:
+def _published(spec: dict[str, Any], defs: dict[str, Any] | None = None) -> dict[str, Any]:
+    if schemas.is_schema(spec):
+        return schemas.published(spec, defs)
     out: dict[str, Any] = {key: spec[key] for key in _PUBLISHED_KEYS if key in spec}
     out.setdefault("type", json_type(spec))
     if spec.get("nullable"):  # JSON Schema's way to allow null: a second type (and null among the choices)
@@ -128,9 +143,9 @@ def _published(spec: dict[str, Any]) -> dict[str, Any]:
     if examples:
         out["examples"] = examples
     if "items" in spec:
-        out["items"] = _published(spec["items"])
+        out["items"] = _published(spec["items"], defs)
     if json_type(spec) == "object" and "properties" in spec:
-        out.update(published_schema(spec["properties"]))
+        out.update(published_schema(spec["properties"], defs={} if defs is None else defs))
     return out
 
 
@@ -141,11 +156,21 @@ def example_values(spec: dict[str, Any]) -> list[Any]:
     return values
 
 
-def models(root: str, fields: dict[str, dict[str, Any]], *, published: bool = False) -> list[ModelClass]:
-    """The pydantic models for a map of fields: nested models first, `root` last. With `published`, the root's
-    fields are named as MCP allows (`libraryName`): the attribute is the derived Python name with an alias."""
+def models(
+    root: str,
+    fields: dict[str, dict[str, Any]],
+    *,
+    published: bool = False,
+    output: bool = False,
+    checks: list[dict[str, Any]] | None = None,
+) -> list[ModelClass]:
+    """The pydantic models for a map of fields: nested models first, `root` last. With `published`, the fields at
+    every depth are named as MCP allows (`libraryName`, `entities[].entityType`): the attribute is the derived
+    Python name with an alias. An `output` model is built by the handler (`Output(added_observations=...)`), so
+    its alias is for validating a dict and for dumping, and the Python name is what its constructor takes.
+    Each `schema:` field's schema is appended to `checks`: the field is checked by `_CHECKS.check(<its index>)`."""
     out: list[ModelClass] = []
-    _model(root, fields, out, published=published)
+    _model(root, fields, out, published=published, output=output, checks=checks)
     return out
 
 
@@ -160,22 +185,43 @@ _STRING_LITERAL = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'""")
 """A string literal as `pyliteral.string` writes one."""
 
 
-def _model(name: str, fields: dict[str, dict[str, Any]], out: list[ModelClass], *, published: bool = False) -> None:
+def _model(
+    name: str,
+    fields: dict[str, dict[str, Any]],
+    out: list[ModelClass],
+    *,
+    published: bool = False,
+    output: bool = False,
+    checks: list[dict[str, Any]] | None = None,
+) -> None:
     members = []
     for field_name, spec in fields.items():
         attribute = python_name(field_name) if published else field_name
-        annotation = _annotation(f"{name}{pascal(attribute)}", spec, out)
-        if spec.get("nullable"):
-            annotation = f"{annotation} | None"
-        default = None
-        if "default" in spec:
-            default = inline(spec["default"])
-        elif not is_required(spec):
-            annotation, default = (annotation if spec.get("nullable") else f"{annotation} | None"), "None"
+        if schemas.is_schema(spec):
+            annotation, default = _schema_member(spec, checks)
+        else:
+            annotation = _annotation(
+                f"{name}{pascal(attribute)}", spec, out, published=published, output=output, checks=checks
+            )
+            if spec.get("nullable"):
+                annotation = f"{annotation} | None"
+            default = None
+            if "default" in spec:
+                default = inline(spec["default"])
+            elif not is_required(spec):
+                annotation, default = (annotation if spec.get("nullable") else f"{annotation} | None"), "None"
         alias = field_name if attribute != field_name else None
         line = _long_line(attribute, annotation, default)
         if alias is not None:
-            arguments = [*([default] if default is not None else []), f"alias={string(alias)}"]
+            aliases = (
+                [
+                    f"validation_alias=AliasChoices({string(alias)}, {string(attribute)})",
+                    f"serialization_alias={string(alias)}",
+                ]
+                if output
+                else [f"alias={string(alias)}"]
+            )
+            arguments = [*([default] if default is not None else []), *aliases]
             default = f"Field({', '.join(arguments)})"
             line = _aliased_line(attribute, annotation, arguments)
         members.append(ModelField(attribute, annotation, default, alias, line))
@@ -280,15 +326,44 @@ def _top_level(text: str) -> list[str]:
     return parts
 
 
-def _annotation(nested_name: str, spec: dict[str, Any], out: list[ModelClass]) -> str:
+def _schema_member(spec: dict[str, Any], checks: list[dict[str, Any]] | None) -> tuple[str, str | None]:
+    """(annotation, default) of a `schema:` field: its Python type, checked by `_CHECKS` against the schema (an
+    optional field's None inside the check, so an explicit null is checked too)."""
+    typed, default = schemas.annotation(spec["schema"]), None
+    if "default" in spec["schema"]:
+        default = inline(spec["schema"]["default"])
+    elif not is_required(spec):
+        typed, default = (typed if typed == "Any" or typed.endswith("None") else f"{typed} | None"), "None"
+    if checks is None:
+        return typed, default
+    checks.append(spec["schema"])
+    return f"Annotated[{typed}, _CHECKS.check({len(checks) - 1})]", default
+
+
+def _annotation(
+    nested_name: str,
+    spec: dict[str, Any],
+    out: list[ModelClass],
+    *,
+    published: bool = False,
+    output: bool = False,
+    checks: list[dict[str, Any]] | None = None,
+) -> str:
     kind = json_type(spec)
+    if schemas.is_schema(spec):
+        return _schema_member({**spec, "required": True}, checks)[0]
     if "enum" in spec:
         base = "Literal[" + ", ".join(inline(v) for v in spec["enum"]) + "]"
     elif kind == "array":
-        base = f"list[{_annotation(f'{nested_name}Item', spec['items'], out)}]" if "items" in spec else "list[Any]"
+        item = f"{nested_name}Item"
+        base = (
+            f"list[{_annotation(item, spec['items'], out, published=published, output=output, checks=checks)}]"
+            if "items" in spec
+            else "list[Any]"
+        )
     elif kind == "object":
         if spec.get("properties"):
-            _model(nested_name, spec["properties"], out)
+            _model(nested_name, spec["properties"], out, published=published, output=output, checks=checks)
             base = nested_name
         else:
             base = "dict[str, Any]"
@@ -297,11 +372,11 @@ def _annotation(nested_name: str, spec: dict[str, Any], out: list[ModelClass]) -
     constraints = [
         f"{_CONSTRAINTS[key]}={_constraint_literal(key, spec[key], kind)}" for key in _CONSTRAINTS if key in spec
     ]
-    checks = [f"formats.check({string(spec['format'])})"] if kind == "string" and "format" in spec else []
-    if "enum" in spec or not (constraints or checks):
+    formatted = [f"formats.check({string(spec['format'])})"] if kind == "string" and "format" in spec else []
+    if "enum" in spec or not (constraints or formatted):
         return base
     field = [f"Field({', '.join(constraints)})"] if constraints else []
-    return f"Annotated[{', '.join([base, *field, *checks])}]"
+    return f"Annotated[{', '.join([base, *field, *formatted])}]"
 
 
 _INTEGER_BOUND = {"minimum": math.ceil, "exclusiveMinimum": math.floor, "maximum": math.floor}
@@ -318,6 +393,8 @@ def _constraint_literal(key: str, value: Any, kind: str) -> str:
 
 def accepts(spec: dict[str, Any], *, with_example: bool = True) -> str:
     """A phrase saying what a field accepts, such as `an integer from 1 to 50`."""
+    if schemas.is_schema(spec):
+        return schemas.accepts(spec)
     kind = json_type(spec)
     if "enum" in spec:
         return "one of " + ", ".join(json.dumps(v) for v in spec["enum"])
@@ -393,6 +470,8 @@ def accepts_table(fields: dict[str, dict[str, Any]], prefix: str = "") -> dict[s
 
 def _accepts_walk(path: str, spec: dict[str, Any], table: dict[str, str]) -> None:
     table[path] = accepts(spec)
+    if schemas.is_schema(spec):
+        return  # the runtime words each problem inside it from the schema
     if "items" in spec:
         _accepts_walk(f"{path}[]", spec["items"], table)
     if spec.get("properties"):
@@ -401,6 +480,8 @@ def _accepts_walk(path: str, spec: dict[str, Any], table: dict[str, str]) -> Non
 
 def make_example(spec: dict[str, Any]) -> Any:
     """A value that fits the field: its example, default or first enum value, else one made up."""
+    if schemas.is_schema(spec):
+        return schemas.example(spec)
     for key in ("example", "default"):
         if key in spec:
             return spec[key]
@@ -532,6 +613,8 @@ def _validator_class() -> type[Draft202012Validator]:
 
 def conforms(value: Any, spec: dict[str, Any]) -> bool:
     """Whether `value` passes the field's published schema."""
+    if schemas.is_schema(spec):
+        return schemas.fits(value, spec) is None
     published = _published(spec)
     try:
         return quickschema.valid(value, published, pattern=_pattern_passes, format=_format_passes)
@@ -541,6 +624,8 @@ def conforms(value: Any, spec: dict[str, Any]) -> bool:
 
 def fits(value: Any, spec: dict[str, Any]) -> str | None:
     """None when `value` passes the field's published schema, else the reason it does not."""
+    if schemas.is_schema(spec):
+        return schemas.fits(value, spec)
     if conforms(value, spec):
         return None
     error = next(iter(_validator_class()(_published(spec)).iter_errors(value)), None)
@@ -569,6 +654,8 @@ def pattern_example(pattern: str) -> str | None:
 
 def violation(spec: dict[str, Any]) -> tuple[bool, Any]:
     """(True, a value of the right type that the field's constraints refuse), or (False, None)."""
+    if schemas.is_schema(spec):
+        return False, None
     kind = json_type(spec)
     candidates: list[Any] = []
     if "enum" in spec:

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from ..errors import Diagnostic
 from . import fields as f
-from . import messages, naming, patterns, uri
+from . import messages, naming, patterns, schemas, uri
 from .load import Document
 from .naming import (
     DEFAULT_TOKENS_ENV,
@@ -411,6 +411,7 @@ def _tool(
         fields = tool.get(section)
         if isinstance(fields, dict):
             _fields(doc, out, (*path, section), fields)
+            out.extend(schemas.defs_conflicts(doc, (*path, section), fields))
     failures = tool.get("failures")
     if not isinstance(failures, dict):
         return
@@ -802,7 +803,7 @@ def _nested_names(prefix: str, fields: dict[str, Any]) -> set[str]:
     names: set[str] = set()
     for name, spec in fields.items():
         if isinstance(spec, dict):
-            inner = f"{prefix}{pascal(name)}"
+            inner = f"{prefix}{pascal(naming.python_name(name))}"
             if isinstance(spec.get("properties"), dict):
                 names |= {inner} | _nested_names(inner, spec["properties"])
             if isinstance(spec.get("items"), dict) and isinstance(spec["items"].get("properties"), dict):
@@ -917,9 +918,10 @@ def placeholders(template: str) -> list[str]:
 
 
 def published_names(path: tuple[str | int, ...]) -> bool:
-    """Whether the fields at `path` are a tool's or a prompt's arguments, which may be named as MCP allows
-    (`libraryName`): the Python attribute is derived, with an alias keeping the published name."""
-    return len(path) == 3 and (path[0], path[2]) in (("tools", "input"), ("prompts", "arguments"))
+    """Whether the fields at `path` are published: a tool's input or output, or a prompt's arguments, at any depth
+    (`entities[].entityType`). They may be named as MCP allows (`libraryName`): the Python attribute is derived
+    at each level, with an alias keeping the published name."""
+    return len(path) >= 3 and (path[0], path[2]) in (("tools", "input"), ("tools", "output"), ("prompts", "arguments"))
 
 
 def _fields(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], fields: dict[str, Any]) -> None:
@@ -931,6 +933,9 @@ def _fields(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], fi
 
 
 def _field(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], spec: dict[str, Any]) -> None:
+    if schemas.is_schema(spec):
+        out.extend(schemas.lint_field(doc, path, spec))
+        return
     kind = f.json_type(spec)
     for key, needs in _TYPE_ONLY.items():
         applies = kind == needs or (needs == "number" and kind == "integer")
@@ -1180,7 +1185,7 @@ def _models(
     """Each generated model class of these fields (named as fields.models names them) and its field's path."""
     for name, spec in fields.items():
         if isinstance(name, str) and isinstance(spec, dict):
-            _model_of(f"{prefix}{pascal(name)}", spec, (*path, name), found)
+            _model_of(f"{prefix}{pascal(naming.python_name(name))}", spec, (*path, name), found)
 
 
 def _model_of(
@@ -1207,7 +1212,8 @@ def _fields_buildable(doc: _Linted, out: list[Diagnostic], path: tuple[str | int
             why = naming.reserved_model_field_name(py)
             if why:
                 out.append(doc.diagnostic(fpath, "FW152", f"field name `{name}`: {why}; pick another name", key=True))
-            becomes = {f"the attribute `{py}` of the generated input model": py}
+            model = "output" if len(path) >= 3 and path[2] == "output" else "input"
+            becomes = {f"the attribute `{py}` of the generated {model} model": py}
             _claim(doc, out, attributes, fpath, f"field `{name}`", becomes)
         if isinstance(spec, dict) and not doc.is_broken(fpath):
             _constraints(doc, out, fpath, spec)

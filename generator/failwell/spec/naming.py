@@ -113,11 +113,11 @@ RESERVED_TOOL_NAMES = SERVER_NAMES | GENERATED_TESTS | BUILTINS
 """Tool names that collide with a name of the generated server module, a generated test, or a builtin."""
 
 TOOL_MODULE_NAMES = frozenset(
-    {"Awaitable", "Callable", "Annotated", "Any", "Literal", "BaseModel", "ConfigDict", "Field"}
+    {"Awaitable", "Callable", "Annotated", "Any", "Literal", "AliasChoices", "BaseModel", "ConfigDict", "Field"}
     | {"Changed", "Batch", "RateLimit", "ToolContext", "ToolDefinition", "ToolFailure", "Upstream"}
     | {"NAME", "ACCEPTS", "Input", "Output", "Item", "Upstreams", "Context", "Handler", "Reconcile"}
     | {"Audio", "Blocks", "ContentPolicy", "EmbeddedResource", "Image", "ResourceLink", "WithContent", "CONTENT"}
-    | {"WithText"}
+    | {"WithText", "Checks"}
 )
 """The names of a per-tool module `_generated/tools/<t>.py` that a failure's class name (`pascal(name)`)
 could be: its imports, models, aliases and constants (its nested models, `Input...` and `Output...`, are

@@ -74,7 +74,9 @@ def _diagnose(doc: Document, error: ValidationError) -> list[Diagnostic]:
     expected: Any = error.validator_value
     subschema: Any = error.schema
     if error.validator == "anyOf" and path and isinstance(instance, dict):
-        return [doc.diagnostic(path, "FW010", f"{where} needs a `type` (string, integer, ...) or an `enum`")]
+        return [
+            doc.diagnostic(path, "FW010", f"{where} needs a `type` (string, integer, ...), an `enum` or a `schema`")
+        ]
     if error.validator == "anyOf" and not path:  # the spec's own: at least one of tools, resources, prompts
         first, *others = [branch["required"][0] for branch in expected]
         alternatives = " or ".join(f"`{name}`" for name in others)

@@ -43,7 +43,7 @@ async def partial_batch(
         try:
             succeeded.append({"index": index, "result": dumped(tool, await run_handler(tool.handler, item, ctx))})
         except ToolFailure as failure:
-            item_values = item.model_dump(mode="json") if isinstance(item, BaseModel) else {}
+            item_values = item.model_dump(mode="json", by_alias=True) if isinstance(item, BaseModel) else {}
             values = failure_values(failure, {**arguments, **item_values})
             values.update(tool=tool.name, reference=new_reference())
             reason = failure.template.format_map(Values(values))

@@ -26,7 +26,7 @@ from .content import OutputT, TooLarge, WithContent, blocks, is_media
 from .contracts import ToolDefinition, ToolFailure
 from .scrub import scrub, secret_named
 from .tool_failure import TOOL_FAILURE_KEY, tool_failure
-from .wording import Values, argument_problem, compose, display, invalid_arguments_text, seconds
+from .wording import Values, argument_problem, compose, display, invalid_arguments_text, schema_problem, seconds
 
 ENVELOPE_KEY = "dev.failwell/error"
 """The `_meta` key of the machine-readable envelope on every error result."""
@@ -156,6 +156,11 @@ def argument_problems(tool: ToolDefinition, exc: ValidationError) -> dict[str, s
     """One line per bad argument, by its path: the value received and what it accepts."""
     problems: dict[str, str] = {}
     for error in exc.errors(include_url=False):
+        if error["type"] == "json_schema":  # a `schema:` field: each problem at its path inside the value
+            for below, kind, received, accepted in error.get("ctx", {}).get("problems", ()):
+                path = _path((*error["loc"], *below))
+                problems.setdefault(path, schema_problem(tool.name, path, kind, received, accepted))
+            continue
         path = _path(error["loc"])
         if path not in problems:
             kind = {"missing": "missing", "extra_forbidden": "unknown"}.get(error["type"], "invalid")
@@ -339,7 +344,7 @@ def dumped(tool: ToolDefinition, output: Any) -> Any:
             output = _validated_output(tool, tool.output_model, output)
         if not isinstance(output, tool.output_model):
             raise TypeError(f"{tool.name} returned {type(output).__name__}, not {tool.output_model.__name__}")
-        return _pruned(output.model_dump(mode="json"), _item_schema(tool))
+        return _pruned(output.model_dump(mode="json", by_alias=True), _item_schema(tool))
     if not isinstance(output, str):
         raise TypeError(f"{tool.name} returned {type(output).__name__}; a tool without an output schema returns str")
     return output

@@ -41,6 +41,7 @@ What they share:
                     plain `def` handler in a thread of its own)
     formats.py      string formats (`uri`, `email`, `date`, ...) checked as the clients' ajv-formats checks them
     patterns.py     regular expressions compiled on first use, not at import (scrub.py's and formats.py's)
+    schemas.py      `schema:` fields: JSON Schema 2020-12 checked by `jsonschema`, each problem at its path
     records.py, store_memory.py, store_sqlite.py, store_redis.py    the stores (with a store)
     upstream.py, breaker.py    calls to upstream services (with upstreams)
     dependency.py   start-up dependencies (with `dependencies:`): opened at start, each use under its

@@ -200,6 +200,16 @@ def argument_problem(tool: str, accepts: dict[str, str], path: str, kind: str, r
     return f"`{path}` received {shown(received)}, but it accepts {accepted}."
 
 
+def schema_problem(tool: str, path: str, kind: str, received: object, accepted: str) -> str:
+    """One line about one problem inside a `schema:` field's value, at its path as the client wrote it: `accepted`
+    says what the schema accepts there (for an `unknown` key, the keys it knows)."""
+    if kind == "missing":
+        return f"`{path}` is required but was not given; it accepts {accepted}."
+    if kind == "unknown":
+        return f"`{path}` is not an argument of {tool}; remove it. The accepted arguments are: {accepted}."
+    return f"`{path}` received {shown(received)}, but it accepts {accepted}."
+
+
 def shown(value: object) -> str:
     """A received value quoted back, cut to 80 characters, with its JSON kind; a credential or token in it is
     masked first (a model may have put one in the wrong argument)."""

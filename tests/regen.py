@@ -29,6 +29,7 @@ GOLDEN_SPECS: dict[str, Path | None] = {
     "tasks": REPO / "examples" / "tasks" / "failwell.yaml",
     "refunds": REPO / "examples" / "refunds" / "failwell.yaml",
     "git_port": REPO / "tests" / "ports" / "git.yaml",  # server.settings: the original's `--repository PATH`
+    "memory": REPO / "tests" / "any_depth" / "memory.yaml",  # names as written at every depth, `schema:` fields
 }
 
 

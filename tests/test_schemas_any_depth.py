@@ -18,107 +18,11 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
+from conftest import REPO
 from failwell.build.pipeline import diagnose
 
-SPEC = """\
-failwell: 1
-server:
-  name: memory
-  version: 0.1.0
-  description: A knowledge graph of entities and what is known of them.
-tools:
-  create_entities:
-    description: Create entities in the knowledge graph, such as a person named Ada.
-    effect: write
-    idempotent: true
-    input:
-      entities:
-        type: array
-        description: The entities to create.
-        items:
-          type: object
-          properties:
-            name: {type: string, minLength: 1, description: The entity's name., example: Ada}
-            entityType: {type: string, minLength: 1, description: The kind of entity., example: person}
-            observations: {type: array, items: {type: string}, description: What is known of it.}
-    output:
-      entities:
-        type: array
-        items:
-          type: object
-          properties:
-            name: {type: string}
-            entityType: {type: string}
-            observations: {type: array, items: {type: string}}
-  add_observations:
-    description: Add observations to entities, such as "speaks French" to Ada.
-    effect: write
-    idempotent: true
-    input:
-      observations:
-        type: array
-        items:
-          type: object
-          properties:
-            entityName: {type: string, minLength: 1, example: Ada}
-            contents: {type: array, items: {type: string}}
-    output:
-      results:
-        type: array
-        items:
-          type: object
-          properties:
-            entityName: {type: string}
-            addedObservations: {type: array, items: {type: string}}
-  edit_file:
-    description: Replace text in a file, such as notes.txt; dry-run to see the diff first.
-    effect: write
-    idempotent: true
-    input:
-      path: {type: string, minLength: 1, example: notes.txt}
-      edits:
-        type: array
-        items:
-          type: object
-          properties:
-            oldText: {type: string, description: Text to search for.}
-            newText: {type: string, description: Text to put in its place.}
-      dryRun: {type: boolean, default: false}
-    output:
-      diff: {type: string}
-  search_nodes:
-    description: Find entities by a query, or by several queries at once, such as "Ada".
-    effect: read
-    input:
-      query:
-        schema:
-          description: One query, or several.
-          anyOf:
-            - {type: string, minLength: 1}
-            - {type: array, items: {type: string, minLength: 1}, minItems: 1}
-      kinds:
-        required: false
-        schema:
-          type: object
-          additionalProperties: {type: integer, minimum: 0}
-          propertyNames: {pattern: "^[a-z]+$"}
-    output:
-      graph:
-        schema:
-          $defs:
-            Entity:
-              type: object
-              properties:
-                name: {type: string}
-                entityType: {type: string}
-                observations: {type: array, items: {type: string}}
-              required: [name, entityType, observations]
-              additionalProperties: false
-          type: array
-          items: {$ref: "#/$defs/Entity"}
-      mode:
-        schema: {const: search}
-"""
+SPEC = (REPO / "tests" / "any_depth" / "memory.yaml").read_text(encoding="utf-8")
+"""The spec, also a golden case (tests/regen.py)."""
 
 HANDLERS = {
     "create_entities.py": '''\

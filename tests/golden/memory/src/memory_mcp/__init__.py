@@ -1,0 +1,1 @@
+"""A knowledge graph of entities and what is known of them."""

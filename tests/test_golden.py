@@ -47,6 +47,7 @@ QUALITY_TARGETS = [
     GOLDEN / "tasks",
     GOLDEN / "refunds",
     GOLDEN / "git_port",
+    GOLDEN / "memory",
     *sorted(path.parent for path in (REPO / "examples").glob("*/failwell.yaml")),
 ]
 

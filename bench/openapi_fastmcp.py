@@ -549,6 +549,21 @@ def one_line(text: str, limit: int = 90) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+def write_json(path: Path, rows: list[dict[str, Any]]) -> None:
+    out = {
+        "fastmcp_version": FASTMCP_VERSION,
+        "checks": {
+            "fastmcp": {check.kind: check.point for check in FASTMCP_CHECKS},
+            "not_for_fastmcp": NOT_FOR_FASTMCP,
+            "failwell": {check.kind: check.point for check in harness.CHECKS},
+        },
+        "table": [{key: value for key, value in row.items() if key != "calls"} for row in rows],
+        "calls": {row["document"]: row.get("calls") for row in rows},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=1, default=str))
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", type=Path, required=True, help="where to write the table and every call")
@@ -560,7 +575,7 @@ def main(argv: list[str]) -> int:
     if only - {entry["name"] for entry in entries}:
         parser.error(f"no such document: {sorted(only - {e['name'] for e in entries})}")
     python = fastmcp_python()
-    rows = []
+    rows: list[dict[str, Any]] = []
     root = Path(tempfile.mkdtemp(prefix="failwell-fastmcp-")) if args.keep is None else args.keep
     try:
         for entry in entries:
@@ -571,6 +586,7 @@ def main(argv: list[str]) -> int:
             print(f"{entry['name']} ...", file=sys.stderr, flush=True)
             row = both_sides(entry, work, python)
             rows.append(row)
+            write_json(args.json, rows)  # after each document: a run stopped half-way keeps what it measured
             fw, fm = row["failwell"], row["fastmcp"]
             print(
                 f"{entry['name']}: failwell {ratio(fw)}, FastMCP "
@@ -582,18 +598,6 @@ def main(argv: list[str]) -> int:
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
-    out = {
-        "fastmcp_version": FASTMCP_VERSION,
-        "checks": {
-            "fastmcp": {check.kind: check.point for check in FASTMCP_CHECKS},
-            "not_for_fastmcp": NOT_FOR_FASTMCP,
-            "failwell": {check.kind: check.point for check in harness.CHECKS},
-        },
-        "table": [{key: value for key, value in row.items() if key != "calls"} for row in rows],
-        "calls": {row["document"]: row.get("calls") for row in rows},
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(out, indent=1, default=str))
     print(markdown(rows, FASTMCP_VERSION))
     return 0
 

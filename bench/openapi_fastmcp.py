@@ -47,6 +47,7 @@ sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "openapi_corpus")]
 
 import anyio  # noqa: E402
 import fetch as corpus  # noqa: E402
+import jsonschema  # noqa: E402
 import test_openapi_corpus as harness  # noqa: E402
 from prismproxy import forcing_proxy, prism  # noqa: E402
 
@@ -88,6 +89,23 @@ def check_tool_listed(call: harness.Call) -> str | None:
     return call.error if call.error and call.error.startswith("no tool") else None
 
 
+OUTPUT_REFUSED = re.compile(r"structured content")
+
+
+def check_answer_fits_output(call: harness.Call) -> str | None:
+    """A documented answer reaches the model: the `mcp` client raises instead of returning a result that does not
+    fit the tool's own output schema (FastMCP's `validate_output` default), or that has none where the tool
+    declares one (an XML answer). Counted here rather than under `reached`: the request did reach the API."""
+    if call.error and OUTPUT_REFUSED.search(call.error):
+        return f"the client refused the answer: {call.error[:200]}"
+    return None
+
+
+BODY_KINDS = {"body_schema", "request_valid", "no_unsent_nulls"}
+"""The checks of what was sent, which FastMCP cannot be blamed for when failwell's arguments, replayed, do not fit
+FastMCP's own input schema (failwell's schema lost a nested `required`, say): not judged on those calls."""
+
+
 SHARED = {
     "reached",
     "success",
@@ -116,6 +134,7 @@ NOT_FOR_FASTMCP = {
 FASTMCP_CHECKS = [
     harness.Check("tool_listed", "bench", check_tool_listed),
     *(check for check in harness.CHECKS if check.kind in SHARED),
+    harness.Check("answer_fits_output", "bench", check_answer_fits_output),
     harness.Check("error_is_error", "bench", check_error_is_error),
     harness.Check("wait_told", "bench", check_wait_told),
 ]
@@ -152,9 +171,15 @@ class FastSide:
     warnings: list[str] = field(default_factory=list)
     tools: int = 0
     operations_without_tool: list[str] = field(default_factory=list)
+    bundled: bool = False
+    """Whether FastMCP was given the document with its references to other files inlined (it reads a dict)."""
+    refusal_as_given: str | None = None
     arguments_filled: int = 0
     arguments_unmapped: int = 0
+    arguments_misfit: int = 0
     calls: list[harness.Call] = field(default_factory=list)
+    replays: list[dict[str, Any]] = field(default_factory=list)
+    """Per call: the arguments filled from FastMCP's schema, failwell's left unmapped, and whether they fit it."""
     failure: str | None = None
 
 
@@ -250,11 +275,24 @@ def drive_fastmcp(
     entry: dict[str, Any], driven: harness.Driven, work: Path, python: Path, side: FastSide, document_path: Path
 ) -> None:
     """Replay each call failwell's side made (left out: those Prism left unanswered) on FastMCP's server."""
+    harness.RESOLVED.clear()  # keyed by id(document): the failwell side's documents are gone
+    harness.FILES.clear()
     small = json.loads(document_path.read_text())
     version = str(small.get("openapi"))
     name = re.sub(r"[^a-z0-9]+", "_", entry["name"].lower()).strip("_")
     project, package = work / name, f"{name}_mcp"
-    facts = accepts(python, document_path, "http://127.0.0.1:9" + harness.base_path(small), work, side)
+    nowhere = "http://127.0.0.1:9" + harness.base_path(small)
+    given = document_path
+    if any(not ref.startswith("#") for ref in harness.all_refs(small)):
+        # references to other files (DigitalOcean's): from_openapi takes a dict and cannot follow them, so a
+        # FastMCP user bundles the document first; it is tried as it is too, and its refusal recorded
+        as_given = FastSide()
+        accepts(python, document_path, nowhere, work, as_given)
+        side.refusal_as_given = as_given.refusal
+        given = work / "fastmcp-bundled.json"
+        given.write_text(json.dumps(harness.deref(small, small, document_path.parent)))
+        side.bundled = True
+    facts = accepts(python, given, nowhere, work, side)
     if not side.accepted:
         return
     tools_by_operation = {(tool["method"], tool["path"]): tool for tool in facts["tools"]}
@@ -267,9 +305,7 @@ def drive_fastmcp(
     with prism(document_path, work / "prism-fastmcp.log") as port, forcing_proxy(port) as proxy:
         proxy.strip = harness.base_path(small)
         base_url = proxy.url + harness.base_path(small)
-        command = server_command(
-            python, document_path, base_url, work / "fastmcp-facts.json", work / "fastmcp-client.json"
-        )
+        command = server_command(python, given, base_url, work / "fastmcp-facts.json", work / "fastmcp-client.json")
         context = Replay(small, version, project, package, document_path.parent, proxy, tools_by_operation)
         anyio.run(replay, context, command, calls, side, work)
 
@@ -294,7 +330,9 @@ async def replay(context: Replay, command: list[str], calls: list[harness.Call],
         async with Client(stdio_client(parameters, errlog=errlog)) as session:  # type: ignore[arg-type]
             listed = {tool.name: tool for tool in (await session.list_tools()).tools}
             for failwell_call in calls:
-                side.calls.append(await one_call(context, session, listed, failwell_call, side))
+                call, replayed = await one_call(context, session, listed, failwell_call, side)
+                side.calls.append(call)
+                side.replays.append(replayed)
 
 
 def operation_facts(context: Replay, method: str, path: str) -> tuple[dict[str, Any], set[str], set[str]]:
@@ -312,8 +350,9 @@ def operation_facts(context: Replay, method: str, path: str) -> tuple[dict[str, 
 
 async def one_call(
     context: Replay, session: Any, listed: dict[str, Any], model: harness.Call, side: FastSide
-) -> harness.Call:
-    """The same operation, forced status and argument values as failwell's call `model`, on FastMCP's tool."""
+) -> tuple[harness.Call, dict[str, Any]]:
+    """The same operation, forced status and argument values as failwell's call `model`, on FastMCP's tool; how
+    its arguments were had (filled, unmapped, whether they fit FastMCP's input schema)."""
     call = harness.Call(
         model.document,
         model.version,
@@ -334,20 +373,29 @@ async def one_call(
     tool = listed.get(tool_facts["name"]) if tool_facts else None
     if tool_facts is None or tool is None:
         call.error = f"no tool for {model.method} {model.path}"
-        judge(call)
-        return call
+        judge(call, None)
+        return call, {"failwell_tool": model.tool}
     call.tool = tool.name
     where = harness.handler_facts(context.project, context.package, model.tool)[2]
     operation, body_props, read_only = operation_facts(context, model.method, model.path)
     parameter_map = tool_facts["parameter_map"]
     arguments, unmapped = map_arguments(model.arguments, where, parameter_map, body_props)
-    side.arguments_unmapped += sum(1 for name in unmapped if name != "idempotency_key" or name in where)
+    unmapped = [name for name in unmapped if name in where]  # not failwell's own idempotency_key
     input_schema = tool.input_schema or {}
     defs = input_schema.get("$defs") or {}
-    for key in input_schema.get("required") or []:
-        if key not in arguments:
-            arguments[key] = harness.sample((input_schema.get("properties") or {}).get(key, {}), defs, key)
-            side.arguments_filled += 1
+    filled = [key for key in input_schema.get("required") or [] if key not in arguments]
+    for key in filled:
+        arguments[key] = harness.sample((input_schema.get("properties") or {}).get(key, {}), defs, key)
+    misfit = next(iter(jsonschema.Draft202012Validator(input_schema).iter_errors(arguments)), None)
+    replayed = {
+        "failwell_tool": model.tool,
+        "filled": filled,
+        "unmapped": unmapped,
+        "misfit": f"{list(misfit.absolute_path)}: {misfit.message[:160]}" if misfit else None,
+    }
+    side.arguments_unmapped += len(unmapped)
+    side.arguments_filled += len(filled)
+    side.arguments_misfit += misfit is not None
     call.arguments = arguments
     call.keyed = any(
         m["location"] == "header" and m["openapi_name"].lower() == "idempotency-key" and arg in arguments
@@ -389,11 +437,11 @@ async def one_call(
         proxy.force = None
         call.seconds = time.perf_counter() - began
     harness.record(call, result, proxy.since(mark), {})
-    judge(call)
-    return call
+    judge(call, replayed["misfit"])
+    return call, replayed
 
 
-def judge(call: harness.Call) -> None:
+def judge(call: harness.Call, misfit: str | None) -> None:
     """FASTMCP_CHECKS only (record() judged by every corpus check; those needing the envelope do not apply)."""
     call.wrong = {}
     if call.prism_silent:
@@ -402,6 +450,10 @@ def judge(call: harness.Call) -> None:
         call.wrong["tool_listed"] = call.error  # no call was made: nothing else to judge
         return
     for check in FASTMCP_CHECKS:
+        if misfit and check.kind in BODY_KINDS:
+            continue
+        if check.kind == "reached" and call.error and OUTPUT_REFUSED.search(call.error):
+            continue  # answer_fits_output counts it
         verdict = check.judge(call)
         if verdict is not None and verdict != "n/a":
             call.wrong[check.kind] = verdict
@@ -462,7 +514,10 @@ def both_sides(entry: dict[str, Any], work: Path, python: Path) -> dict[str, Any
     row["seconds"] = round(time.perf_counter() - started, 1)
     row["calls"] = {
         "failwell": [asdict(call) | {"body_schema": None} for call in driven.calls],
-        "fastmcp": [asdict(call) | {"body_schema": None} for call in side.calls],
+        "fastmcp": [
+            asdict(call) | {"body_schema": None} | replayed
+            for call, replayed in zip(side.calls, side.replays, strict=True)
+        ],
     }
     return row
 
@@ -474,8 +529,11 @@ def fast_row(side: FastSide) -> dict[str, Any]:
         "warnings": side.warnings[:20],
         "tools": side.tools,
         "operations_without_tool": side.operations_without_tool,
+        "bundled": side.bundled,
+        "refusal_as_given": side.refusal_as_given,
         "arguments_filled": side.arguments_filled,
         "arguments_unmapped": side.arguments_unmapped,
+        "arguments_misfit": side.arguments_misfit,
         **counts(side.calls),
         "failure": side.failure,
     }
@@ -492,6 +550,20 @@ def ratio(side: dict[str, Any]) -> str:
     return f"{side.get('calls_right', 0)}/{side.get('calls_driven', 0)}"
 
 
+def accepted_cell(row: dict[str, Any]) -> str:
+    fm = row["fastmcp"]
+    if fm["accepted"] is None:
+        return f"not run: {one_line(fm['failure'] or '')}"
+    if not fm["accepted"]:
+        return f"no: {one_line(fm['refusal'] or '', 260)}"
+    cell = "yes"
+    if fm["bundled"]:
+        cell += f", its file references inlined (as given: {one_line(fm['refusal_as_given'] or 'accepted', 200)})"
+    if fm["operations_without_tool"]:
+        cell += f"; {len(fm['operations_without_tool'])} operations made no tool"
+    return cell + (" (not driven)" if row.get("not_driven") else "")
+
+
 def markdown(rows: list[dict[str, Any]], version: str) -> str:
     lines = [
         f"| document | OpenAPI | operations (driven) | failwell right/driven | failwell fails most "
@@ -500,41 +572,45 @@ def markdown(rows: list[dict[str, Any]], version: str) -> str:
     ]
     for row in rows:
         fw, fm = row["failwell"], row["fastmcp"]
-        if fm["accepted"]:
-            accepted = "yes"
-            if fm["operations_without_tool"]:
-                accepted += f" ({len(fm['operations_without_tool'])} operations made no tool)"
-        elif fm["accepted"] is None:
-            accepted = f"not run: {one_line(fm['failure'] or '')}"
+        if row.get("not_driven"):
+            fw_cell = "not driven: " + one_line(re.sub(r"^not driven:\s*", "", row["not_driven"]))
+        elif fw.get("failure") and not fw.get("calls_driven"):
+            fw_cell = f"failed: {one_line(fw['failure'])}"
         else:
-            accepted = f"no: {one_line(fm['refusal'] or '')}"
-        fw_cell = (
-            ratio(fw) if not fw.get("failure") or fw.get("calls_driven") else f"not driven: {one_line(fw['failure'])}"
-        )
-        fm_cell = (
-            ratio(fm)
-            if fm["accepted"] and not fm["failure"]
-            else ("-" if not fm["failure"] else f"failed: {one_line(fm['failure'])}")
-        )
+            fw_cell = ratio(fw)
+        if fm["failure"]:
+            fm_cell = f"failed: {one_line(fm['failure'])}"
+        else:
+            fm_cell = ratio(fm) if fm["accepted"] and not row.get("not_driven") else "-"
         lines.append(
             f"| {row['document']} | {row['openapi']} | {row['operations']} ({row.get('selected', '-')}) "
-            f"| {fw_cell} | {most(fw.get('wrong_by_kind') or {})} | {accepted} | {fm_cell} "
+            f"| {fw_cell} | {most(fw.get('wrong_by_kind') or {})} | {accepted_cell(row)} | {fm_cell} "
             f"| {most(fm.get('wrong_by_kind') or {}) if fm['accepted'] else '-'} |"
         )
     both = [r for r in rows if r["fastmcp"]["accepted"] and r["failwell"].get("calls_driven")]
-    total = Counter[str]()
-    for key in ("failwell", "fastmcp"):
-        for row in rows if key == "failwell" else both:
-            total[f"{key}_right"] += row[key].get("calls_right", 0)
-            total[f"{key}_driven"] += row[key].get("calls_driven", 0)
-    fw_both = sum(r["failwell"]["calls_right"] for r in both), sum(r["failwell"]["calls_driven"] for r in both)
+    fw_all = [sum(r["failwell"].get(k, 0) for r in rows) for k in ("calls_right", "calls_driven")]
+    fw_both = [sum(r["failwell"][k] for r in both) for k in ("calls_right", "calls_driven")]
+    fm_both = [sum(r["fastmcp"][k] for r in both) for k in ("calls_right", "calls_driven")]
+    accepted = sum(1 for r in rows if r["fastmcp"]["accepted"])
     lines.append(
-        f"| **all** | | | {total['failwell_right']}/{total['failwell_driven']} "
-        f"(on the documents FastMCP accepted: {fw_both[0]}/{fw_both[1]}) | "
-        f"{most(sum_kinds(rows, 'failwell'), 5)} | {len(both)} of {len(rows)} | "
-        f"{total['fastmcp_right']}/{total['fastmcp_driven']} | {most(sum_kinds(both, 'fastmcp'), 5)} |"
+        f"| **all** | | | {fw_all[0]}/{fw_all[1]} (on the {len(both)} documents both drove: {fw_both[0]}/{fw_both[1]}) "
+        f"| {most(sum_kinds(rows, 'failwell'), 5)} | {accepted} of {len(rows)} | {fm_both[0]}/{fm_both[1]} "
+        f"| {most(sum_kinds(both, 'fastmcp'), 5)} |"
     )
+    filled, unmapped, misfit = (sum(r["fastmcp"].get(k, 0) for r in rows) for k in ARGUMENT_FIGURES)
+    lines += [
+        "",
+        f"FastMCP's calls replay failwell's: same operation, forced status and argument values. {filled} required "
+        f"FastMCP arguments failwell had no value for were filled from FastMCP's schema; {unmapped} of failwell's "
+        f"arguments had no FastMCP argument; {misfit} calls' arguments did not fit FastMCP's input schema (their "
+        f"{', '.join(sorted(BODY_KINDS))} not judged). FastMCP is judged by "
+        f"{', '.join(check.kind for check in FASTMCP_CHECKS)}; not by {', '.join(NOT_FOR_FASTMCP)} (they read "
+        "failwell's failure envelope).",
+    ]
     return "\n".join(lines)
+
+
+ARGUMENT_FIGURES = ("arguments_filled", "arguments_unmapped", "arguments_misfit")
 
 
 def sum_kinds(rows: list[dict[str, Any]], key: str) -> dict[str, int]:

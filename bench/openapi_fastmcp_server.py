@@ -30,6 +30,20 @@ class Collect(logging.Handler):
         self.lines.append(f"{record.levelname}: {record.getMessage()[:400]}")
 
 
+def refusal(error: Exception) -> str:
+    """One line saying why: openapi-pydantic's deepest error (where, what, the value refused) and how many."""
+    errors = getattr(error.__cause__, "errors", None)
+    if callable(errors):
+        found = errors()
+        if found:
+            first = max(found, key=lambda e: len(e.get("loc", ())))  # the deepest: a union's other branches fail early
+            where = ".".join(str(part) for part in first.get("loc", ()))
+            value = json.dumps(first.get("input"), default=str)
+            value = value if len(value) <= 100 else value[:99] + "…"
+            return f"openapi-pydantic finds {len(found)} errors, one at {where}: {first.get('msg')} (given {value})"
+    return f"{type(error).__name__}: {str(error)[:600]}"
+
+
 def main(argv: list[str]) -> int:
     document_path, base_url, facts_path, client_path = argv
     import fastmcp
@@ -51,7 +65,7 @@ def main(argv: list[str]) -> int:
     try:
         server = FastMCP.from_openapi(document, client=client, name="corpus")
     except Exception as error:  # the refusal, recorded: the bench reports it as the document not accepted
-        facts["refusal"] = f"{type(error).__name__}: {str(error)[:600]}"
+        facts["refusal"] = refusal(error)
         facts["traceback"] = traceback.format_exc()[-2000:]
         facts["warnings"] = collect.lines
         Path(facts_path).write_text(json.dumps(facts, indent=1))

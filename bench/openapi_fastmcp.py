@@ -467,6 +467,7 @@ def counts(calls: list[harness.Call]) -> dict[str, Any]:
     return {
         "calls_driven": len(judged),
         "calls_right": sum(1 for call in judged if not call.wrong),
+        "calls_right_but_accept": sum(1 for call in judged if set(call.wrong) <= {"accept"}),
         "prism_silent": len(calls) - len(judged),
         "wrong_by_kind": dict(Counter(kind for call in judged for kind in call.wrong).most_common()),
     }
@@ -598,7 +599,11 @@ def markdown(rows: list[dict[str, Any]], version: str) -> str:
         f"| {most(sum_kinds(both, 'fastmcp'), 5)} |"
     )
     filled, unmapped, misfit = (sum(r["fastmcp"].get(k, 0) for r in rows) for k in ARGUMENT_FIGURES)
+    but = [sum(r[side].get("calls_right_but_accept", 0) for r in both) for side in ("failwell", "fastmcp")]
     lines += [
+        "",
+        f"Both send `Accept: */*` on every call (issue 41 point 8); without the accept check, on the same "
+        f"{len(both)} documents: failwell {but[0]}/{fw_both[1]}, FastMCP {but[1]}/{fm_both[1]}.",
         "",
         f"FastMCP's calls replay failwell's: same operation, forced status and argument values. {filled} required "
         f"FastMCP arguments failwell had no value for were filled from FastMCP's schema; {unmapped} of failwell's "
@@ -642,11 +647,18 @@ def write_json(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--json", type=Path, required=True, help="where to write the table and every call")
+    parser.add_argument("--json", type=Path, help="where to write the table and every call (required to run)")
     parser.add_argument("--only", action="append", default=[], help="a document's name (repeatable, or a,b)")
     parser.add_argument("--keep", type=Path, help="keep each document's work folder under this folder")
+    parser.add_argument("--markdown-from", type=Path, help="print the Markdown table of a JSON written before")
     args = parser.parse_args(argv)
+    if args.markdown_from:
+        written = json.loads(args.markdown_from.read_text())
+        print(markdown(written["table"], written["fastmcp_version"]))
+        return 0
     only = {name for value in args.only for name in value.split(",") if name}
+    if args.json is None:
+        parser.error("--json is required (where to write the table and every call)")
     entries = [entry for entry in corpus.entries() if not only or entry["name"] in only]
     if only - {entry["name"] for entry in entries}:
         parser.error(f"no such document: {sorted(only - {e['name'] for e in entries})}")

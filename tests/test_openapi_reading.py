@@ -323,7 +323,7 @@ def test_a_fetch_has_one_deadline_however_slowly_the_server_sends(
         with pytest.raises(FailwellError) as refused:
             import_openapi(url, tmp_path / "dest", Selection())
         seconds = time.monotonic() - started
-    assert seconds < 3.5, f"the fetch took {seconds:.1f} s"
+    assert seconds < 6, f"the fetch took {seconds:.1f} s (the server would hold it 30 s)"
     assert refused.value.message == (
         f"{url} was not fetched within 1.5 s; check the address, or download it and give the file"
     )

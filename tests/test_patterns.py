@@ -517,7 +517,7 @@ def test_lint_checks_a_long_example_against_a_nasty_pattern_promptly() -> None:
     assert [(d.code, d.line) for d in found] == [("FW131", 9)], found
     assert diagnose(HOSTILE_SPEC.format(example="a" * 10_000), "spec.yaml") == []
     print(f"\nlint of a 10,000-character example against ^(a+)+$: {elapsed * 1000:.1f} ms")
-    assert elapsed < 5
+    assert elapsed < 20, "backtracking ^(a+)+$ over 10,000 characters would take longer than the universe"
 
 
 @pytest.mark.slow

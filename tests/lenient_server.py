@@ -105,7 +105,7 @@ def main(argv: list[str]) -> None:
         word = words.pop(0).removeprefix("--")
         options[word] = words.pop(0) if word == "calls" and words else ""
     if "die" in options:
-        sys.stderr.write("Traceback (most recent call last):\n  File \"lenient.py\", line 1, in <module>\n")
+        sys.stderr.write('Traceback (most recent call last):\n  File "lenient.py", line 1, in <module>\n')
         sys.stderr.write(f"\x1b]52;c;cHduZWQ=\x07KeyError: 'DATABASE_URL' (token {TOKEN})\n")
         sys.stderr.flush()
         sys.exit(1)

@@ -73,7 +73,7 @@ def test_an_unannotated_read_is_probed_and_an_error_sent_as_success_is_a_channel
 
 
 def test_a_server_that_dies_at_start_shows_the_end_of_its_stderr() -> None:
-    code, data, err = audit("--die")
+    code, _, err = audit("--die")
     assert code == 3 and "could not connect to" in err
     lines = err.splitlines()
     assert lines[0].endswith("Its stderr ended with (the last 3 lines):"), lines[0]
@@ -88,6 +88,7 @@ def test_a_server_that_dies_at_start_shows_the_end_of_its_stderr() -> None:
 
 def test_unknown_names_are_judged_at_the_newest_and_the_oldest_version() -> None:
     code, data, err = audit()
+    assert code == 1, err
     server = {f["probe"]: f["problem"] for f in about(data, "server", "channel")}
     assert server["an unknown prompt at protocol 2025-11-25"] == "code -32603; the specification's is -32602"
     assert server["an unknown prompt at protocol 2024-11-05"] == "code 0; the specification's is -32602"

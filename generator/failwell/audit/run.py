@@ -39,7 +39,7 @@ from .judge import (
     sent_values,
 )
 from .malformed import probe_malformed, probe_malformed_http, probe_unknowns_at_oldest
-from .probes import PLANTED, probes, read_looking, unrunnable, valid_arguments
+from .probes import PLANTED, PLANTED_MARK, probes, read_looking, unrunnable, valid_arguments
 
 UNKNOWN_TOOL = "failwell_audit_no_such_tool"
 UNKNOWN_PROMPT = "failwell_audit_no_such_prompt"
@@ -140,6 +140,8 @@ PASSED = ("PATH", "HOME", "LANG")
 every server it starts: on POSIX HOME, LOGNAME, PATH, SHELL, TERM, USER; on Windows the system's own): never the
 caller's whole environment, whose tokens a server could print into the shareable report."""
 HEADERS_HOLDING_SECRETS = ("authorization", "proxy-authorization", "cookie")
+_PLANTED_FORMS = re.compile(f"({re.escape(PLANTED[: PLANTED.index(PLANTED_MARK) + len(PLANTED_MARK)])}[0-9a-f]*)")
+"""The planted credential, whole or cut short by a server that shortens what it quotes (`ghp_FailwellAudit...`)."""
 _WORD = re.compile(r"\S+")
 
 
@@ -178,7 +180,8 @@ def masker(known: Iterable[str] = ()) -> Callable[[str], str]:
     def mask(text: str) -> str:
         for value in longest_first:
             text = text.replace(value, "[redacted]")
-        return PLANTED.join(redact(part) for part in text.split(PLANTED))
+        parts = _PLANTED_FORMS.split(text)  # the planted credential and its cut forms kept, as evidence
+        return "".join(part if index % 2 else redact(part) for index, part in enumerate(parts))
 
     return mask
 

@@ -46,13 +46,14 @@ def test_a_value_the_probe_sent_is_no_leak_and_what_the_server_adds_still_is() -
 
 def test_sent_values_are_taken_out_exactly() -> None:
     sent = sent_values({"url": "http://127.0.0.1:9/", "deep": [{"path": "a"}], "n": 3})
-    assert sent == ["http://127.0.0.1:9/", "a"]
+    assert sent == ["http://127.0.0.1:9/", "127.0.0.1", "a"], "a URL's host was sent too"
     report = Report(target="t", transport="stdio")
     said = "Could not fetch http://127.0.0.1:9/: refused"
     judge_leaks(report, "t", "p", Answer(code=-32602, message=said), sent)
-    judge_leaks(report, "t", "p", Answer(code=-32602, message=said.replace(":9/", ":9/admin")), sent)
+    judge_leaks(report, "t", "p", Answer(code=-32602, message=said.replace(":9/", ":9/robots.txt")), sent)
+    judge_leaks(report, "t", "p", Answer(code=-32602, message=said.replace("127.0.0.1:9", "10.0.0.7:9")), sent)
     judge_leaks(report, "t", "p", Answer(code=-32602, message="no file a in /home/alice/data"), sent)
-    assert [check.passed for check in report.checks] == [True, False, False], "only the exact value is the caller's"
+    assert [check.passed for check in report.checks] == [True, True, False, False], "only what was sent is the caller's"
 
 
 def test_an_unannotated_read_is_probed_and_an_error_sent_as_success_is_a_channel_finding(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..client.reference import ENVELOPE_KEY, TOOL_FAILURE_KEY, read_failure
 from ..spec import wording
@@ -42,7 +43,8 @@ def sent_values(arguments: Any) -> list[str]:
     """Every string the probe itself sent (in `arguments`, at any depth): a message may name them, and naming
     what the caller sent is never a leak (a URL or a path the audit passed is not the server's internals)."""
     if isinstance(arguments, str):
-        return [arguments] if arguments else []
+        host = urlsplit(arguments).hostname if "://" in arguments else None
+        return [arguments, *([host] if host else [])] if arguments else []
     if isinstance(arguments, Mapping):
         return [value for item in arguments.values() for value in sent_values(item)]
     if isinstance(arguments, list | tuple):
@@ -51,10 +53,12 @@ def sent_values(arguments: Any) -> list[str]:
 
 
 def without_sent(text: str, sent: Sequence[str]) -> str:
-    """`text` with each exact occurrence of a value the probe sent (a whole token: not inside a longer word or
-    path) replaced by `x`, longest first: what is left is what the server added."""
+    """`text` with each exact occurrence of a value the probe sent replaced by `x`, longest first: what is left
+    is what the server added. An occurrence counts where it starts a token (not inside a longer word or path) and
+    ends one, unless the value ends with `/` (a URL or folder the server went on from: what it added is judged)."""
     for value in sorted({value for value in sent if value}, key=len, reverse=True):
-        text = re.sub(rf"(?<![\w/.-]){re.escape(value)}(?![\w/])", "x", text)
+        end = "" if value.endswith("/") else r"(?![\w/])"
+        text = re.sub(rf"(?<![\w/.-]){re.escape(value)}{end}", "x", text)
     return text
 
 

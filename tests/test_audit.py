@@ -252,7 +252,12 @@ def test_a_sloppy_server_is_caught_and_its_write_tool_never_called(tmp_path: Pat
     malformed = {f["probe"]: f["problem"] for f in data["findings"] if f["subject"] == "server"}
     assert malformed["tools/call with params that are not an object"].startswith("no answer"), "the SDK drops it"
     assert "an unknown method" not in malformed, "the SDK answers -32601"
-    assert malformed["an unknown prompt"] == "code -32603; the specification's is -32602"
+    newest = data["server"]["protocol"]
+    assert malformed[f"an unknown prompt at protocol {newest}"] == "code -32603; the specification's is -32602"
+    said = {(f["probe"], f["problem"]) for f in data["findings"]}
+    assert ("an unknown prompt at protocol 2024-11-05", "code 0; the specification's is -32602") in said, (
+        "the same server, at the oldest version it accepts"
+    )
     assert "'sloppy server starting'" in json.dumps(data["findings"]), "the stray stdout line, quoted"
     assert any("delete_everything" in item for item in data["skipped"])
     assert not calls.exists(), "a tool not annotated read-only is never called without --allow-writes"

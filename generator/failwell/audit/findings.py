@@ -55,6 +55,8 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Tools not probed, and why (`send_email: not read-only; pass --allow-writes`)."""
+    exchange: list[dict[str, Any]] = field(default_factory=list)
+    """Every message sent and received, labelled with its probe, when the audit was asked to record it."""
 
     def record(self, rule: str, subject: str, problem: Finding | None) -> None:
         """One check: passed when `problem` is None."""
@@ -99,6 +101,8 @@ class Report:
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data.pop("checks")
+        if not data["exchange"]:
+            data.pop("exchange")
         data["score"] = self.score
         data["scores"] = {"tools": self.scores("subject"), "rules": self.scores("rule")}
         data["counts"] = {"checks": len(self.checks), "errors": self.errors, "warnings": self.warnings}

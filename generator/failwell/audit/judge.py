@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..client.reference import ENVELOPE_KEY, TOOL_FAILURE_KEY, read_failure
 from ..spec import wording
@@ -30,6 +31,42 @@ _CHANGED = re.compile(
 _STACK = re.compile(
     r'(?i)traceback \(most recent call last\)|File "[^"]+", line \d+|errors\.pydantic\.dev|at \S+:\d+:\d+'
 )
+_FAILED = re.compile(
+    r"(?i)^\W*(error|errors|failed|failure|exception|invalid)\b"
+    r"|\b(failed to|could not|couldn't|unable to|validation errors?|missing required|is required)\b"
+)
+"""Words of a failure at the start of a result's text: `Error: ...`, `Failed to ...`, `x is required`."""
+ERROR_AS_SUCCESS = "an error sent as a success (isError false): the model takes it for data; send an isError result"
+
+
+def sent_values(arguments: Any) -> list[str]:
+    """Every string the probe itself sent (in `arguments`, at any depth): a message may name them, and naming
+    what the caller sent is never a leak (a URL or a path the audit passed is not the server's internals)."""
+    if isinstance(arguments, str):
+        host = urlsplit(arguments).hostname if "://" in arguments else None
+        return [arguments, *([host] if host else [])] if arguments else []
+    if isinstance(arguments, Mapping):
+        return [value for item in arguments.values() for value in sent_values(item)]
+    if isinstance(arguments, list | tuple):
+        return [value for item in arguments for value in sent_values(item)]
+    return []
+
+
+def without_sent(text: str, sent: Sequence[str]) -> str:
+    """`text` with each exact occurrence of a value the probe sent replaced by `x`, longest first: what is left
+    is what the server added. An occurrence counts where it starts a token (not inside a longer word or path) and
+    ends one, unless the value ends with `/` (a URL or folder the server went on from: what it added is judged)."""
+    for value in sorted({value for value in sent if value}, key=len, reverse=True):
+        end = "" if value.endswith("/") else r"(?![\w/])"
+        text = re.sub(rf"(?<![\w/.-]){re.escape(value)}{end}", "x", text)
+    return text
+
+
+def reads_as_failure(answer: Answer) -> bool:
+    """A success result (`isError` false) whose text says it failed: `Error: ...`, `Failed to ...`."""
+    if answer.result is None or answer.is_error_result or answer.code is not None:
+        return False
+    return bool(_FAILED.search(answer.text.strip()[:300]))
 
 
 @dataclass(frozen=True)
@@ -97,16 +134,16 @@ def judge_code(report: Report, subject: str, probe: str, answer: Answer) -> None
 def judge_leaks(
     report: Report, subject: str, probe: str, answer: Answer, echoed: Sequence[str] = (), field: str = ""
 ) -> None:
-    """The planted credential, a stack trace or a path, address, URL or SQL in a failure (what the probe sent,
-    `echoed`, may come back: a message naming the value it refused is what failwell asks for).
+    """The planted credential, a stack trace or a path, address, URL or SQL in a failure. What the probe sent,
+    `echoed` (`sent_values` of its arguments), may come back: a message naming the value it refused, or the URL
+    or path it was given, is what failwell asks for, so those exact values are taken out before the internals
+    check (`without_sent`); whatever the server added around them is still judged.
 
     The planted credential quoted back as the refused value of the `field` the message names is a warning (the
     caller sent it, but a message should mask what has a credential's shape); anywhere else (a library's dump,
     `_meta`, structured content, an answer about something else) it is an error."""
     everything = answer.everything()
-    text = answer.text
-    for value in echoed:
-        text = text.replace(value, "x") if value else text
+    text = without_sent(answer.text, echoed)
     problem, severity = "", "error"
     if PLANTED_MARK in everything:
         quoted = (
@@ -167,11 +204,21 @@ def judge_success(report: Report, subject: str, probe: str, answer: Answer) -> N
 
 
 def judge_refusal(report: Report, subject: str, probe: Probe, answer: Answer, tools: set[str]) -> None:
-    """A call the input schema forbids: refused, as an isError result that names what was wrong."""
+    """A call the input schema forbids: refused, as an isError result that names what was wrong. A success
+    result whose text says it failed (`Error: ...`) was refused in the wrong channel: a `channel` error, never
+    "accepted"."""
     title = probe.title
+    sent = sent_values(probe.arguments)
     if answer.broken:
         finding = Finding("refuses", "error", subject, title, "no answer: " + answer.broken, answer.quoted())
         report.record("refuses", subject, finding)
+        return
+    if reads_as_failure(answer):
+        report.record("refuses", subject, None)
+        finding = Finding("channel", "error", subject, title, ERROR_AS_SUCCESS, answer.quoted())
+        report.record("channel", subject, finding)
+        judge_leaks(report, subject, title, answer, sent)
+        judge_success(report, subject, title, answer)
         return
     refused = answer.code is not None or answer.is_error_result
     if refused and probe.kind == "extra" and EXTRA not in answer.text + answer.message:
@@ -184,7 +231,7 @@ def judge_refusal(report: Report, subject: str, probe: Probe, answer: Answer, to
             answer.quoted(),
         )
         report.record("refuses", subject, finding)
-        judge_leaks(report, subject, title, answer)
+        judge_leaks(report, subject, title, answer, sent)
         return
     report.record(
         "refuses",
@@ -194,7 +241,7 @@ def judge_refusal(report: Report, subject: str, probe: Probe, answer: Answer, to
         else Finding("refuses", "error", subject, title, "input the schema forbids was accepted", answer.quoted()),
     )
     if not refused:
-        judge_leaks(report, subject, title, answer)
+        judge_leaks(report, subject, title, answer, sent)
         judge_success(report, subject, title, answer)
         return
     channel = None
@@ -209,8 +256,7 @@ def judge_refusal(report: Report, subject: str, probe: Probe, answer: Answer, to
         )
     report.record("channel", subject, channel)
     judge_code(report, subject, title, answer)
-    echoed = [probe.value] if isinstance(probe.value, str) else []
-    judge_leaks(report, subject, title, answer, echoed, probe.field if probe.kind != "extra" else "")
+    judge_leaks(report, subject, title, answer, sent, probe.field if probe.kind != "extra" else "")
     judge_wording(report, subject, probe, answer, tools)
     if answer.is_error_result:
         failure_object(report, subject, title, answer)
@@ -255,3 +301,49 @@ def judge_retry(report: Report, subject: str, probe: str, answer: Answer) -> Non
     report.record(
         "retry", subject, Finding("retry", "error", subject, probe, problem, answer.quoted()) if problem else None
     )
+
+
+def judge_unknown(report: Report, probe: str, answer: Answer, asked: str, also: tuple[int, ...] = ()) -> None:
+    """An unknown tool, resource or prompt: a JSON-RPC error -32602 in one sentence (or -32601 for a kind the
+    server does not serve, and `also`)."""
+    problem = None
+    if answer.broken:
+        problem = Finding("channel", "error", "server", probe, "no answer: " + answer.broken, answer.quoted())
+    elif answer.code is None:
+        if answer.is_error_result:
+            problem = Finding(
+                "channel",
+                "warning",
+                "server",
+                probe,
+                "answered with an isError result; the specification's answer is JSON-RPC -32602",
+                answer.quoted(),
+            )
+        elif reads_as_failure(answer):
+            said = "an error sent as a success (isError false); the specification's answer is JSON-RPC -32602"
+            problem = Finding("channel", "error", "server", probe, said, answer.quoted())
+        else:
+            problem = Finding("channel", "error", "server", probe, "answered as if it existed", answer.quoted())
+    elif answer.code not in (-32602, -32601, *also):
+        problem = Finding(
+            "channel", "error", "server", probe, f"code {answer.code}; the specification's is -32602", answer.quoted()
+        )
+    report.record("channel", "server", problem)
+    judge_code(report, "server", probe, answer)
+    judge_leaks(report, "server", probe, answer, [asked])
+    if answer.code == -32602:
+        one_line = "\n" not in answer.message.strip() and asked in answer.message
+        report.record(
+            "wording",
+            "server",
+            None
+            if one_line
+            else Finding(
+                "wording",
+                "warning",
+                "server",
+                probe,
+                "the message should be one line naming what was asked",
+                answer.quoted(),
+            ),
+        )

@@ -2,7 +2,10 @@
 after a plain `initialize`: a line that is not JSON is owed -32700, an unknown method -32601, and a `tools/call`
 whose params are not an object -32602 (or -32600); a request left unanswered hangs its client. Over HTTP, a
 body that is not JSON, posted with the audit's headers: owed -32700 in a JSON body with a 4xx status, not a
-stack trace or an HTML page."""
+stack trace or an HTML page.
+
+And on stdio the unknown-name probes again, at the oldest protocol version the server accepts (the main session
+made them at the newest): a server may answer a 2025-era client otherwise than a 2026 one."""
 
 from __future__ import annotations
 
@@ -11,11 +14,15 @@ import queue
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import IO, Any
 
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
 from .findings import Finding, Report, Severity
-from .judge import Answer, judge_code, judge_leaks
+from .judge import Answer, judge_code, judge_leaks, judge_unknown
 
 PROTOCOL = "2025-11-25"
 CASES: Sequence[tuple[str, str, Any, tuple[int, ...]]] = (
@@ -58,10 +65,42 @@ def _next(lines: queue.Queue[bytes], wanted: Any, deadline: float) -> dict[str, 
     return None
 
 
-def probe_malformed(
-    report: Report, command: Sequence[str], env: Mapping[str, str] | None, cwd: str | None, timeout_s: float
-) -> None:
-    """Start the server again, initialize, send each malformed line, and judge its answer."""
+class _Raw:
+    """A second copy of a stdio server spoken to line by line: what is sent and received goes to `log`."""
+
+    def __init__(self, stdin: IO[bytes], lines: queue.Queue[bytes], log: list[dict[str, Any]], session: str):
+        self.stdin, self.lines, self.log, self.session = stdin, lines, log, session
+        self.subject, self.probe = "server", "initialize"
+
+    def send(self, line: str) -> None:
+        try:
+            message: Any = json.loads(line)
+        except ValueError:
+            message = line
+        self._add("sent", message)
+        _send(self.stdin, line)
+
+    def answer(self, wanted: Any, timeout_s: float) -> dict[str, Any] | None:
+        response = _next(self.lines, wanted, time.monotonic() + timeout_s)
+        if response is not None:
+            self._add("received", response)
+        return response
+
+    def _add(self, direction: str, message: Any) -> None:
+        entry = {"session": self.session, "subject": self.subject, "probe": self.probe, "direction": direction}
+        self.log.append({**entry, "message": message})
+
+
+@contextmanager
+def _started(
+    command: Sequence[str],
+    env: Mapping[str, str] | None,
+    cwd: str | None,
+    log: list[dict[str, Any]],
+    session: str,
+) -> Iterator[_Raw | None]:
+    """The server started again, its stdout read line by line; stopped on the way out. None when it cannot
+    start (the main audit already said so)."""
     try:
         process = subprocess.Popen(
             list(command),
@@ -72,31 +111,13 @@ def probe_malformed(
             cwd=cwd,
         )
     except OSError:
-        return  # the main audit already said it could not start
+        yield None
+        return
     assert process.stdin is not None and process.stdout is not None
     lines: queue.Queue[bytes] = queue.Queue()
     threading.Thread(target=_reader, args=(process.stdout, lines), daemon=True).start()
     try:
-        init = {
-            "jsonrpc": "2.0",
-            "id": "fw-audit-1",
-            "method": "initialize",
-            "params": {
-                "protocolVersion": PROTOCOL,
-                "capabilities": {},
-                "clientInfo": {"name": "failwell-audit", "version": "1"},
-            },
-        }
-        _send(process.stdin, json.dumps(init))
-        if _next(lines, "fw-audit-1", time.monotonic() + timeout_s) is None:
-            return
-        _send(process.stdin, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        for probe, line, wanted, codes in CASES:
-            _send(process.stdin, line)
-            response = _next(lines, wanted, time.monotonic() + min(timeout_s, 2.0))  # answered in ms, or never
-            _judge(report, probe, line, response, codes)
-    except (BrokenPipeError, OSError):
-        return
+        yield _Raw(process.stdin, lines, log, session)
     finally:
         process.terminate()
         try:
@@ -104,6 +125,118 @@ def probe_malformed(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
+
+
+def _initialize(raw: _Raw, version: str, timeout_s: float) -> str | None:
+    """`initialize` offering `version`: the version the server answered with (None: no answer)."""
+    init = {
+        "jsonrpc": "2.0",
+        "id": "fw-audit-1",
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "failwell-audit", "version": "1"},
+        },
+    }
+    raw.send(json.dumps(init))
+    response = raw.answer("fw-audit-1", timeout_s)
+    if response is None:
+        return None
+    result = response.get("result")
+    return str(result.get("protocolVersion", "")) if isinstance(result, dict) else ""
+
+
+def probe_malformed(
+    report: Report,
+    command: Sequence[str],
+    env: Mapping[str, str] | None,
+    cwd: str | None,
+    timeout_s: float,
+    log: list[dict[str, Any]] | None = None,
+) -> None:
+    """Start the server again, initialize, send each malformed line, and judge its answer."""
+    with _started(command, env, cwd, [] if log is None else log, "malformed") as raw:
+        if raw is None:
+            return
+        try:
+            if _initialize(raw, PROTOCOL, timeout_s) is None:
+                return
+            raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            for probe, line, wanted, codes in CASES:
+                raw.probe = probe
+                raw.send(line)
+                response = raw.answer(wanted, min(timeout_s, 2.0))  # answered in ms, or never
+                _judge(report, probe, line, response, codes)
+        except (BrokenPipeError, OSError):
+            return
+
+
+def probe_unknowns_at_oldest(
+    report: Report,
+    command: Sequence[str],
+    env: Mapping[str, str] | None,
+    cwd: str | None,
+    timeout_s: float,
+    log: list[dict[str, Any]] | None,
+    newest: str,
+    unknowns: Sequence[tuple[str, str, dict[str, Any], str, tuple[int, ...]]],
+) -> None:
+    """The unknown-name probes (`run.UNKNOWNS`) again at the oldest protocol version the server accepts, when it
+    is not `newest` (the main session's): each handshake version, oldest first, offered to a fresh copy until
+    one is answered with itself. Each finding names the version (`an unknown prompt at protocol 2024-11-05`)."""
+    for version in HANDSHAKE_PROTOCOL_VERSIONS:
+        if version == newest:
+            return  # the oldest it accepts is the one already judged
+        with _started(command, env, cwd, [] if log is None else log, f"protocol {version}") as raw:
+            if raw is None:
+                return
+            try:
+                answered = _initialize(raw, version, timeout_s)
+                if answered is None:
+                    return  # no answer to initialize: nothing to judge at any version
+                if answered != version:
+                    continue
+                raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                for number, (probe, method, params, asked, also) in enumerate(unknowns):
+                    label = f"{probe} at protocol {version}"
+                    raw.probe = label
+                    ident = f"fw-audit-unknown-{number}"
+                    raw.send(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}))
+                    response = raw.answer(ident, timeout_s)
+                    judge_unknown(report, label, _answer(response, method, timeout_s), asked, also)
+            except (BrokenPipeError, OSError):
+                return
+            return
+
+
+def _answer(response: dict[str, Any] | None, method: str, timeout_s: float) -> Answer:
+    """A raw response as the judge reads it (a result with `content`, `isError` and `_meta` as attributes)."""
+    if response is None:
+        return Answer(broken=f"no answer in {timeout_s:g} s")
+    error = response.get("error")
+    if isinstance(error, dict):
+        code = error.get("code")
+        return Answer(
+            code=code if isinstance(code, int) else 0, message=str(error.get("message", "")), data=error.get("data")
+        )
+    result = response.get("result")
+    if not isinstance(result, dict):
+        return Answer(broken=f"answered with neither a result nor an error: {json.dumps(response)[:400]}")
+    content = result.get("content") if method == "tools/call" else None
+    blocks = [
+        SimpleNamespace(type=block.get("type", ""), text=block.get("text", ""))
+        for block in (content if isinstance(content, list) else [])
+        if isinstance(block, dict)
+    ]
+    return Answer(
+        result=SimpleNamespace(
+            content=blocks,
+            is_error=result.get("isError") is True,
+            meta=result.get("_meta"),
+            structured_content=result.get("structuredContent"),
+        )
+    )
 
 
 def _send(stdin: IO[bytes], line: str) -> None:

@@ -172,3 +172,50 @@ def probes(input_schema: Mapping[str, Any]) -> list[Probe]:
         found.append(Probe("extra", EXTRA, {**base, EXTRA: PLANTED}, PLANTED))
     extra = [probe for probe in found if probe.kind == "extra"]
     return [probe for probe in found if probe.kind != "extra"][: MAX_PER_TOOL - len(extra)] + extra
+
+
+def unrunnable(input_schema: Mapping[str, Any]) -> list[Probe]:
+    """The probes no server can carry out (`probes` of kind `missing`, and `type` of a required argument): a
+    call without a required argument, or with it of the wrong type, names nothing to act on. What an unannotated
+    tool that reads as a read (`read_looking`) is sent by default; never an extra argument beside valid values,
+    nor a value merely out of its bounds, which a server that does not check might run."""
+    required = {name for name in input_schema.get("required") or [] if isinstance(name, str)}
+    return [p for p in probes(input_schema) if p.kind == "missing" or (p.kind == "type" and p.field in required)]
+
+
+_READ_VERBS = "get list read search find fetch describe show view lookup look count inspect browse retrieve return"
+_CHANGE_VERBS = (
+    "create write written update delete remove set add edit modify move rename insert put post send commit push "
+    "pull reset checkout init clone run running execute exec apply save store drop kill start stop append upload "
+    "install merge patch replace clear import export copy copies transform mark close archive publish approve "
+    "cancel restart deploy truncate overwrite change assign enable disable schedule book pay charge refund "
+    "subscribe invite upsert purge wipe erase destroy generate submit sync restore revert fork tag stage unstage"
+)
+_WORDS = re.compile(r"[A-Za-z]+")
+_SUFFIX = re.compile(r"(ing|ed|es|s|e)$")
+
+
+def _stem(word: str) -> str:
+    """`creates`, `created`, `creating` and `create` alike: `creat`."""
+    return _SUFFIX.sub("", word.lower())
+
+
+_READ_STEMS = frozenset(_stem(word) for word in _READ_VERBS.split())
+_CHANGE_STEMS = frozenset(_stem(word) for word in _CHANGE_VERBS.split())
+
+
+def _words(text: str) -> list[str]:
+    """`getUserName`, `get_user-name` and `Get the user's name` as words."""
+    return _WORDS.findall(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text))
+
+
+def read_looking(name: str, description: str | None) -> bool:
+    """Whether a tool reads as a read by its name or description: the first word of its name or of its
+    description is a reading verb (`get`, `list`, `searches`, ...), and no word of either could be a change
+    (any form of `create`, `write`, `delete`, `run`, `send`, `set`, ...). A tool that says nothing either way,
+    or anything that could be a change, is no read."""
+    names, said = _words(name), _words(description or "")
+    first = [words[0] for words in (names, said) if words]
+    if not any(_stem(word) in _READ_STEMS for word in first):
+        return False
+    return not any(_stem(word) in _CHANGE_STEMS for word in names + said)

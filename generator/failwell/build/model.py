@@ -363,6 +363,8 @@ class Reader:
     scopes_line: str = ""
     scopes_list: str = "[]"
     first_scope_literal: str = '""'
+    subscribe: bool = False
+    """A resource a client may subscribe to (the spec's `subscribe: true`)."""
 
 
 @dataclass(frozen=True)
@@ -462,6 +464,8 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     needs_store = bool(server.get("rate_limit")) or any(
         s.get("rate_limit") or s.get("confirm") or "idempotency_key" in with_idempotency_key(s) for _, s in tool_specs
     )
+    # With Redis, a resource's updates reach the subscribers of every replica through it (pub/sub).
+    needs_store = needs_store or (store == "redis" and any(r.get("subscribe") for r in (data.get("resources") or {}).values()))
     worded = {key: " ".join(text.split()) for key, text in (data.get("messages") or {}).items()}
     outcome_unknown = worded.pop("outcome_unknown", "")
     overrides = worded
@@ -1153,6 +1157,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         scopes_list=inline(list(spec.get("scopes") or ())),
         first_scope_literal=string((spec.get("scopes") or [""])[0]),
         asking=asked,
+        subscribe=kind == "resource" and spec.get("subscribe") is True,
     )
     return reader
 

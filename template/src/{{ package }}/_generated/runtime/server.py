@@ -190,7 +190,9 @@ class FailwellServer(BaseServer):
         return ServerCapabilities(
             tools=ToolsCapability(list_changed=False),
             prompts=PromptsCapability(list_changed=False) if self.prompts else None,
-            resources=ResourcesCapability(subscribe=self._subscribe(modern), list_changed=False) if self.resources else None,
+            resources=ResourcesCapability(subscribe=self._subscribe(modern), list_changed=False)
+            if self.resources
+            else None,
             completions=CompletionsCapability() if self.completions else None,
             logging=None if modern else LoggingCapability(),
         )
@@ -198,7 +200,8 @@ class FailwellServer(BaseServer):
     def _subscribe(self, modern: bool) -> bool | None:
         """`resources.subscribe`: true when a resource takes subscriptions, and the client's era can subscribe here
         (before 2026-07-28 only in a session: stateless HTTP answers resources/subscribe -32601)."""
-        return self.subscriptions is not None and (modern or self.subscriptions.sessions) or None
+        served = self.subscriptions is not None and (modern or self.subscriptions.sessions)
+        return True if served else None  # left out, as MCP's default (false), when not
 
     async def _list_tools(self, context: Any, params: PaginatedRequestParams) -> ListToolsResult:
         _one_page("tools/list", params)

@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import anyio
+from anyio.abc import TaskGroup
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated, ServerEvent
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
@@ -187,14 +188,19 @@ class Subscriptions:
         self._scope_message = scope_message
         self._listeners: dict[int, SessionListener] = {}
         self._listen = ListenHandler(self.bus, max_subscriptions=MAX_STREAMS, max_buffered_events=BACKLOG)
-        self._senders: anyio.abc.TaskGroup | None = None
+        self._senders: list[TaskGroup] = []
+        """Where the sessions' senders run: the lifespan's (a test's in-process clients each enter one)."""
 
     async def run(self) -> None:
         """Follow the other replicas' updates and send the 2025-era sessions' updates, until cancelled."""
         async with anyio.create_task_group() as senders:
-            self._senders = senders
-            senders.start_soon(self.bus.follow)
-            await anyio.sleep_forever()
+            self._senders.append(senders)
+            try:
+                if len(self._senders) == 1:
+                    senders.start_soon(self.bus.follow)
+                await anyio.sleep_forever()
+            finally:
+                self._senders.remove(senders)
 
     async def notify_updated(self, uri: str) -> None:
         """The resource at `uri` changed: its listeners, on every replica, are told to read it again. A URI no
@@ -299,7 +305,7 @@ class Subscriptions:
             listener.close()
 
         connection.exit_stack.callback(ended)
-        if self._senders is None:
+        if not self._senders:
             raise RuntimeError("subscriptions are served only while the server runs")
-        self._senders.start_soon(listener.send)
+        self._senders[-1].start_soon(listener.send)
         return listener

@@ -44,6 +44,7 @@ from mcp.types import (
 from pydantic import ValidationError
 
 from .callers import scope_refused
+from .classes import MAX_SUBSCRIBED_URIS, SUBSCRIPTIONS_FULL_MESSAGE
 from .reads import invalid_parameters, jsonrpc_error, method_reader
 from .resources import ResourceDefinition, unknown_resource
 from .results import ErrorReply, error_result
@@ -51,8 +52,7 @@ from .sdk import connection_of
 
 logger = logging.getLogger("failwell")
 
-MAX_URIS = 256
-"""The most URIs one 2025-era session may subscribe to (and so the most updates it can have waiting)."""
+MAX_URIS = MAX_SUBSCRIBED_URIS
 BACKLOG = 256
 """The most updates one `subscriptions/listen` stream may have waiting; then the stream is ended."""
 MAX_STREAMS = 1024
@@ -61,10 +61,6 @@ MAX_URI_BYTES = 4096
 """The longest URI an update from another replica may name; a longer note is ignored."""
 RELAY_WAIT_S = 5.0
 """How long a subscription waits for this replica to be following the other replicas' updates."""
-TOO_MANY_MESSAGE = (
-    "This session already listens to {limit} resource URIs, the most one session may. Send resources/unsubscribe "
-    "for one it no longer needs, then subscribe again."
-)
 STATELESS_MESSAGE = (
     "{method} needs a session, and this server serves HTTP without sessions. Start it with --stateful (one replica), "
     "or listen with subscriptions/listen (protocol 2026-07-28)."
@@ -250,7 +246,9 @@ class Subscriptions:
         listener = self._listener(context.session)
         if uri not in listener.uris and len(listener.uris) >= MAX_URIS:
             reader = method_reader("resources/subscribe")
-            reply = ErrorReply("conflict", "too_many_subscriptions", TOO_MANY_MESSAGE, {"limit": str(MAX_URIS)})
+            reply = ErrorReply(
+                "conflict", "too_many_subscriptions", SUBSCRIPTIONS_FULL_MESSAGE, {"limit": str(MAX_URIS)}
+            )
             raise jsonrpc_error(error_result(reader, reply))
         await self.bus.followed()
         listener.uris.add(uri)

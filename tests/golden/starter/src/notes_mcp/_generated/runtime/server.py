@@ -119,8 +119,7 @@ class FailwellServer(BaseServer):
         }
         """The prompts the server serves, by name."""
         self.in_flight = InFlight(name)
-        self.subscriptions = _subscriptions(self, name, self.resources, scope_message)
-        """Who listens to which URI, when a resource takes subscriptions (the spec's `subscribe: true`)."""
+        self.subscriptions = _subscriptions(self, name, self.resources, scope_message, store)
         self.relay: CancelRelay | None = None
         """Where cancels this process cannot apply go (set for stateless HTTP with the Redis store)."""
         self._answer_what_is_served()
@@ -138,8 +137,6 @@ class FailwellServer(BaseServer):
             settings=settings,
             updated=None if self.subscriptions is None else self.subscriptions.notify_updated,
         )
-        if self.subscriptions is not None and isinstance(store, UpdateRelay):
-            self.subscriptions.bus.relay = store  # an update reaches the subscribers of every replica
         self.middleware.append(LastGuard(self.services))
         self.listings = Listings()
         """The `resources/list` listings being paged, and the secret their cursors are signed with."""
@@ -482,17 +479,25 @@ def _tasks(
 
 
 def _subscriptions(
-    server: FailwellServer, name: str, resources: Sequence[ResourceDefinition], scope_message: str
+    server: FailwellServer,
+    name: str,
+    resources: Sequence[ResourceDefinition],
+    scope_message: str,
+    store: Store | None,
 ) -> Subscriptions | None:
-    """The subscriptions of the resources that take them (the spec's `subscribe: true`), each request to them
-    counted against the caller's rate limit as every read request is; None when no resource takes them."""
+    """Who listens to which URI, when a resource takes subscriptions (the spec's `subscribe: true`): each request
+    counted against the caller's rate limit as every read request is, and with a store that relays updates (Redis)
+    an update reaching the subscribers of every replica; None when no resource takes them."""
     if not any(resource.subscribe for resource in resources):
         return None
 
     async def admitted(method: str, context: Any) -> None:
         await admit(method, _mcp_context(server, context), server.services)
 
-    return Subscriptions(name, resources, admitted, scope_message)
+    subscriptions = Subscriptions(name, resources, admitted, scope_message)
+    if isinstance(store, UpdateRelay):
+        subscriptions.bus.relay = store
+    return subscriptions
 
 
 def _configured_tool(tool: ToolDefinition, shorter: Mapping[str, float], envelope: bool) -> ToolDefinition:

@@ -30,6 +30,7 @@ GOLDEN_SPECS: dict[str, Path | None] = {
     "refunds": REPO / "examples" / "refunds" / "failwell.yaml",
     "git_port": REPO / "tests" / "ports" / "git.yaml",  # server.settings: the original's `--repository PATH`
     "memory": REPO / "tests" / "any_depth" / "memory.yaml",  # names as written at every depth, `schema:` fields
+    "notes": REPO / "tests" / "subscriptions" / "notes.yaml",  # resources that take subscriptions (`subscribe: true`)
 }
 
 

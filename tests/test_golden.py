@@ -48,6 +48,7 @@ QUALITY_TARGETS = [
     GOLDEN / "refunds",
     GOLDEN / "git_port",
     GOLDEN / "memory",
+    GOLDEN / "notes",
     *sorted(path.parent for path in (REPO / "examples").glob("*/failwell.yaml")),
 ]
 

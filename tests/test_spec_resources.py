@@ -203,7 +203,7 @@ CASES = [
     (
         replace("    mime_type: application/json\n", "    mime_type: application/json\n    effect: read\n"),
         "spec.yaml:16:5: FW015 unknown key `effect` in `resources.task`; allowed keys: asks, deadline_s, "
-        "description, failures, mime_type, params, scopes, title, upstreams, uri, uses",
+        "description, failures, mime_type, params, scopes, subscribe, title, upstreams, uri, uses",
     ),
     (
         replace("    title: Triage a task\n", "    title: Triage a task\n    idempotency: none\n"),

@@ -363,6 +363,8 @@ class Reader:
     scopes_line: str = ""
     scopes_list: str = "[]"
     first_scope_literal: str = '""'
+    subscribe: bool = False
+    """A resource a client may subscribe to (the spec's `subscribe: true`)."""
 
 
 @dataclass(frozen=True)
@@ -424,6 +426,11 @@ class Project:
     """Whether a tool confirms or a tool or prompt asks (the generated tests then answer as a person would)."""
     confirmed_line: str = "CONFIRMED: frozenset[str] = frozenset([])"
     """`CONFIRMED = frozenset(...)`: the tools that run only after their person confirms them."""
+    subscriptions: bool = False
+    """Whether a resource takes subscriptions (the spec's `subscribe: true`)."""
+    notifier_tool: str = ""
+    """The tool the generated subscription tests inject a notifying handler into: the first that neither confirms,
+    asks nor runs as a task (so its handler runs at once, in-process)."""
     before_task_answers_line: str = ""
     """`BEFORE_TASK_ANSWERS = {...}`: an answer that fits every form a task tool asks before its task is made (the
     generated tests' person fills those in, as a handler injected in a test cannot answer them)."""
@@ -461,6 +468,10 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     store = server.get("store", "sqlite")
     needs_store = bool(server.get("rate_limit")) or any(
         s.get("rate_limit") or s.get("confirm") or "idempotency_key" in with_idempotency_key(s) for _, s in tool_specs
+    )
+    # With Redis, a resource's updates reach the subscribers of every replica through it (pub/sub).
+    needs_store = needs_store or (
+        store == "redis" and any(r.get("subscribe") for r in (data.get("resources") or {}).values())
     )
     worded = {key: " ".join(text.split()) for key, text in (data.get("messages") or {}).items()}
     outcome_unknown = worded.pop("outcome_unknown", "")
@@ -515,6 +526,10 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         asking=any(t.confirm_lines or t.asking.asks for t in tools) or any(p.asking.asks for p in prompts),
         tasks=any(t.task for t in tools),
         before_task_answers_line=_before_task_answers_line(tool_specs),
+        subscriptions=any(r.subscribe for r in resources),
+        notifier_tool=next(
+            (n for n, s in tool_specs if not (s.get("confirm") or s.get("asks") or s.get("task") or s.get("batch"))), ""
+        ),
         confirmed_line=fitted(
             "CONFIRMED: frozenset[str] = frozenset(", sorted(n for n, s in tool_specs if s.get("confirm")), ")", 0
         ),
@@ -1153,6 +1168,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         scopes_list=inline(list(spec.get("scopes") or ())),
         first_scope_literal=string((spec.get("scopes") or [""])[0]),
         asking=asked,
+        subscribe=kind == "resource" and spec.get("subscribe") is True,
     )
     return reader
 

@@ -191,6 +191,12 @@ CODES: dict[str, tuple[Severity, str]] = {
         "a tool's `content` that cannot be served: on a batch tool, or a `mime_types` entry none of its `kinds` "
         "carries (`image/png` without `image`, `resource` or `resource_link`)",
     ),
+    "FW186": (
+        "warning",
+        "`subscribe: true` on a resource of a server whose tools are all reads: nothing the server does changes it, "
+        "so its subscribers hear of an update only if a handler calls `ctx.notify_updated` for a change made "
+        "elsewhere",
+    ),
     "FW190": (
         "error",
         "a setting's flag or environment variable that another setting or the server itself already takes "

@@ -107,6 +107,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
                 _dependencies_used(doc, out, ("resources", name), resource, timeout, dependencies)
                 _scopes(doc, out, ("resources", name), resource, auth)
         _overlapping(doc, out, resources)
+        _subscribed_but_unchanged(doc, out, resources, tools)
     prompts = data.get("prompts")
     if isinstance(prompts, dict):
         for name, prompt in prompts.items():
@@ -119,6 +120,23 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
     _settings(doc, out, server, upstreams)
     _buildable(doc, out)
     return out
+
+
+def _subscribed_but_unchanged(doc: Document, out: list[Diagnostic], resources: dict[str, Any], tools: Any) -> None:
+    """FW186: a resource takes subscriptions, yet every tool is a read, so no tool can change what it holds."""
+    effects = [
+        tool.get("effect") for tool in (tools if isinstance(tools, dict) else {}).values() if isinstance(tool, dict)
+    ]
+    if any(effect in ("write", "destructive") for effect in effects):
+        return
+    for name, resource in resources.items():
+        if isinstance(resource, dict) and resource.get("subscribe") is True:
+            message = (
+                f"resource `{name}` takes subscriptions, but every tool of this server is a read, so none changes "
+                "it; a subscriber hears of an update only if a handler calls ctx.notify_updated for a change made "
+                "elsewhere (drop `subscribe`, or give the tool that changes it effect: write)"
+            )
+            out.append(doc.diagnostic(("resources", name, "subscribe"), "FW186", message, warning=True))
 
 
 SERVER_FLAGS = frozenset(

@@ -110,6 +110,14 @@ def outcome_unknown_text(tool: str, effect: str, template: str, check_with: str 
     return str(runtime("wording").outcome_unknown_text(tool, effect, template, check_with, reference))
 
 
+def subscriptions_full_text(reference: str) -> tuple[str, str]:
+    """(the template, the whole message) a 2025-era session reads when it subscribes to one URI too many."""
+    classes = runtime("classes")
+    template = str(classes.SUBSCRIPTIONS_FULL_MESSAGE)
+    values = {"limit": str(classes.MAX_SUBSCRIBED_URIS), "tool": "resources/subscribe", "reference": reference}
+    return template, compose(template, "conflict", "read", values)
+
+
 def outcome_unknown_message() -> str:
     """The runtime's words for a keyed write whose earlier run's outcome is unknown."""
     return str(runtime("classes").OUTCOME_UNKNOWN_MESSAGE)

@@ -162,7 +162,19 @@ def rows(data: dict[str, Any]) -> list[Row]:
             if spec.get("uses"):
                 out.extend(_dependency_rows(owner, spec["uses"][0], data.get("dependencies") or {}))
             out.extend(_asking_rows(owner, spec, example))
+            if kind == "resource" and spec.get("subscribe") is True:
+                out.append(_subscriptions_full_row(name))
     return out
+
+
+def _subscriptions_full_row(resource: str) -> Row:
+    """What a 2025-era client reads when its session subscribes to one URI more than a session may hold."""
+    template, text = messages.subscriptions_full_text(EXAMPLE_REFERENCE)
+    missing, problems = check(template, text, "conflict", set(), {"resources/unsubscribe"})
+    source = ("resources", resource, "subscribe")
+    return Row(
+        resource, "too_many_subscriptions", "conflict", text, False, "none", missing, problems, source, "resource"
+    )
 
 
 def _asking_rows(owner: _Owner, spec: dict[str, Any], example: dict[str, Any]) -> list[Row]:

@@ -32,6 +32,9 @@ Reading a resource or a prompt:
     resources.py    URIs and level-1 templates: matched without backtracking, decoded safely, listed in pages
                     (signed cursors), turned into contents
     prompts.py      prompts: their arguments, and the handler's text or messages as the prompt
+    subscriptions.py  `subscribe: true`: `resources/subscribe` per session (2025 era) and `subscriptions/listen`
+                    (2026-07-28), a handler's `ctx.notify_updated(uri)` to exactly that URI's listeners, on every
+                    replica through the Redis store
 What the model reads:
     classes.py      the eight failure classes and the sentences each adds
     wording.py      the six-part composition and the lines about bad arguments and batches

@@ -8,10 +8,11 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
+import logging
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol, runtime_checkable
 
@@ -243,6 +244,7 @@ class ToolContext(Generic[U, D, S, A]):
     """The server's settings, read from their flags and variables at start (the spec's `server.settings`)."""
     ask: A = field(default=None, repr=False)  # type: ignore[assignment]  # None only without `asks:`
     """What it may ask its person, the client's model or the client (the spec's `asks:`): `await ctx.ask.<name>()`."""
+    _updated: Callable[[str], Awaitable[None]] | None = field(default=None, repr=False)
 
     def remaining_s(self) -> float:
         """Seconds left before the tool's deadline (from a plain `def` handler's worker thread too: the server's
@@ -254,6 +256,15 @@ class ToolContext(Generic[U, D, S, A]):
         a second are sent (a report that comes too soon is held for its slot, and the last goes before the result)."""
         if self._progress is not None:
             await self._progress.report(progress, total, message)
+
+    async def notify_updated(self, uri: str) -> None:
+        """Say that the resource at `uri` changed (call it after the change is made): each client subscribed to that
+        URI (`subscribe: true` in the spec), on every replica, gets `notifications/resources/updated` and may read it
+        again; nobody else does. Without a resource that takes subscriptions it does nothing (and logs it)."""
+        if self._updated is not None:
+            await self._updated(uri)
+        else:
+            logging.getLogger("failwell").warning("notify_updated: no resource takes subscriptions", extra={"uri": uri})
 
 
 Handler = Callable[[Any, ToolContext[Any, Any, Any, Any]], Any]
@@ -443,6 +454,8 @@ class Services:
     outcome_unknown: str = ""
     """The words for a keyed write whose earlier run's outcome is unknown (the spec's `messages.outcome_unknown`)."""
     pending: set[asyncio.Task[Any]] = field(default_factory=set)
+    """Keyed writes still finishing after their deadline, so their real result is recorded for the retry."""
     settings: Any = None
     """The server's settings (`server.settings`), which every call's context carries."""
-    """Keyed writes still finishing after their deadline, so their real result is recorded for the retry."""
+    updated: Callable[[str], Awaitable[None]] | None = None
+    """What `ctx.notify_updated` calls: None without a resource that takes subscriptions."""

@@ -150,6 +150,8 @@ def http_app(server: FailwellServer, options: HttpOptions, verifier: TokenVerifi
     store = server.services.store
     if not options.stateful and isinstance(store, CancelRelay):
         server.relay = store  # a cancel may reach another replica than the one that runs its call
+    if server.subscriptions is not None:
+        server.subscriptions.sessions = options.stateful  # without sessions, 2025-era subscriptions answer -32601
     allowed = protection(options.host, options.allowed_hosts, options.allowed_origins)
     app = server.streamable_http_app(
         streamable_http_path=options.path,

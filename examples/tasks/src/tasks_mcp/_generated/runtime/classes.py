@@ -172,6 +172,14 @@ CONFIRM_UNANSWERED_MESSAGE = "{tool} did not run: its person did not answer the 
 UNANSWERED_RETRY = "Call it again when your person can answer."
 """The retry sentence after a question nobody answered in time (nothing ran, so the call may simply be made again)."""
 
+MAX_SUBSCRIBED_URIS = 256
+"""The most resource URIs one 2025-era session may subscribe to (and so the most updates it can have waiting)."""
+SUBSCRIPTIONS_FULL_MESSAGE = (
+    "This session already listens to {limit} resource URIs, the most one session may. Send resources/unsubscribe "
+    "for one it no longer needs, then subscribe again."
+)
+"""What a 2025-era client reads when one session subscribes to more URIs than `MAX_SUBSCRIBED_URIS`."""
+
 CANNOT_ASK_MESSAGE = "{tool} did not run: it needs to ask {what}, and this client cannot be asked that."
 """What the model reads on a 2025-era session that cannot carry a handler's question."""
 

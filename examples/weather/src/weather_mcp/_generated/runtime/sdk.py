@@ -17,6 +17,7 @@ import anyio
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
+from mcp.server.connection import Connection
 from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.session import ServerSession
@@ -203,6 +204,15 @@ def answer_nothing_after_cancel() -> None:
     StreamableHTTPServerTransport._terminate_unanswered_request = end_quietly  # type: ignore[method-assign]
 
 
+def connection_of(session: Any) -> Any:
+    """The connection a request's `ServerSession` belongs to: one per stdio process or HTTP session, with the
+    `exit_stack` the SDK unwinds when it closes."""
+    # Missing API: a request handler gets its connection's ServerSession, a proxy built for each request; the
+    # Connection behind it (the same for every request of a session, and the only place to hear that the session
+    # ended, through its exit_stack) is kept in a private attribute.
+    return session._connection
+
+
 @contextmanager
 def signed_in(access: AccessToken) -> Iterator[None]:
     """Code run inside sees `access` as the caller's token (`get_access_token()`), as after the SDK's auth."""
@@ -230,6 +240,7 @@ INTERNALS: dict[str, Callable[[], object]] = {
     "Server.add_request_handler": lambda: Server.add_request_handler,
     "Server._request_handlers": lambda: MCPServer(name="probe")._lowlevel_server._request_handlers,
     "ServerSession._request_outbound": lambda: _probe_request_outbound(),
+    "ServerSession._connection": lambda: _probe_connection(),
     "StreamableHTTPServerTransport._terminate_unanswered_request": lambda: (
         StreamableHTTPServerTransport._terminate_unanswered_request
     ),
@@ -247,6 +258,15 @@ def _probe_request_outbound() -> object:
     """A ServerSession keeps its request's dispatch context as `_request_outbound` (read by `cancel_mark`)."""
     if "_request_outbound" not in ServerSession.__init__.__code__.co_names:
         raise AttributeError("_request_outbound")
+    return ServerSession
+
+
+def _probe_connection() -> object:
+    """A ServerSession keeps its Connection as `_connection`, which has the `exit_stack` closed with it."""
+    if "_connection" not in ServerSession.__init__.__code__.co_names:
+        raise AttributeError("_connection")
+    if "exit_stack" not in Connection.__init__.__code__.co_names:
+        raise AttributeError("Connection.exit_stack")
     return ServerSession
 
 

@@ -39,8 +39,11 @@ from mcp.types import (
     ResourcesCapability,
     ServerCapabilities,
     SetLevelRequestParams,
+    SubscribeRequestParams,
+    SubscriptionsListenRequestParams,
     Tool,
     ToolsCapability,
+    UnsubscribeRequestParams,
 )
 
 from .asks import Refused
@@ -67,6 +70,7 @@ from .scrub import Scrubbed, quoted
 from .sdk import BaseServer, cancel_event, cancel_mark
 from .sealing import state_security
 from .settings import described
+from .subscriptions import Subscriptions, UpdateRelay
 from .tasks import STALE_ENV, STALE_S, TaskExtension
 from .telemetry import TelemetryMiddleware
 
@@ -115,6 +119,7 @@ class FailwellServer(BaseServer):
         }
         """The prompts the server serves, by name."""
         self.in_flight = InFlight(name)
+        self.subscriptions = _subscriptions(self, name, self.resources, scope_message, store)
         self.relay: CancelRelay | None = None
         """Where cancels this process cannot apply go (set for stateless HTTP with the Redis store)."""
         self._answer_what_is_served()
@@ -130,6 +135,7 @@ class FailwellServer(BaseServer):
             idempotency_ttl_s=idempotency_ttl_s,
             outcome_unknown=outcome_unknown,
             settings=settings,
+            updated=None if self.subscriptions is None else self.subscriptions.notify_updated,
         )
         self.middleware.append(LastGuard(self.services))
         self.listings = Listings()
@@ -137,7 +143,7 @@ class FailwellServer(BaseServer):
 
     def _answer_what_is_served(self) -> None:
         """Declare what is served, and serve exactly that: the methods of a capability the server does not have
-        (prompts, resources, completion, subscriptions: nothing it lists ever changes) answer -32601."""
+        (prompts, resources, completion, subscriptions unless a resource takes them) answer -32601."""
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_level)
         self.add_request_handler("tools/list", PaginatedRequestParams, self._list_tools)
         if self.prompts:
@@ -149,6 +155,11 @@ class FailwellServer(BaseServer):
             self.add_request_handler("resources/read", ReadResourceRequestParams, self._read_resource)
         if self.completions:
             self.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
+        if self.subscriptions is not None:
+            subscriptions = self.subscriptions
+            self.add_request_handler("resources/subscribe", SubscribeRequestParams, subscriptions.subscribe)
+            self.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, subscriptions.unsubscribe)
+            self.add_request_handler("subscriptions/listen", SubscriptionsListenRequestParams, subscriptions.listen)
         for method in SERVED_ONLY_WITH_A_CAPABILITY:
             if not self._capability_of(method):
                 self.remove_request_handler(method)
@@ -160,7 +171,7 @@ class FailwellServer(BaseServer):
             return bool(self.prompts)
         if method.startswith("resources/"):
             return bool(self.resources)
-        return False  # subscriptions/listen: no list changes and nothing can be subscribed to
+        return self.subscriptions is not None  # subscriptions/listen: resource updates only (no list changes)
 
     @property
     def completions(self) -> bool:
@@ -170,15 +181,24 @@ class FailwellServer(BaseServer):
 
     def capabilities(self, modern: bool) -> ServerCapabilities:
         """Exactly what is served. Tools, whose list never changes while the server runs; prompts and resources
-        only when there are some (none can be subscribed to); logging only before 2026-07-28, which removed it,
-        because `logging/setLevel` is answered there (the server sends no log messages, so it filters nothing)."""
+        only when there are some (`subscribe` only when a resource takes subscriptions); logging only before
+        2026-07-28, which removed it, because `logging/setLevel` is answered there (the server sends no log
+        messages, so it filters nothing)."""
         return ServerCapabilities(
             tools=ToolsCapability(list_changed=False),
             prompts=PromptsCapability(list_changed=False) if self.prompts else None,
-            resources=ResourcesCapability(list_changed=False) if self.resources else None,
+            resources=ResourcesCapability(subscribe=self._subscribe(modern), list_changed=False)
+            if self.resources
+            else None,
             completions=CompletionsCapability() if self.completions else None,
             logging=None if modern else LoggingCapability(),
         )
+
+    def _subscribe(self, modern: bool) -> bool | None:
+        """`resources.subscribe`: true when a resource takes subscriptions, and the client's era can subscribe here
+        (before 2026-07-28 only in a session: stateless HTTP answers resources/subscribe -32601)."""
+        served = self.subscriptions is not None and (modern or self.subscriptions.sessions)
+        return True if served else None  # left out, as MCP's default (false), when not
 
     async def _list_tools(self, context: Any, params: PaginatedRequestParams) -> ListToolsResult:
         _one_page("tools/list", params)
@@ -458,6 +478,28 @@ def _tasks(
     return TaskExtension(task_tools, store, server.call_tool_handler(), context, admitted, stale_s)
 
 
+def _subscriptions(
+    server: FailwellServer,
+    name: str,
+    resources: Sequence[ResourceDefinition],
+    scope_message: str,
+    store: Store | None,
+) -> Subscriptions | None:
+    """Who listens to which URI, when a resource takes subscriptions (the spec's `subscribe: true`): each request
+    counted against the caller's rate limit as every read request is, and with a store that relays updates (Redis)
+    an update reaching the subscribers of every replica; None when no resource takes them."""
+    if not any(resource.subscribe for resource in resources):
+        return None
+
+    async def admitted(method: str, context: Any) -> None:
+        await admit(method, _mcp_context(server, context), server.services)
+
+    subscriptions = Subscriptions(name, resources, admitted, scope_message)
+    if isinstance(store, UpdateRelay):
+        subscriptions.bus.relay = store
+    return subscriptions
+
+
 def _configured_tool(tool: ToolDefinition, shorter: Mapping[str, float], envelope: bool) -> ToolDefinition:
     """The tool with the shorter deadline its spec gives it, if any, and without the SEP-3313 object on its error
     results when `server.tool_failure_envelope` is false."""
@@ -524,6 +566,8 @@ async def _lifespan(server: MCPServer[None]) -> AsyncIterator[None]:
         async with anyio.create_task_group() as background:
             if isinstance(server, FailwellServer) and server.relay is not None:
                 background.start_soon(server.in_flight.follow, server.relay)
+            if isinstance(server, FailwellServer) and server.subscriptions is not None:
+                background.start_soon(server.subscriptions.run)
             try:
                 yield None
             finally:

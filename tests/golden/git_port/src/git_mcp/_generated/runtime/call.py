@@ -189,6 +189,7 @@ async def execute(
             deps=None if tool.deps is None else _bound_deps(call, deadline_at),
             settings=services.settings,
             ask=None if tool.asks is None else _asks(call),
+            _updated=services.updated,
         )
         with anyio.CancelScope(deadline=now + stop_after_s):
             return await body(call, ctx)

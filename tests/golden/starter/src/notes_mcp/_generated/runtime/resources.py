@@ -71,6 +71,8 @@ class ResourceDefinition:
     completions: Mapping[str, Sequence[str]] = field(default_factory=dict)
     """For `completion/complete`: each parameter's enum or examples."""
     listing: Listing | None = None
+    subscribe: bool = False
+    """Whether a client may subscribe to its URIs (the spec's `subscribe: true`; see `subscriptions`)."""
 
     @cached_property
     def variables(self) -> tuple[str, ...]:

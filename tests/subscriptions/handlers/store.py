@@ -1,0 +1,3 @@
+"""The notes, in this process."""
+
+NOTES: dict[str, str] = {}

@@ -1378,8 +1378,14 @@ def _confirm_asked_line(tool: str, spec: dict[str, Any], example: dict[str, Any]
     if not spec.get("confirm"):
         return ""
     template = " ".join(spec["confirm"]["message"].split())
-    keyed = "idempotency_key" in with_idempotency_key(spec)  # as the tool's definition says (`keyed=True`)
-    return assignment("asked", string(messages.confirmation(template, tool, example, keyed)), 4)
+    inputs = with_idempotency_key(spec)
+    keyed = "idempotency_key" in inputs  # as the tool's definition says (`keyed=True`)
+    received = {  # what the handler receives, as the runtime shows it: the example and every default not null
+        name: example[name] if name in example else field.get("default")
+        for name, field in inputs.items()
+        if name in example or field.get("default") is not None
+    }
+    return assignment("asked", string(messages.confirmation(template, tool, received, keyed)), 4)
 
 
 def confirm_lines(spec: dict[str, Any]) -> str:

@@ -189,9 +189,7 @@ def _visible(text: str) -> str:
 
 def _inside_a_word(text: str, index: int) -> bool:
     """Whether the `_` at `index` joins two letters or digits (`tasks_get`), where it cannot open or close emphasis."""
-    return (
-        text[index] == "_" and 0 < index < len(text) - 1 and text[index - 1].isalnum() and text[index + 1].isalnum()
-    )
+    return text[index] == "_" and 0 < index < len(text) - 1 and text[index - 1].isalnum() and text[index + 1].isalnum()
 
 
 def markdown_text(text: str) -> str:

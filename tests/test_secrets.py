@@ -703,6 +703,8 @@ def test_a_mapping_given_as_pairs_is_masked(layout: str) -> None:
         assert SECRET not in shown and shown.count("ann") == text.count("ann"), (text, shown)
     listed = '{"fields": ["password", "email"], "token_count": 3}'
     assert scrub.redact_secrets(listed) == listed, "a list of names is not a list of pairs"
+    called = "open('PWNED', 'w') and check('password', 'strength')"
+    assert scrub.redact_secrets(called) == called, "a call's arguments are not a pair"
 
 
 @pytest.mark.parametrize("before", ["x", "1.", "v2", "-", "--", "+", ".", "=", "(", "[", "<", "'", '"', "\\n", "é"])

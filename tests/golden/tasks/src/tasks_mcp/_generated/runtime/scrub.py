@@ -585,6 +585,8 @@ def _mask_pairs(text: str) -> str:
             before = text[:start].rstrip(" \t")
             if not before.endswith(("[", ",")):
                 continue  # a list of names (`["password", "email"]`), not a list of pairs
+        elif start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_."):
+            continue  # a call's arguments (`open('PWNED', 'w')`), not a tuple
         end = _structure_end(text, start)
         closed = end > pair.end() and text[end - 1] in ")]"
         out.append(f"{text[last : pair.start('value')]}'[redacted]'")

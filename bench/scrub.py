@@ -171,13 +171,20 @@ def measure(name: str, redact: Redactor, args: argparse.Namespace, values: list[
 
 
 def load_scrub(path: str | None) -> Any:
+    """The runtime's scrub module, or the scrub.py at `path` imported as the module of a package whose other modules
+    (its `from .patterns import ...`) come from the folder it is in, else from the runtime's."""
     if path is None:
         return messages.runtime("scrub")
     import importlib.util
+    from types import ModuleType
 
-    spec = importlib.util.spec_from_file_location("scrub_under_test", path)
+    package = ModuleType("scrub_under_test")
+    package.__path__ = [str(Path(path).resolve().parent), str(Path(messages.runtime("scrub").__file__).parent)]
+    sys.modules[package.__name__] = package
+    spec = importlib.util.spec_from_file_location("scrub_under_test.scrub", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 

@@ -216,6 +216,51 @@ def shape(source: str | bytes, name: str, ordered: bool = False) -> str:
     return ast.dump((_Ordered if ordered else _Blank)().visit(tree))
 
 
+MARKDOWN_PAYLOADS = (
+    "`code` ``x`` and a lone ` backtick",
+    "<script>alert(1)</script> <b>bold</b> <!-- c --> &amp; &#x41;",
+    "line\n# A heading\n```sh\nrm -rf ~\n```\n",
+    "| a | b |\n|---|---|\n| c | d |",
+    "[a link](javascript:alert(1)) ![image](x.png) <https://example.com> *em* **strong** _em_ ~~s~~",
+    "\n- a list\n1. ordered\n> a quote\n---\n    indented code",
+    "' \" $(touch PWNED) `touch PWNED` ; && | > x",
+)
+"""Text that is Markdown (or a shell's syntax): a heading, a fence that closes a code block, HTML, a table row, links,
+lists, a rule; printed as text or code in the README, it changes none of the README's structure."""
+
+
+def markdown_shape(source: str | bytes) -> list[str]:
+    """A Markdown document's structure as CommonMark with GitHub's tables and strikethrough reads it: every block and
+    inline token's type, tag and nesting (headings, code blocks and their language, tables and cells, code spans,
+    links, HTML, emphasis), with the text taken out (runs of text read as one), and a table's rows in one order (a
+    front end orders tools by a name it may cut and end in a digest of the text)."""
+    from markdown_it import MarkdownIt
+
+    text = source.decode("utf-8") if isinstance(source, bytes) else source
+    out: list[str] = []
+    rows: list[str] | None = None
+    row: list[str] = []
+    for token in MarkdownIt("commonmark").enable(["table", "strikethrough"]).parse(text):
+        kinds = [f"{token.type}/{token.tag}/{token.nesting}" + (f"/{token.info}" if token.type == "fence" else "")]
+        for child in token.children or ():
+            plain_text = child.type in ("text", "text_special")
+            if not (plain_text and kinds[-1] == "text"):
+                kinds.append("text" if plain_text else f"{child.type}/{child.tag}/{child.nesting}")
+        if token.type == "tbody_open":
+            rows = []
+        elif token.type == "tbody_close" and rows is not None:
+            out.extend(sorted(rows))
+            rows = None
+        if rows is not None and token.type not in ("tbody_open",):
+            row.extend(kinds)
+            if token.type == "tr_close":
+                rows.append(" ".join(row))
+                row = []
+            continue
+        out.extend(kinds)
+    return out
+
+
 def top_level(source: str | bytes, name: str) -> list[str]:
     """Each top-level statement's kind and the names it binds or imports, for a message that reads."""
     out = []

@@ -12,7 +12,9 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import string
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
@@ -45,6 +47,9 @@ class Kind:
     log: bool = True
     """Whether the log must not hold it either (a credential), or only the model (an internal host name, which
     the log keeps so an operator can trace the failure)."""
+    literal: bool = False
+    """Whether its value is not a string: written as Python prints a number or an object (`48213957`,
+    `Secret('...')`), unquoted, so only the quotings that write such a value take it (`LITERAL_QUOTINGS`)."""
 
 
 def _pem(label: str) -> Callable[[random.Random], tuple[str, list[str]]]:
@@ -188,6 +193,16 @@ def _dsn(scheme: str, port: int) -> Callable[[random.Random], tuple[str, list[st
     return make
 
 
+def _number(rng: random.Random) -> tuple[str, list[str]]:
+    number = str(rng.randint(10**8, 10**12))
+    return number, [number]
+
+
+def _secret_object(rng: random.Random) -> tuple[str, list[str]]:
+    inner = word(rng, rng.randint(10, 16))
+    return f"Secret({inner!r})", [inner]
+
+
 def _api_key_field(rng: random.Random) -> tuple[str, list[str]]:
     key = word(rng, 24, string.ascii_lowercase + string.digits)
     return key, [key]
@@ -305,6 +320,10 @@ KINDS: tuple[Kind, ...] = (
     Kind("ldap_ssha_hash", "userPassword", _ssha),
     Kind("pem_openvpn_static_key", "tls_auth", _static_key),
     Kind("hex_signing_secret", "signing_secret", _hex_secret, bare=False),
+    # values that are not strings under a secret name (a numeric PIN-like password, an object's repr), as a repr,
+    # keyword arguments or pairs print them: masked to their end exactly
+    Kind("password_number", "password", _number, bare=False, literal=True),
+    Kind("secret_object", "api_token", _secret_object, bare=False, literal=True),
     # internal host names of managed services: for the model, not the log
     Kind(
         "aws_docdb_host",
@@ -381,6 +400,37 @@ QUOTINGS: dict[str, Callable[[str, str], str]] = {
 }
 
 
+QUOTINGS.update(
+    {  # a mapping given as pairs: OrderedDict's repr, a list of tuples, JSON's list of lists
+        "pairs": lambda key, value: repr(OrderedDict([("user", "ann"), (key, value), ("region", "eu")])),
+        "pair_list": lambda key, value: repr([("user", "ann"), (key, value), ("region", "eu")]),
+        "json_pairs": lambda key, value: json.dumps([["user", "ann"], [key, value], ["region", "eu"]]),
+    }
+)
+
+URL_QUOTINGS: dict[str, Callable[[str, str], str]] = {
+    # a URL with user-info glued to what precedes its scheme: a letter, a digit and a dot, dashes, `=`, a bracket
+    "url_after_letter": lambda key, value: f"fetching x{value} failed",
+    "url_after_digit": lambda key, value: f"1.{value} failed",
+    "url_after_dashes": lambda key, value: f"--{value}",
+    "url_after_equals": lambda key, value: f"{key.lower()}={value}",
+    "url_in_brackets": lambda key, value: f"could not connect ({value})",
+}
+"""For a kind whose value is a URL only (`scheme://user:password@host`)."""
+
+LITERAL_QUOTINGS: dict[str, Callable[[str, str], str]] = {
+    "literal_repr": lambda key, value: f"{{'user': 'ann', {key!r}: {value}, 'region': 'eu'}}",
+    "literal_json": lambda key, value: f'{{"user": "ann", {json.dumps(key)}: {value}, "region": "eu"}}',
+    "literal_kwargs": lambda key, value: f"Settings(user='ann', {key}={value}, region='eu')",
+    "literal_pairs": lambda key, value: f"OrderedDict([('user', 'ann'), ({key!r}, {value}), ('region', 'eu')])",
+    "literal_dict_call": lambda key, value: f"dict(user='ann', {key}={value})",
+    "literal_colon": lambda key, value: f"{key}: {value}",
+}
+"""For a kind whose value is not a string (`Kind.literal`): the value written as it is, unquoted."""
+QUOTINGS.update(URL_QUOTINGS)
+QUOTINGS.update(LITERAL_QUOTINGS)
+
+
 def _quoted(value: str) -> str:
     """A value as a whitespace-separated configuration file writes it: in double quotes when it holds a space."""
     return f'"{value}"' if " " in value else value
@@ -437,11 +487,16 @@ def planted(kind: Kind, quoting: str, rng: random.Random) -> tuple[str, list[str
 
 
 def quotings_for(kind: Kind) -> list[str]:
-    """Every quoting a kind can take: `bare` only when its shape gives it away, and the splits only for a token (a
-    credential on one line, without spaces, and not a URL or a `host:port:...` line)."""
+    """Every quoting a kind can take: `bare` only when its shape gives it away, the splits only for a token (a
+    credential on one line, without spaces, and not a URL or a `host:port:...` line), the URL quotings only for a
+    URL, and a value that is not a string only the quotings that write it unquoted."""
     sample, _ = kind.make(random.Random(0))
+    if kind.literal:
+        return list(LITERAL_QUOTINGS)
     splittable = kind.log and not any(c in sample for c in " \n:")
-    return [q for q in QUOTINGS if kind.bare or q != "bare"] + (list(SPLIT_QUOTINGS) if splittable else [])
+    url = re.match(r"[a-z][a-z0-9+.-]*://", sample) is not None
+    quotings = [q for q in QUOTINGS if q not in LITERAL_QUOTINGS and (url or q not in URL_QUOTINGS)]
+    return [q for q in quotings if kind.bare or q != "bare"] + (list(SPLIT_QUOTINGS) if splittable else [])
 
 
 ORDINARY_WORDS = (

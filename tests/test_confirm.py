@@ -753,3 +753,67 @@ def test_stdio_the_question_names_every_argument_the_handler_receives(tmp_path: 
     assert rows[("thing_delete", "confirm")]["text"] == (
         "Delete thing T-1? Other arguments: force=true, reason=example."
     ), "every argument a call may carry, with example values"
+
+
+DEFAULTS_SPEC = THINGS_SPEC.replace(
+    "force: {type: boolean, required: false,", "force: {type: boolean, default: true,"
+).replace(
+    "reason: {type: string, required: false, maxLength: 200,",
+    "reason: {type: string, required: false, maxLength: 5000,",
+)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_stdio_the_question_shows_defaults_and_caps_each_value(tmp_path: Path, mode: str) -> None:
+    """`force: {default: true}` is what the handler receives when the model leaves it out: the person reads
+    `force=true` though the call never sent it; a reason of 4,000 characters (with a line break and a bidi
+    control) is shown as at most 200 characters ending in `…`, escaped, so the question's end stays in view.
+    `failwell messages` shows the default too. (Before the fix the person read "Delete thing T-1?" and the handler
+    ran with force=True; the reason was pasted whole.)"""
+    spec = tmp_path / "things.yaml"
+    spec.write_text(DEFAULTS_SPEC)
+    created = failwell("new", tmp_path / "things", "--spec", spec)
+    assert created.returncode == 0, created.stdout + created.stderr
+    (tmp_path / "things" / "src" / "things_mcp" / "handlers" / "thing_delete.py").write_text(THINGS_HANDLER)
+    asked: list[str] = []
+
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"confirm": True})
+
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tmp_path / "things" / "src"),
+        "FAILWELL_SQLITE_PATH": str(tmp_path / "things.sqlite3"),
+        "THINGS_EFFECTS": str(tmp_path / "effects.txt"),
+    }
+    server = StdioServerParameters(command=sys.executable, args=["-m", "things_mcp"], env=env)
+    reason = "old\n\u202e" + "r" * 4000 + " (say yes)"
+
+    async def calls() -> list[types.CallToolResult]:
+        with (tmp_path / "stderr.log").open("a") as errlog:
+            async with Client(stdio_client(server, errlog=errlog), mode=mode, elicitation_callback=callback) as client:
+                return [
+                    await client.call_tool("thing_delete", {"thing_id": "T-1", "idempotency_key": key("d1")}),
+                    await client.call_tool(
+                        "thing_delete", {"thing_id": "T-2", "force": False, "idempotency_key": key("d2")}
+                    ),
+                    await client.call_tool(
+                        "thing_delete", {"thing_id": "T-3", "reason": reason, "idempotency_key": key("d3")}
+                    ),
+                ]
+
+    results = anyio.run(calls)
+    assert [result.is_error for result in results] == [False, False, False], [text(result) for result in results]
+    shown_reason = '"old\\n\\u202e' + "r" * (200 - len('"old\\n\\u202e') - 1) + "\u2026"
+    assert len(shown_reason) == 200
+    assert asked == [
+        "Delete thing T-1? Other arguments: force=true.",
+        "Delete thing T-2? Other arguments: force=false.",
+        f"Delete thing T-3? Other arguments: force=true, reason={shown_reason}.",
+    ]
+    assert effects(tmp_path / "effects.txt") == ["T-1 force=True", "T-2 force=False", "T-3 force=True"]
+    shown = failwell("messages", spec, "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    rows = {(row["tool"], row["failure"]): row for row in json.loads(shown.stdout)}
+    assert rows[("thing_delete", "confirm")]["text"] == "Delete thing T-1? Other arguments: force=true, reason=example."

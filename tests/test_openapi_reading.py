@@ -436,3 +436,87 @@ def test_credentials_from_server_variables_are_stripped_too(tmp_path: Path) -> N
     assert USER not in result.spec_text and PASSWORD not in result.spec_text
     assert yaml.safe_load(result.spec_text)["upstreams"]["dest_api"]["base_url"] == "https://api.example.com"
     assert len(result.warnings) == 1 and USER not in result.warnings[0] and PASSWORD not in result.warnings[0]
+
+
+API_KEY, TOKEN = "ak-Vd93kQm2xP", "tk-Lw51bZr8nE"
+
+
+@pytest.mark.slow
+def test_secret_query_parameters_in_a_servers_url_reach_no_file_and_a_warning_says_where_they_go(
+    tmp_path: Path,
+) -> None:
+    """A servers URL `https://api.example.com/v2?api_key=...&region=eu&token=...` (red team): the secret-named
+    parameters are left out of every file written (the spec, server.py, the README), the others kept, and one
+    warning names them and points at a secret setting, as for `user:password@`."""
+    doc = {
+        "openapi": "3.1.0",
+        "info": {"title": "T", "version": "1"},
+        "servers": [{"url": f"https://api.example.com/v2?api_key={API_KEY}&region=eu&token={TOKEN}"}],
+        "paths": {"/a": {"get": {"operationId": "a", "responses": {"200": {"description": "ok"}}}}},
+    }
+    source = tmp_path / "doc.json"
+    source.write_text(json.dumps(doc))
+    dest = tmp_path / "dest"
+    code, out, err, _ = run("import", "openapi", source, dest)
+    assert code == 0, err
+    written = tree(dest)
+    assert {"failwell.yaml", "README.md"} <= set(written) and any(p.endswith("server.py") for p in written)
+    for path, content in written.items():
+        assert API_KEY.encode() not in content and TOKEN.encode() not in content, path
+    assert API_KEY not in out + err and TOKEN not in out + err
+    spec = yaml.safe_load(written["failwell.yaml"])
+    assert spec["upstreams"]["dest_api"]["base_url"] == "https://api.example.com/v2?region=eu"
+    warning = [line for line in err.splitlines() if line.startswith("failwell: warning:")]
+    assert len(warning) == 1 and "api_key, token" in warning[0] and "secret: true" in warning[0], err
+
+
+@pytest.mark.parametrize(
+    "url", ["https://api.example.com/v2 x", "https://api.example.com/\n# x", "https://a.b/\u202ex"]
+)
+def test_a_servers_url_with_a_blank_or_a_control_character_is_not_used(tmp_path: Path, url: str) -> None:
+    """A servers URL holding a blank, a line break or a bidi control is not written as the base URL (the spec's
+    pattern refuses it too): the upstream's variable is needed instead, and a warning says so."""
+    doc = {
+        "openapi": "3.1.0",
+        "info": {"title": "T", "version": "1"},
+        "servers": [{"url": url}],
+        "paths": {"/a": {"get": {"operationId": "a", "responses": {"200": {"description": "ok"}}}}},
+    }
+    source = tmp_path / "doc.json"
+    source.write_text(json.dumps(doc))
+    result = import_openapi(str(source), tmp_path / "dest", Selection())
+    upstream = yaml.safe_load(result.spec_text)["upstreams"]["dest_api"]
+    assert "base_url" not in upstream, upstream
+    assert any("does not print" in warning for warning in result.warnings), result.warnings
+
+
+@pytest.mark.parametrize("url", ["https://api.example.com/v2 x", "https://api.example.com/v2\n", "https://a.b/\u202ex"])
+def test_the_spec_refuses_a_base_url_with_a_blank_or_a_control_character(url: str) -> None:
+    """`upstreams.X.base_url` is refused by its pattern when it holds a blank or a control character anywhere
+    (before the fix only its host was checked: `https://h/\\n# x` passed)."""
+    from failwell.build.pipeline import diagnose
+
+    text = (
+        "failwell: 1\nserver: {name: shop}\n"
+        f"upstreams:\n  shop_api: {{base_url_env: SHOP_API_URL, base_url: {json.dumps(url)}, timeout_s: 5}}\n"
+        "tools:\n  a_get:\n    description: Read a.\n    effect: read\n    upstreams: [shop_api]\n"
+        "    output:\n      ok: {type: boolean}\n"
+    )
+    found = [d.code for d in diagnose(text, "spec.yaml")]
+    assert "FW013" in found, found
+    assert "FW013" not in [d.code for d in diagnose(text.replace(json.dumps(url), '"https://api.example.com/v2"'), "s")]
+
+
+@pytest.mark.parametrize(
+    "value", ["https://api.example.com/v2 x", "https://api.example.com/\n# x", "https://a.b/\x1b[2J"]
+)
+def test_the_server_refuses_a_base_url_variable_with_a_blank_or_a_control_character(value: str) -> None:
+    """The generated server's check of an upstream's base URL variable (before serving) refuses a blank or a control
+    character anywhere in it, without quoting the value."""
+    from failwell.spec import messages
+
+    config = messages.runtime("config")
+    assert config.check_base_url("SHOP_API_URL", "https://api.example.com/v2", "x") == "https://api.example.com/v2"
+    with pytest.raises(config.ConfigurationError) as refused:
+        config.check_base_url("SHOP_API_URL", value, "the base URL of the `shop_api` upstream")
+    assert "no blank or control character" in str(refused.value) and value not in str(refused.value)

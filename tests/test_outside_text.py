@@ -25,7 +25,19 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
-from outside_text import ATOMS, MARKER, PAYLOADS, accepting, openapi_with, plain, shape, spec_text, top_level
+from outside_text import (
+    ATOMS,
+    MARKDOWN_PAYLOADS,
+    MARKER,
+    PAYLOADS,
+    accepting,
+    markdown_shape,
+    openapi_with,
+    plain,
+    shape,
+    spec_text,
+    top_level,
+)
 from outside_text import with_text as spec_with
 from typer.testing import CliRunner
 
@@ -56,12 +68,12 @@ Files = dict[str, bytes]
 
 def project_files(root: Path) -> Files:
     """Every file failwell wrote that holds text from outside: the generated Python (not the vendored runtime,
-    which is copied as it is) and the files the project parses."""
+    which is copied as it is), the files the project parses, and the README (its Markdown structure)."""
     out = {}
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root).as_posix()
         skipped = "/_generated/runtime/" in relative or "__pycache__" in relative or "manifest" in path.name
-        if path.is_file() and path.suffix in (".py", *PARSED) and not skipped:
+        if path.is_file() and (path.suffix in (".py", *PARSED) or relative == "README.md") and not skipped:
             out[relative] = path.read_bytes()
     return out
 
@@ -98,6 +110,8 @@ def parsed_shape(content: bytes, name: str) -> Any:
 
 
 def _shape(content: bytes, name: str, ordered: bool) -> Any:
+    if name.endswith(".md"):
+        return markdown_shape(content)
     if not name.endswith(".py"):
         return parsed_shape(content, name)
     try:
@@ -168,6 +182,19 @@ def test_hostile_text_in_a_spec_is_rendered_as_data(payload: str, source: str, t
     assert_same_shape(*made, f"{source} with {payload!r}")
 
 
+@pytest.mark.parametrize("source", ["git_port", "tasks"])
+@pytest.mark.parametrize("payload", MARKDOWN_PAYLOADS)
+def test_markdown_in_a_spec_leaves_the_readme_as_it_is_shaped(payload: str, source: str, tmp_path: Path) -> None:
+    """Markdown in every text of a spec the README prints (the server's description, a setting's description and
+    example, an upstream's default URL, a resource's URI and MIME type, the names): the README has the headings,
+    code blocks, tables, code spans, links and HTML of the plain twin's, no more (before the fix a description's
+    `# heading` or fence, a setting's example in the serve command, a `|` in a table changed it)."""
+    made = spec_projects(source, payload, tmp_path)
+    assert made is not None, "some position takes this text"
+    hostile, twin = made
+    assert markdown_shape(hostile["README.md"]) == markdown_shape(twin["README.md"]), (source, payload)
+
+
 # (b) an OpenAPI document --------------------------------------------------------------------------------------------
 
 
@@ -196,6 +223,17 @@ def test_hostile_text_in_an_openapi_document_is_rendered_as_data(payload: str, t
     made = openapi_projects(payload, tmp_path)
     assert made is not None, "the document is imported"
     assert_same_shape(*made, f"openapi with {payload!r}")
+
+
+@pytest.mark.parametrize("payload", MARKDOWN_PAYLOADS)
+def test_markdown_in_an_openapi_document_leaves_the_readme_as_it_is_shaped(payload: str, tmp_path: Path) -> None:
+    """Markdown before every string of an imported document (its title and description, the server URL, every
+    operation's id, summary and description, parameter and property names): the README's structure is the plain
+    twin's."""
+    made = openapi_projects(payload, tmp_path)
+    assert made is not None, "the document is imported"
+    hostile, twin = made
+    assert markdown_shape(hostile["README.md"]) == markdown_shape(twin["README.md"]), payload
 
 
 # (c) a server's tools/list, through `audit --write-spec` --------------------------------------------------------------
@@ -261,7 +299,10 @@ def test_hostile_text_in_a_listing_is_rendered_as_data(payload: str, tmp_path: P
 # The slow part: every payload and made-up text, a real hostile server, and the projects run ------------------------
 
 MADE_UP = st.lists(st.sampled_from(ATOMS), min_size=1, max_size=8).map("".join)
-TEXTS = st.one_of(st.sampled_from(PAYLOADS), MADE_UP.filter(lambda text: re.search("[A-Za-z0-9]", text) is not None))
+TEXTS = st.one_of(
+    st.sampled_from(PAYLOADS),
+    MADE_UP.filter(lambda text: re.search("[A-Za-z0-9]", text) is not None),
+)
 SLOW = settings(
     deadline=None,
     derandomize=True,

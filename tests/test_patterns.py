@@ -531,3 +531,97 @@ def test_failwell_validate_returns_promptly_on_a_nasty_pattern(tmp_path: Path) -
     assert "FW131 example does not fit the field" in result.stdout + result.stderr
     print(f"\n`failwell validate` on ^(a+)+$ with a 10,000-character example: {elapsed:.2f} s")
     assert elapsed < 30
+
+
+# -- `$` is the end of the text, as ECMA-262 reads it (issue 39, red team) ----------------------------------
+
+NAMED_SPEC = """\
+failwell: 1
+server:
+  name: {server}
+  version: {version}
+  settings:
+    {setting}: {{type: string, env: {env}, flag: {flag}, description: A setting., default: x}}
+upstreams:
+  {upstream}: {{base_url_env: {base_url_env}, timeout_s: 5}}
+tools:
+  {tool}:
+    description: Read one thing by its code.
+    effect: read
+    upstreams: [{upstream}]
+    input:
+      {field}: {{type: string, pattern: "^[a-z]+$", description: The code., example: {example}}}
+    output:
+      code: {{type: string, description: The code.}}
+    failures:
+      {failure}: {{class: not_found, message: "No such thing."}}
+"""
+PLAIN_NAMES = {
+    "server": "pat",
+    "version": "0.1.0",
+    "setting": "region",
+    "env": "PAT_REGION",
+    "flag": "--region",
+    "upstream": "board",
+    "base_url_env": "BOARD_URL",
+    "tool": "pat_get",
+    "field": "code",
+    "example": "abc",
+    "failure": "thing_missing",
+}
+
+
+@pytest.mark.parametrize("place", sorted(PLAIN_NAMES))
+def test_a_trailing_line_break_is_refused_wherever_the_spec_checks_a_pattern(place: str) -> None:
+    """JSON Schema's `pattern` is ECMA-262, where `$` is the end of the text: `"pat\\n"` does not match
+    `^[a-z][a-z0-9_-]*$`. Every name, environment variable, flag and version the spec schema or failwell's own name
+    rules check, and an example against its field's pattern, is refused with a line break at its end (before the
+    fix Python's `re`, whose `$` also matches before a final line break, let the server's, a setting's, an
+    upstream's and a failure's names, and the variables and flags, through)."""
+    plain = diagnose(NAMED_SPEC.format(**PLAIN_NAMES), "spec.yaml")
+    assert [d for d in plain if d.code.startswith(("FW0", "FW1"))] == [], plain
+    hostile = {**PLAIN_NAMES, place: json.dumps(PLAIN_NAMES[place] + "\n")}
+    found = [d.code for d in diagnose(NAMED_SPEC.format(**hostile), "spec.yaml")]
+    assert {"FW013", "FW101", "FW131", "FW159"} & set(found), (place, found)
+
+
+def test_the_pattern_checks_read_dollar_as_the_end_of_the_text() -> None:
+    """The quick check, the spec's validator, failwell's name rules and the audit's probes read `$` as clients do."""
+    from failwell.audit.probes import _matches
+    from failwell.spec import fields, naming, quickschema
+
+    schema = {"type": "string", "pattern": "^[a-z]+$"}
+    assert quickschema.valid("abc", schema) and not quickschema.valid("abc\n", schema)
+    assert fields.fits("abc\n", schema) is not None and fields.fits("abc", schema) is None
+    assert naming.IDENTIFIER.match("abc") and not naming.IDENTIFIER.match("abc\n")
+    assert naming.MCP_NAME.match("a.b") and not naming.MCP_NAME.match("a.b\n")
+    assert _matches("^[a-z]+$", "abc") is True and _matches("^[a-z]+$", "abc\n") is False
+    assert _matches("^[a-z]+(?=x)?$", "abc\n") is False, "a pattern outside the subset: `re` with `$` as `\\Z`"
+
+
+@pytest.mark.slow
+def test_over_stdio_a_trailing_line_break_fails_the_pattern(shapes_src: Path, tmp_path: Path) -> None:
+    """The real client over a real stdio subprocess: `"SKU-1042\\n"` does not match `^SKU-[0-9]+$` (the argument is
+    refused, naming the value), `"SKU-1042"` does."""
+    import os
+    import sys
+
+    import anyio
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    env = {**os.environ, "PYTHONPATH": str(shapes_src), "FAILWELL_SQLITE_PATH": str(tmp_path / "s.sqlite3")}
+    server = StdioServerParameters(command=sys.executable, args=["-m", "shapes_mcp"], env=env)
+
+    async def calls() -> list[Any]:
+        with (tmp_path / "stderr.log").open("w") as errlog:
+            async with Client(stdio_client(server, errlog=errlog)) as client:
+                return [
+                    await client.call_tool("shapes_check", {"sku": "SKU-1042\n"}),
+                    await client.call_tool("shapes_check", {"sku": "SKU-1042"}),
+                ]
+
+    refused, taken = anyio.run(calls)
+    assert refused.is_error and _envelope(refused)["class"] == "invalid_input"
+    assert '`sku` received "SKU-1042\\n"' in refused.content[0].text, refused.content[0].text
+    assert not taken.is_error, taken

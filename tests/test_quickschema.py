@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator, validators
 from failwell.errors import FailwellError
 from failwell.spec import fields, quickschema
 from failwell.spec.load import load_text
-from failwell.spec.validate import _is_integer, schema
+from failwell.spec.validate import _is_integer, _pattern, schema
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = sorted(
@@ -30,7 +30,9 @@ SPECS = sorted(
     if "golden" not in path.parts and "node_modules" not in path.parts
 )
 STRICT = validators.extend(  # type: ignore[no-untyped-call]
-    Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
+    Draft202012Validator,
+    {"pattern": _pattern},  # read as ECMA-262 reads it, `$` the end of the text, as the spec's validator reads it
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
 )(schema())
 ODD_VALUES: list[Any] = [None, True, False, 0, -1, 1.5, 2.0, 10**9, "", "x", "UPPER case!", [], [1], {}, {"k": 1}]
 

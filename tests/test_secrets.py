@@ -656,6 +656,68 @@ def test_a_handlers_exception_with_a_mapping_keeps_its_other_fields_in_the_log()
     assert "'user': 'ann'" in shown and "'config': {" in shown, shown
 
 
+SCALARS = ("48213957", "-7", "3.25e-4", "True", "false", "None", "null", "Secret('Qz7-Hv2kW9-x')")
+"""Values under a secret name that are not strings, as Python or JSON prints them."""
+
+
+@pytest.mark.parametrize("value", SCALARS)
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "{{'user': 'ann', 'password': {v}, 'region': 'eu'}}",
+        '{{"user": "ann", "api_token": {v}, "region": "eu"}}',
+        "Settings(user='ann', client_secret={v}, region='eu')",
+        "OrderedDict([('user', 'ann'), ('password', {v}), ('region', 'eu')])",
+        "[('user', 'ann'), ('token', {v}), ('region', 'eu')]",
+        "dict(user='ann', password={v}, region='eu')",
+    ],
+)
+def test_a_value_that_is_not_a_string_is_masked_exactly(layout: str, value: str) -> None:
+    """Issue 39, points 6 and 13 (red team): a number, a boolean, `None` or an object's repr under a secret name is
+    masked to its own end: the items after it stay as they were (before the fix the name rule took an unquoted value
+    on to the next quote, `{'password': [redacted]': 'eu'}`, and a pair, `('password', 'p')`, was not masked)."""
+    scrub = messages.runtime("scrub")
+    text = layout.format(v=value)
+    for rule in (scrub.redact_secrets, scrub.scrub):
+        shown = rule(text)
+        assert shown.replace("'[redacted]'", "[redacted]") == text.replace(value, "[redacted]"), (text, shown)
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "OrderedDict([('password', {v!r}), ('user', 'ann')])",
+        "[('token', {v!r})]",
+        "dict([('user', 'ann'), ('api_key', [{v!r}, 'x'])])",
+        '[["user", "ann"], ["token", {v}]]',
+        "dict(password={v!r})",
+    ],
+)
+def test_a_mapping_given_as_pairs_is_masked(layout: str) -> None:
+    """`OrderedDict([('password', 'x')])`, `[('token', 'y')]`, JSON's `[["token", "t"]]`, `dict(password='z')`: the
+    value of a pair whose first item is a secret name is masked, the others kept (before the fix a pair leaked)."""
+    scrub = messages.runtime("scrub")
+    text = layout.format(v=f'"{SECRET}"' if layout.startswith("[[") else SECRET)
+    for rule in (scrub.redact_secrets, scrub.scrub):
+        shown = rule(text)
+        assert SECRET not in shown and shown.count("ann") == text.count("ann"), (text, shown)
+    listed = '{"fields": ["password", "email"], "token_count": 3}'
+    assert scrub.redact_secrets(listed) == listed, "a list of names is not a list of pairs"
+    called = "open('PWNED', 'w') and check('password', 'strength')"
+    assert scrub.redact_secrets(called) == called, "a call's arguments are not a pair"
+
+
+@pytest.mark.parametrize("before", ["x", "1.", "v2", "-", "--", "+", ".", "=", "(", "[", "<", "'", '"', "\\n", "é"])
+def test_url_user_info_is_masked_whatever_precedes_the_scheme(before: str) -> None:
+    """`scheme://user:password@host` glued to anything (a letter, a digit, a dash, `=`, a bracket): masked for the
+    log and the model (before the fix a digit, `+`, `-` or `.` before the scheme hid it: `-https://u:p@h`)."""
+    scrub = messages.runtime("scrub")
+    for scheme in ("https", "postgresql", "mongodb+srv", "HTTPS"):
+        text = f"failed: {before}{scheme}://app:{SECRET}@db.example.com:5432/app"
+        assert SECRET not in scrub.redact_secrets(text), text
+        assert SECRET not in scrub.scrub(text), text
+
+
 def test_the_quick_check_agrees_with_the_name_rule_on_every_corpus_text() -> None:
     """Every planted text of both corpora, and ordinary text: the name rule never finds what the quick check skips."""
     scrub = messages.runtime("scrub")

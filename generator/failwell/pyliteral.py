@@ -1,7 +1,10 @@
-"""Python source for JSON-like values, in the exact layout `ruff format` keeps."""
+"""Python source for JSON-like values, in the exact layout `ruff format` keeps; and outside text as the README
+prints it (Markdown text and code, a shell word, a JSON string).
+"""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
@@ -161,3 +164,94 @@ def def_lines(name: str, parameters: list[str], returns: str, indent: int) -> st
         return f"{pad}def {name}(\n{pad}    {joined}\n{pad}) -> {returns}:"
     body = "".join(f"{pad}    {parameter},\n" for parameter in parameters)
     return f"{pad}def {name}(\n{body}{pad}) -> {returns}:"
+
+
+# Outside text in the generated README (Markdown): printed as text or code that cannot change its structure ---------
+
+_MARKDOWN_SPECIAL = frozenset("\\`*_[]<>!&|~#")
+"""What has a meaning inside a line of Markdown (CommonMark and GitHub's tables and strikethrough): escapes, code,
+emphasis, links and images, HTML and autolinks, entities, a table's cells, a heading's closing `#`s."""
+_LIST_START = re.compile(r"^(\d{1,9})([.)])")
+
+
+def _visible(text: str) -> str:
+    """`text` with what does not print plainly (controls, format and bidi characters, lone surrogates) written as
+    `\\u202e`, so it shows as what it is; blanks and line breaks stay, for the caller to join."""
+    if text.isprintable():
+        return text
+    return "".join(
+        char
+        if char.isprintable() or char.isspace()
+        else (f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
+        for char in text
+    )
+
+
+def _inside_a_word(text: str, index: int) -> bool:
+    """Whether the `_` at `index` joins two letters or digits (`tasks_get`), where it cannot open or close emphasis."""
+    return text[index] == "_" and 0 < index < len(text) - 1 and text[index - 1].isalnum() and text[index + 1].isalnum()
+
+
+def markdown_text(text: str) -> str:
+    """Outside text as one line of Markdown text that reads as written and cannot change the document's structure:
+    line breaks and runs of blanks become one space; every character with a meaning inside a line (`` ` ``, `*`,
+    `_` but between two letters, `[`, `<`, `&`, `|`, `#`, ...) is backslash-escaped; one that would start a block
+    at a line's start (a heading, a list item, a quote, a rule) is escaped there; what does not print is written as
+    `\\u....`."""
+    joined = " ".join(_visible(text).split())
+    escaped = "".join(
+        "\\" + char if char in _MARKDOWN_SPECIAL and not _inside_a_word(joined, index) else char
+        for index, char in enumerate(joined)
+    )
+    if escaped[:1] in ("-", "+", "="):
+        escaped = "\\" + escaped
+    return _LIST_START.sub(r"\1\\\2", escaped)
+
+
+def markdown_code(text: str, table: bool = False) -> str:
+    """Outside text as one Markdown code span: fenced with one backtick more than its longest run of backticks
+    (padded with a space where it starts or ends with a backtick or a space, which the span drops), line breaks as
+    spaces, what does not print as `\\u....`; in a table's cell (`table`) its `|` escaped, which GitHub reads as
+    part of the span."""
+    flat = _visible(text)
+    flat = re.sub(r"\r\n|[\r\n\u2028\u2029\x85\x0b\x0c]", " ", flat)
+    if table:
+        flat = flat.replace("|", "\\|")
+    if not flat:
+        return "` `"
+    fence = "`" * (max((len(run) for run in re.findall("`+", flat)), default=0) + 1)
+    pad = " " if flat[0] in "` " or flat[-1] in "` " else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+_SHELL_PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+
+
+def shell_word(text: str) -> str:
+    """Outside text as one word of a POSIX shell command on one line: bare when it holds only characters a shell
+    leaves alone, else in single quotes (a quote inside written `'"'"'`); a word holding a line break or anything
+    that does not print is written in `$'...'` with escapes, so the command stays one line (a code block's fence
+    cannot be closed from inside it)."""
+    if _SHELL_PLAIN.fullmatch(text):
+        return text
+    if text.isprintable():
+        return "'" + text.replace("'", "'\"'\"'") + "'"
+    out = []
+    for char in text:
+        if char in "\\'":
+            out.append("\\" + char)
+        elif char.isprintable():
+            out.append(char)
+        elif ord(char) <= 0xFF:
+            out.append(f"\\x{ord(char):02x}")
+        else:
+            out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
+    return "$'" + "".join(out) + "'"
+
+
+def json_string(text: str) -> str:
+    """Outside text as a JSON string on one line (for a JSON example in the README): quotes, backslashes, controls,
+    line and paragraph separators, format and bidi characters and lone surrogates escaped."""
+    return "".join(
+        char if char.isprintable() else json.dumps(char)[1:-1] for char in json.dumps(text, ensure_ascii=False)
+    )

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..spec import patterns
+
 PLANTED = "ghp_FailwellAuditPlanted0123456789abcdef"
 """A fake credential in the shape of a GitHub token: a server that masks credentials masks it."""
 PLANTED_MARK = "FailwellAuditPlanted"
@@ -140,8 +142,10 @@ def _out_of_bounds(schema: Mapping[str, Any]) -> Any:
 
 
 def _matches(pattern: str, value: str) -> bool | None:
+    """Whether `value` matches a server's published `pattern` as its clients read it (ECMA-262: `$` is the end of the
+    text), or None when the pattern cannot be read."""
     try:
-        return re.search(pattern, value) is not None
+        return patterns.search_as_clients(pattern, value)
     except (re.error, RecursionError):
         return None
 

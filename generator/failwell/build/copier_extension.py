@@ -11,6 +11,7 @@ from jinja2 import Environment
 from jinja2.ext import Extension
 
 from ..errors import FailwellError
+from ..pyliteral import json_string, markdown_code, markdown_text, shell_word
 from ..version import VERSION
 from .manifest import MANIFEST
 from .model import SPEC_FILE
@@ -18,13 +19,22 @@ from .pipeline import load_project, server_name, starter_spec_text
 
 
 class FailwellExtension(Extension):
-    """Adds `failwell_project(spec_path, dest)`, `failwell_schema()` and `failwell_version` to the template globals."""
+    """Adds `failwell_project(spec_path, dest)`, `failwell_schema()` and `failwell_version` to the template globals,
+    and the filters the README prints outside text through (`markdown_text`, `markdown_code`, `shell_word`,
+    `json_string`, from `pyliteral`)."""
 
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
         environment.globals["failwell_project"] = project_context
         environment.globals["failwell_schema"] = schema_text
         environment.globals["failwell_version"] = VERSION
+        for name, helper in (
+            ("markdown_text", markdown_text),
+            ("markdown_code", markdown_code),
+            ("shell_word", shell_word),
+            ("json_string", json_string),
+        ):
+            environment.filters[name] = helper  # outside text in the README: as text or code, never as Markdown
 
 
 def schema_text() -> str:

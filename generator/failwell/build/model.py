@@ -20,6 +20,8 @@ from ..pyliteral import (
     fitted,
     inline,
     literal,
+    markdown_code,
+    markdown_text,
     number,
     string,
     toml_string,
@@ -126,6 +128,9 @@ class Variable:
     """A value the server accepts, for the README's commands and client entries (empty: none shown)."""
     secret: bool = False
     """Whether its value is a credential (the bearer tokens): never written into a file made to be shared."""
+    meaning_markdown: str = ""
+    """`meaning` as the README prints it, where it holds text from the spec (each piece through `markdown_text` or
+    `markdown_code`); empty: `meaning` is failwell's own words, printed as they are."""
     check: str = ""
     """The runtime's check of its value (`base_url`, `redis_url`, `tokens`; empty: none), which
     `failwell install` runs on a value before writing it (`launch.preflight`)."""
@@ -298,6 +303,8 @@ class Tool:
     too_large_block: str = ""
     """A block over the tool's budget, as Python source, for the generated test of `too_large`."""
     content_max_bytes: int = 0
+    name_markdown: str = ""
+    """Its name as the README's table prints it (`markdown_code`)."""
 
     @property
     def has_content(self) -> bool:
@@ -365,6 +372,10 @@ class Reader:
     first_scope_literal: str = '""'
     subscribe: bool = False
     """A resource a client may subscribe to (the spec's `subscribe: true`)."""
+    name_markdown: str = ""
+    """Its name, URI and MIME type as the README's tables print them (`markdown_code`, `markdown_text`)."""
+    uri_markdown: str = ""
+    mime_type_markdown: str = ""
 
 
 @dataclass(frozen=True)
@@ -682,6 +693,8 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
             spec["base_url_env"],
             f"the base URL of the `{upstream}` upstream"
             + (f" (default {spec['base_url']})" if spec.get("base_url") else ""),
+            meaning_markdown=f"the base URL of the {markdown_code(upstream, table=True)} upstream"
+            + (f" (default {markdown_code(spec['base_url'], table=True)})" if spec.get("base_url") else ""),
             needed=not spec.get("base_url"),
             check="base_url",
             example=spec.get("base_url")
@@ -692,12 +705,29 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
     for setting, spec in (server.get("settings") or {}).items():
         flag, env = setting_flag(setting, spec), setting_env(name, setting, spec)
         what = " ".join(str(spec.get("description", "")).split()) or f"the `{setting}` setting"
-        found.append(Variable(env, f"{what} (or `{flag}`)", secret=bool(spec.get("secret"))))
+        shown = markdown_text(what) if spec.get("description") else f"the {markdown_code(setting, table=True)} setting"
+        found.append(
+            Variable(
+                env,
+                f"{what} (or `{flag}`)",
+                secret=bool(spec.get("secret")),
+                meaning_markdown=f"{shown} (or {markdown_code(flag, table=True)})",
+            )
+        )
     if store == "sqlite":
         path = server.get("sqlite_path", f"{name}.sqlite3")
         where = path if path.startswith("/") else f"`.failwell/{path}` in the project"
+        shown = (
+            markdown_code(path, table=True)
+            if path.startswith("/")
+            else f"{markdown_code(f'.failwell/{path}', table=True)} in the project"
+        )
         found.append(
-            Variable("FAILWELL_SQLITE_PATH", f"the SQLite file for idempotency records and rate limits ({where})")
+            Variable(
+                "FAILWELL_SQLITE_PATH",
+                f"the SQLite file for idempotency records and rate limits ({where})",
+                meaning_markdown=f"the SQLite file for idempotency records and rate limits ({shown})",
+            )
         )
     if store == "redis":
         found.append(
@@ -894,6 +924,7 @@ def _tool(
     return Tool(
         name=py,
         name_literal=string(name),
+        name_markdown=markdown_code(name, table=True),
         title_literal=string(spec["title"]) if "title" in spec else "None",
         description=spec["description"].strip(),
         description_literal=string(spec["description"].strip()),
@@ -1123,6 +1154,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         kind=kind,
         name=python_name(name),
         name_literal=string(name),
+        name_markdown=markdown_code(name, table=True),
         label_literal=string(label),
         title_literal=string(spec["title"]) if "title" in spec else "None",
         description_literal=string(spec["description"].strip()),
@@ -1156,6 +1188,8 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         missing_expected_line=assignment("expected", string(f"`{missing}` is required" if missing else ""), 4),
         uri_literal=string(uri),
         mime_type_literal=string(mime_type),
+        uri_markdown=markdown_code(uri, table=True),
+        mime_type_markdown=markdown_text(mime_type),
         mime_type_doc=docstring(mime_type),
         upstreams=tuple(spec.get("upstreams") or ()),
         uses=tuple(spec.get("uses") or ()),
@@ -1435,8 +1469,14 @@ def _confirm_asked_line(tool: str, spec: dict[str, Any], example: dict[str, Any]
     if not spec.get("confirm"):
         return ""
     template = " ".join(spec["confirm"]["message"].split())
-    keyed = "idempotency_key" in with_idempotency_key(spec)  # as the tool's definition says (`keyed=True`)
-    return assignment("asked", string(messages.confirmation(template, tool, example, keyed)), 4)
+    inputs = with_idempotency_key(spec)
+    keyed = "idempotency_key" in inputs  # as the tool's definition says (`keyed=True`)
+    received = {  # what the handler receives, as the runtime shows it: the example and every default not null
+        name: example[name] if name in example else field.get("default")
+        for name, field in inputs.items()
+        if name in example or field.get("default") is not None
+    }
+    return assignment("asked", string(messages.confirmation(template, tool, received, keyed)), 4)
 
 
 def confirm_lines(spec: dict[str, Any]) -> str:

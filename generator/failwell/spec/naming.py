@@ -8,7 +8,7 @@ import re
 import sys
 from typing import Any
 
-IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
+IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*\Z")
 
 RESERVED_FIELD_NAMES = frozenset(
     {"ctx", "params", "self", "cls", "idempotency_key", "copy", "dict", "json", "schema", "validate", "construct"}
@@ -39,7 +39,7 @@ def pascal(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
 
 
-MCP_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+MCP_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}\Z")
 """A name MCP clients accept for a tool, prompt, resource or argument: ASCII letters, digits, `_`, `-`, `.`, at
 most 64 characters (the conformance suite fails longer)."""
 

@@ -30,6 +30,7 @@ Unicode release may be classified differently by a client and by the server.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
@@ -131,6 +132,7 @@ class Pattern:
 
 
 @lru_cache(maxsize=512)
+@lru_cache(maxsize=1024)
 def translate(source: str) -> Pattern:
     """The pattern `source` (ECMA-262, `u` flag) for the Rust engine; PatternError when it is refused."""
     rust, example = _Parser(source).parse()
@@ -153,6 +155,37 @@ def matches(source: str, value: str) -> bool:
     """Whether `value` contains a match of the spec pattern `source`, as a client reads it (a search, not
     anchored, like JSON Schema's `pattern`); PatternError when the pattern is refused."""
     return search(translate(source).rust, value)
+
+
+def search_as_clients(source: str, value: str) -> bool:
+    """Whether `value` contains a match of `source` as a JSON Schema `pattern`, read as ECMA-262 reads it: `$` is
+    the end of the text (never before a final line break, as Python's `re` reads it), run by the server's engine.
+    A pattern outside the subset `translate` reads is run by `re` with each `$` read as the end of the text (a
+    pattern `re` cannot compile raises `re.error`)."""
+    try:
+        return matches(source, value)
+    except PatternError:
+        return re.search(end_of_text(source), value) is not None
+
+
+def end_of_text(source: str) -> str:
+    """`source` for Python's `re` with each `$` outside a class (and not escaped) written `\\Z`: the end of the
+    text, as ECMA-262 reads `$` without the `m` flag."""
+    out: list[str] = []
+    index, in_class = 0, False
+    while index < len(source):
+        char = source[index]
+        if char == "\\":
+            out.append(source[index : index + 2])
+            index += 2
+            continue
+        if char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        out.append("\\Z" if char == "$" and not in_class else char)
+        index += 1
+    return "".join(out)
 
 
 def search(rust: str, value: str) -> bool:

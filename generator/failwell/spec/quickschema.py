@@ -2,15 +2,15 @@
 `jsonschema` (slow to import, and slow per call) is asked only when this says no, to say why.
 
 It knows the keywords failwell's spec schema and its fields' published schemas use, and answers exactly as
-`jsonschema`'s Draft202012Validator does for them (tests/test_quickschema.py holds the two to the same verdict on
-every spec and value the suite knows, and on mutations of them). A validation keyword it does not know raises
+`jsonschema`'s Draft202012Validator does for them, its `pattern` read as ECMA-262 reads it, as spec/validate.py's
+(tests/test_quickschema.py holds the two to the same verdict on every spec and value the suite knows, and on
+mutations of them). A validation keyword it does not know raises
 `Unsupported`, so the caller asks `jsonschema`; other unknown keywords are annotations, ignored as there.
 """
 
 from __future__ import annotations
 
 import numbers
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -32,7 +32,11 @@ class Unsupported(Exception):
 
 
 def _search(pattern: str, value: str) -> bool:
-    return re.search(pattern, value) is not None
+    """JSON Schema's `pattern` as ECMA-262 reads it (`$` is the end of the text, never before a final line break, as
+    Python's `re` reads it), as `patterns.search_as_clients` runs it."""
+    from .patterns import search_as_clients  # (imported here: quickschema needs nothing else from spec)
+
+    return search_as_clients(pattern, value)
 
 
 def valid(
@@ -44,9 +48,9 @@ def valid(
     format: Check | None = None,
 ) -> bool:
     """Whether `instance` is valid against `schema`, as `jsonschema` would judge it. `strict_integers`: an integer
-    is an int, never `5.0`; `pattern` checks the `pattern` keyword (default: `re.search`, as `jsonschema`); `format`
-    checks `format` (default: none, an annotation, as `jsonschema` without a format checker). Raises
-    `Unsupported` when the schema needs a keyword this check does not implement."""
+    is an int, never `5.0`; `pattern` checks the `pattern` keyword (default: as ECMA-262 reads it, where `$` is the
+    end of the text); `format` checks `format` (default: none, an annotation, as `jsonschema` without a format
+    checker). Raises `Unsupported` when the schema needs a keyword this check does not implement."""
     return _Check(schema, strict_integers, pattern, format).fits(instance, schema)
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Diagnostic
-from . import quickschema
+from . import patterns, quickschema
 from .load import Document
 
 if TYPE_CHECKING:
@@ -42,9 +43,20 @@ def _validator() -> Draft202012Validator:
     from jsonschema import Draft202012Validator, validators
 
     checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
-    strict = validators.extend(Draft202012Validator, type_checker=checker)  # type: ignore[no-untyped-call]
+    strict = validators.extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator, {"pattern": _pattern}, type_checker=checker
+    )
     validator: Draft202012Validator = strict(schema())
     return validator
+
+
+def _pattern(validator: Any, pattern: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+    """The spec schema's `pattern`, read as ECMA-262 reads it (`$` is the end of the text: a name `"tasks\\n"` does
+    not match `^[a-z][a-z0-9_]*$`), as the quick check reads it."""
+    from jsonschema.exceptions import ValidationError
+
+    if isinstance(pattern, str) and isinstance(instance, str) and not patterns.search_as_clients(pattern, instance):
+        yield ValidationError(f"{json.dumps(instance)} does not match {json.dumps(pattern)}")
 
 
 def validate(doc: Document) -> list[Diagnostic]:

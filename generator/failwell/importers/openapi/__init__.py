@@ -23,7 +23,7 @@ from ...spec.lint import lint
 from ...spec.load import Document as SpecDocument
 from ...spec.validate import validate
 from ...spec.wording import draft_digest
-from .document import load, without_userinfo
+from .document import load, without_secret_query, without_userinfo
 from .handlers import HELPER, HELPER_TEXT, handler
 from .mapping import Finding, Tool, auth, map_operation, tool_names, upstream_name
 from .operations import Selection, operations, tag_table
@@ -248,6 +248,12 @@ def _base_url(root: dict[str, Any], warnings: list[str]) -> str:
             if isinstance(spec, dict) and "default" in spec:
                 url = url.replace(f"{{{variable}}}", str(spec["default"]))
         if re.match(r"^https?://[^\s/?#{}]+", url) and "{" not in url and len(url) <= 2000:
+            if any(char.isspace() or not char.isprintable() for char in url):
+                warnings.append(
+                    "a server URL of the document holds a blank or a character that does not print, so it was "
+                    "not used as the base URL; set the upstream's variable to the API's address instead"
+                )
+                continue
             try:
                 bare = without_userinfo(url)
             except ValueError:  # not a URL after all (`http://[x`)
@@ -257,11 +263,24 @@ def _base_url(root: dict[str, Any], warnings: list[str]) -> str:
                 warnings.append(
                     "the document's server URL held a user name and password (user:password@), left out "
                     f"of everything written (base_url: {url.rstrip('/')}). Put them in secret settings instead "
-                    "(under server.settings in failwell.yaml, each with `secret: true`; docs/how-to/settings.md) "
-                    "and add them to the handlers' SECURITY (docs/how-to/openapi.md)"
+                    f"{_SECRET_SETTINGS}"
+                )
+            bare, secrets = without_secret_query(url)
+            if secrets:
+                url = bare
+                warnings.append(
+                    f"the document's server URL held secret-named query parameters ({', '.join(secrets)}), left out "
+                    f"of everything written (base_url: {url.rstrip('/')}). Put their values in secret settings "
+                    f"instead {_SECRET_SETTINGS}"
                 )
             return url.rstrip("/")
     return ""
+
+
+_SECRET_SETTINGS = (
+    "(under server.settings in failwell.yaml, each with `secret: true`; docs/how-to/settings.md) "
+    "and add them to the handlers' SECURITY (docs/how-to/openapi.md)"
+)
 
 
 def _refused(spec: dict[str, Any]) -> dict[str, str]:

@@ -210,6 +210,26 @@ def without_userinfo(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
+def without_secret_query(url: str) -> tuple[str, list[str]]:
+    """`url` without its query parameters whose names say they hold a secret (`api_key`, `token`, `key`,
+    `signature`, as the runtime's scrubber names them), and those names, in order."""
+    from ...spec import messages
+
+    parts = urllib.parse.urlsplit(url)
+    if not parts.query:
+        return url, []
+    kept, dropped = [], []
+    for pair in parts.query.split("&"):
+        name = urllib.parse.unquote_plus(pair.partition("=")[0])
+        if messages.secret_named(name) or name.lower() == "key":
+            dropped.append(name)
+        else:
+            kept.append(pair)
+    if not dropped:
+        return url, []
+    return urllib.parse.urlunsplit(parts._replace(query="&".join(kept))), dropped
+
+
 def _shown(text: str) -> str:
     """`text` quoted with its control characters escaped, cut to `SHOWN` characters."""
     return repr(text[:SHOWN]) + ("..." if len(text) > SHOWN else "")

@@ -19,7 +19,7 @@ MAX_DESCRIPTION = 1000
 """A field's description is cut to this many characters."""
 FORMATS = frozenset({"uri", "email", "date", "date-time", "uuid", "ipv4", "ipv6", "hostname"})
 SCALARS = ("string", "integer", "number", "boolean")
-FIELD_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+FIELD_NAME = re.compile(r"^[a-z][a-z0-9_]*\Z")
 MAX_INTEGER = 2**53
 MAX_COMPOSITION = 16
 """The most schemas an `allOf`, `oneOf` or `anyOf` merges."""

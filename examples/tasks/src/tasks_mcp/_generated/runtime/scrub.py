@@ -3,10 +3,12 @@
 
 `redact_secrets` masks credentials wherever text goes (the log, the model): private keys of every PEM kind, the
 shapes of cloud, chat, payment, email, source-hosting and registry tokens, JWTs, basic and bearer authorization,
-cookies, URL user-info and credential query parameters, the value of any field whose name says it holds a secret
+cookies, URL user-info (whatever precedes the scheme) and credential query parameters, the value of any field whose name says it holds a secret
 (`password`, `api_key`, `AccountKey`, `aws_secret_access_key`, `requirepass`, ...) in any quoting (`k=v`, `k: v`,
 `"k": "v"`, `{'k': 'v'}`, headers; a quote escaped inside the value does not end it; a mapping, list, tuple,
-call or bytes under such a name, as a repr or JSON prints it, whole: `{'password': {'old': 'a'}}`, `b'p'`) and in
+call or bytes under such a name, as a repr or JSON prints it, whole: `{'password': {'old': 'a'}}`, `b'p'`; a value
+that is not a string, to its end exactly: `{'password': 1234, 'user': 'ann'}`; a mapping given as pairs:
+`OrderedDict([('password', 'p')])`, `[["token", "t"]]`) and in
 settings written with blanks (`password p`, netrc's `machine h login u password p`) and command-line options (`--password p`, and
 `'--password', 'p'` in an argv shown as a list), the options known tools take a credential in (`sshpass -p p`,
 `mysql -pP`, `redis-cli -a p`, `curl -u user:p`, `smbclient -U user%p`, `openssl -pass pass:p`), `user:password`
@@ -186,7 +188,9 @@ _WRAPPED = compiled_later(
 """A token wrapped over lines (base64 at 64 or 76 columns, a JWT or key split by a terminal or an editor): each
 piece fills its line; `_mask_wrapped` judges the pieces joined."""
 _PYDANTIC_INPUT = compiled_later(r"input_value=.*?(?=, input_type=|$)", re.MULTILINE)
-_URL_USERINFO = compiled_later(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)[^\s\"'<>]{0,256}@")
+_URL_USERINFO = compiled_later(r"(?i)(?<![a-z0-9+.-])([a-z0-9+.-]*://)[^\s\"'<>]{0,256}@")
+"""`scheme://user:password@`, whatever precedes the scheme (`xhttps://`, `v2.https://`, `-https://`, `=https://`): the
+match starts where a run of scheme characters does, so each is tried once (linear), and the run is kept."""
 _QUERY_SECRET = compiled_later(
     r"(?i)([?&;](?:access_token|refresh_token|id_token|token|key|api_?key|code|sig|signature|secret|client_secret"
     r"|password|auth|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature)=)[^&\s#\"'<>]+"
@@ -535,9 +539,19 @@ def _mask_scheme(match: re.Match[str]) -> str:
     return match.group(0) if plain_word else f"{match.group(1)} [redacted]"
 
 
-_STRUCTURE_OPENS = compiled_later(r"[:=]>?[ \t]*(?P<value>[\[{(]|b[\"']|[A-Za-z_][\w.]{0,60}\()")
+_STRUCTURE_OPENS = compiled_later(
+    r"[:=]>?[ \t]*(?P<value>[\[{(]|b[\"']|[A-Za-z_][\w.]{0,60}\("
+    r"|(?P<scalar>[+-]?\d[\w.+-]{0,60}|True|False|None|true|false|null)(?=[ \t]*(?:[,;)\]}\r\n]|$)))"
+)
 """A name's separator (`:`, `=`, `=>`) and a structured value after it: a mapping, a list, a tuple, a call
-(`SecretStr('...')`) or bytes (`b'...'`), as a Python repr, JSON or keyword arguments print them."""
+(`SecretStr('...')`) or bytes (`b'...'`), as a Python repr, JSON or keyword arguments print them; or a value that is
+not a string (a number, `True`, `None`) followed by what ends an item (`,`, a bracket, the line's end), masked to its
+end exactly: the name rule would take an unquoted value on to the next quote, over the items after it."""
+_PAIR_OPENS = compiled_later(
+    r"""(?P<open>[(\[])[ \t]*(?P<quote>['"])(?P<name>[A-Za-z_][\w.-]{0,80})(?P=quote)[ \t]*,[ \t]*(?P<value>)"""
+)
+"""A mapping given as pairs: `('password', 'p')` in `OrderedDict([...])`, `dict([...])`, a list of tuples, or JSON's
+`[["token", "t"]]` (a list's item: a `[` after `[` or `,`)."""
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
@@ -553,7 +567,30 @@ def _mask_structures(text: str) -> str:
         if value < last or not secret_named(_name_before(text, opening.start())):
             continue
         out.append(f"{text[last:value]}'[redacted]'")
-        last = _structure_end(text, value)
+        last = opening.end("scalar") if opening.group("scalar") else _structure_end(text, value)
+    return "".join(out) + text[last:] if out else text
+
+
+def _mask_pairs(text: str) -> str:
+    """The value of each pair whose first item is a secret name masked whole, whatever it is (a string, a number, a
+    structure): `OrderedDict([('password', '[redacted]'), ('user', 'ann')])`; the pair's closing bracket and the
+    pairs beside it stay. A pair the line ends in (cut short) is masked to the line's end."""
+    out: list[str] = []
+    last = 0
+    for pair in _PAIR_OPENS.finditer(text):
+        start = pair.start("open")
+        if start < last or not secret_named(pair.group("name")):
+            continue
+        if pair.group("open") == "[":
+            before = text[:start].rstrip(" \t")
+            if not before.endswith(("[", ",")):
+                continue  # a list of names (`["password", "email"]`), not a list of pairs
+        elif start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_."):
+            continue  # a call's arguments (`open('PWNED', 'w')`), not a tuple
+        end = _structure_end(text, start)
+        closed = end > pair.end() and text[end - 1] in ")]"
+        out.append(f"{text[last : pair.start('value')]}'[redacted]'")
+        last = end - 1 if closed else end
     return "".join(out) + text[last:] if out else text
 
 
@@ -653,6 +690,7 @@ _SECRET_RULES: tuple[Rule, ...] = (
     (("cookie", "authorization"), _HEADER, r"\1\2[redacted]"),
     (_SECRET_NAME_WORD, _STRUCTURE_OPENS, _WholeText(_mask_structures)),  # before the name rule, which would
     # mask a structure's value only to its first closing quote
+    (_SECRET_NAME_WORD, _PAIR_OPENS, _WholeText(_mask_pairs)),
     (_SECRET_NAME_WORD, _VALUE_AFTER_NAME, _mask_value),
     (re.compile(r":(?:\d{1,5}|\*):"), _PGPASS, r"\1[redacted]"),
     (("login=",), _LOGIN_PAIR, r"\1[redacted]"),
@@ -698,7 +736,7 @@ def _mask_host(match: re.Match[str]) -> str:
 
 _SQL_WORDS = ("select", "insert", "update", "delete", "drop", "alter", "create", "truncate")
 _INTERNAL_RULES: tuple[Rule, ...] = (
-    (("://",), compiled_later(r"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://\S+"), "[redacted url]"),
+    (("://",), compiled_later(r"(?i)(?<![a-z0-9+.-])[a-z0-9+.-]*://\S+"), "[redacted url]"),
     (
         _SQL_WORDS,
         compiled_later(

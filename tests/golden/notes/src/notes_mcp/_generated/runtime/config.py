@@ -69,12 +69,14 @@ def count_env(name: str) -> int | None:
 
 def check_base_url(name: str, value: str, meaning: str) -> str:
     """`value` of variable `name` as an upstream's base URL (`meaning` says whose): an absolute http(s) URL
-    with a host, or a ConfigurationError (which does not quote the value: it may hold a password)."""
+    with a host and no blank or control character, or a ConfigurationError (which does not quote the value: it may hold a password)."""
     parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    blank = any(char.isspace() or not char.isprintable() for char in value)
+    if parts.scheme not in ("http", "https") or not parts.hostname or blank:
         raise ConfigurationError(
             Scrubbed(
-                f"{name} must hold {meaning} (an absolute http:// or https:// URL), not a value like that; {WHERE}"
+                f"{name} must hold {meaning} (an absolute http:// or https:// URL, with no blank or control "
+                f"character), not a value like that; {WHERE}"
             )
         )
     return value

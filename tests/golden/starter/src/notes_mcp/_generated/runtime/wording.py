@@ -50,20 +50,32 @@ def display(value: object) -> str:
 PLAIN = re.compile(r"[\w.@:/+#-]{1,64}")
 """A value shown bare in a question to the person: one word of letters, digits and `._-:/@+#`."""
 
+FOR_PERSON_MAX = 200
+"""The most characters a value takes in a question to the person: a longer one is cut and ends with `…`, so that a
+huge argument cannot push the rest of the question out of view."""
+
 
 def for_person(value: object) -> str:
     """How a value reads in a question to the person (a confirmation, a form's message). The arguments come from
     the model, and the person decides on what they read: a plain word reads as it is; any other string is quoted
     as JSON, so that its spaces, line breaks, and words that could pass for the question's own ("nothing will be
     deleted") read as part of the value; invisible and direction-changing characters are escaped; anything else
-    reads as JSON."""
+    reads as JSON. A value longer than `FOR_PERSON_MAX` characters (as shown) is cut there and ends with `…` (never
+    inside an escape)."""
     if isinstance(value, str) and PLAIN.fullmatch(value):
         return value
     text = json.dumps(value, ensure_ascii=False, default=str)
-    return "".join(
-        f"\\u{ord(char):04x}" if unicodedata.category(char)[0] == "C" or char in "\u2028\u2029" else char
-        for char in text
-    )
+    shown: list[str] = []
+    size = 0
+    for char in text:
+        piece = f"\\u{ord(char):04x}" if unicodedata.category(char)[0] == "C" or char in "\u2028\u2029" else char
+        if size + len(piece) > FOR_PERSON_MAX:
+            while size > FOR_PERSON_MAX - 1:  # room for the ellipsis
+                size -= len(shown.pop())
+            return "".join(shown) + "\u2026"
+        shown.append(piece)
+        size += len(piece)
+    return "".join(shown)
 
 
 def confirmation(template: str, tool: str, arguments: Mapping[str, object], *, keyed: bool = False) -> str:

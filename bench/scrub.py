@@ -18,7 +18,8 @@ rules were tuned on): `heldout client_leaks=K/N kinds (T/M texts) log_leaks=... 
 kinds each leaks; and the widened training corpus the same way (`train client_leaks=... log_leaks=...`), an
 internal host counting for the client only. Then `prose changed=P/S`: of every sentence in the OpenAPI
 corpus's descriptions and summaries (`tests/openapi_corpus`, the documents fetched so far), how many lose a word
-to a mask (prose about tokens and credentials is not a secret). Last, `hostile max_ms_10kb=... max_ms_100kb=... worst_ratio=...`:
+to a mask (prose about tokens and credentials is not a secret). Last,
+`hostile max_ms_10kb=... max_ms_100kb=... worst_ratio=...`:
 `scrub` over 10 kB and 100 kB of each hostile arrangement (the test's list and more), the slowest times and
 the ratio of the total times at 100 kB and at 10 kB (about 10 when the rules are linear). `--scrub PATH`
 measures another copy of scrub.py (an older one, for a before and after).

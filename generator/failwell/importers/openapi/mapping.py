@@ -91,9 +91,10 @@ CLASS_BY_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 """For any other 4xx (405, 418, 420, 449, ...), the class its description's words say, the first that matches:
 Blockfrost's 418 "IP has been auto-banned" is a refusal, a 425 "mempool full, resubmit later" passes with time,
 the Petstore's 405 "Invalid input" is the input."""
-REFUSED = ("conflict", "refused")
-"""A 4xx whose number and words say nothing: the API refused the call for a reason of its own. Not invalid_input,
-which would tell the model its arguments are wrong: the record's state (conflict) is the guess, with a note."""
+REFUSED = "conflict"
+"""The class of a 4xx whose number and words say nothing: the API refused the call for a reason of its own. Not
+invalid_input, which would tell the model its arguments are wrong: the record's state (conflict) is the guess, with a
+note."""
 
 
 def status_class(status: str, description: str) -> tuple[str, str, str]:
@@ -115,7 +116,7 @@ def status_class(status: str, description: str) -> tuple[str, str, str]:
             return failure_class, name, "words"
     if number == 405:
         return "permission_denied", "method_not_allowed", "meaning"  # not allowed on this record, whoever asks
-    return REFUSED[0], name if number else REFUSED[1], "guess"
+    return REFUSED, name, "guess"
 
 
 @dataclass

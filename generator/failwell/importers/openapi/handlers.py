@@ -9,7 +9,7 @@ from ...pyliteral import docstring, literal, string
 from ...spec.failures import with_idempotency_key
 from ...spec.fields import example_arguments
 from ...spec.naming import pascal
-from .mapping import Tool, permission_values
+from .mapping import CLASS_BY_STATUS, Tool, permission_values
 
 LINE_LENGTH = 120
 """The generated project's ruff line length."""
@@ -40,7 +40,7 @@ def handler(tool: Tool) -> str:
     permission, role = permission_values(tool.op)
     ranges = {
         "5XX": "error.status is not None and error.status >= 500",
-        "4XX": "error.status is not None and 400 <= error.status < 500",
+        "4XX": "error.status is not None and 400 <= error.status < 500 and error.status not in OWN_CLASS",
     }
     for code, name in sorted(tool.statuses, key=lambda status: status[0] in ranges):  # a range after its statuses
         test = ranges.get(code) or f"error.status == {int(code)}"
@@ -52,6 +52,13 @@ def handler(tool: Tool) -> str:
         }.get(failure_class, "")
         lines.append(
             f"        if {test}:\n            raise {classes[name]}({extra}changed=error.explicit_changed) from None"
+        )
+    own_class = ""
+    if any(code == "4XX" for code, _ in tool.statuses):  # the range takes only the statuses with no class of their own
+        own = sorted({*CLASS_BY_STATUS, 408})  # the upstream client's own table (408 is its timeout)
+        own_class = (
+            f"OWN_CLASS = {literal(own)}\n"
+            '"""Statuses the upstream client classes by their number: the document\'s 4XX is the rest."""\n'
         )
     returns = "Output" if tool.has_output else "str"
     result = "Output.model_validate(fields_of(response, Output))" if tool.has_output else "text_of(response)"
@@ -96,7 +103,7 @@ from ._openapi import {helpers}
 PATH = {string(tool.op.path)}
 WHERE: dict[str, Where] = {where_text}
 SECURITY: tuple[tuple[str, str, str, str], ...] = {security_text}
-
+{own_class}
 
 async def handle(params: Input, ctx: Context) -> {returns}:
     """{docstring(first + ".")}"""

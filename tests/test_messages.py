@@ -57,6 +57,27 @@ def test_a_spec_can_say_a_failure_changed_part_of_the_work() -> None:
     assert "Part of the change was applied." in text and "Nothing was changed" not in text
 
 
+@pytest.mark.parametrize("effect", ["write", "destructive"])
+def test_a_write_without_a_key_whose_change_may_have_been_applied_is_never_invited_to_retry(effect: str) -> None:
+    """Issue 41 point 5: after a failing service, a write without a key (its `idempotency_reason`: never repeated,
+    check first) is told to check whether the change took effect, as after a timeout, and is not retryable; an
+    `idempotent` write, a keyed one and one whose change surely was not sent keep their own retry."""
+    body = "The API failed to answer POST /orders."
+    text = messages.compose(body, "upstream_unavailable", effect, {}, "possible")
+    assert text == (
+        f"{body} The change may have been applied. Do not call it again blindly: first check whether the change "
+        "took effect."
+    )
+    assert messages.compose(body, "upstream_unavailable", effect, {"retry_after_s": "5"}, "possible") == text
+    assert messages.is_retryable("upstream_unavailable", effect, changed="possible") is False
+    same = messages.compose(body, "upstream_unavailable", effect, {}, "possible", idempotent=True)
+    assert same.endswith("Retrying in a few seconds may succeed.")
+    assert messages.is_retryable("upstream_unavailable", effect, changed="possible", idempotent=True) is True
+    assert messages.compose(body, "upstream_unavailable", effect, {}, "none").endswith("may succeed.")
+    keyed = messages.compose(body, "upstream_unavailable", effect, {}, "possible", keyed=True)
+    assert "idempotency_key" in keyed
+
+
 def test_the_readme_class_table_is_the_code_table() -> None:
     readme = (REPO / "docs" / "explanation" / "taxonomy.md").read_text()
     for name, policy in messages.policies().items():

@@ -341,3 +341,123 @@ async def test_every_kind_of_credential_is_sent_and_never_logged_and_undocumente
     for name, value in KEYS.items():
         assert value not in logged, f"{name} was logged"
     assert basic not in logged and SECRET not in logged
+
+
+def trains_document() -> dict[str, Any]:
+    """Issue 41's words, in one small API: the root as an operation, a list and an item of bookings, an item with
+    no list, statuses outside the built-in table, and a POST without an Idempotency-Key that fails with a 5xx."""
+
+    def answered(operation_id: str, *statuses: tuple[str, str], parameter: str = "") -> dict[str, Any]:
+        operation: dict[str, Any] = {
+            "operationId": operation_id,
+            "summary": f"Call {operation_id}.",
+            "responses": {
+                "200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}},
+                **{status: {"description": words} for status, words in statuses},
+            },
+        }
+        if parameter:
+            operation["parameters"] = [
+                {
+                    "name": parameter,
+                    "in": "path",
+                    "required": True,
+                    "description": "Its id.",
+                    "schema": {"type": "string"},
+                }
+            ]
+        return operation
+
+    booking = answered(
+        "getBooking",
+        ("401", "Unauthorized"),
+        ("404", "Not Found"),
+        ("418", "IP has been auto-banned for extensive sending of requests"),
+        ("500", "Internal Server Error"),
+        parameter="bookingId",
+    )
+    create = answered("createBooking", ("500", "Internal Server Error"))
+    create["requestBody"] = {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {"type": "object", "required": ["trip"], "properties": {"trip": {"type": "string"}}}
+            }
+        },
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Trains", "version": "1"},
+        "servers": [{"url": "https://trains.example.com/v1"}],
+        "security": [{"bearer": []}],
+        "paths": {
+            "/": {"get": {"summary": "The API's root.", "responses": {"200": {"description": "Links."}}}},
+            "/bookings": {"get": answered("listBookings"), "post": create},
+            "/bookings/{bookingId}": {"get": booking},
+            "/stations/{stationId}": {"get": answered("getStation", ("404", "Not Found"), parameter="stationId")},
+        },
+        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+    }
+
+
+async def test_an_imported_apis_words_are_whole_mapped_by_meaning_and_never_invite_a_blind_retry(
+    tmp_path: Path, petstore: FakePetstore
+) -> None:
+    """Issue 41 points 1, 3, 4, 5 and 11 over a real stdio subprocess against an API on 127.0.0.1: a 401 reads
+    whole (nothing masked in "the credentials this server uses"); a 418 the document calls a ban is a refusal, not
+    invalid_input; a 404 names the list of the same records, or asks the user, and never the root's tool `get`; a
+    5xx names `GET /bookings/{bookingId}`, not a method glued to a tool; a POST without a key that got a 500 is
+    sent once and told to check whether the change took effect, never invited to retry."""
+    import yaml
+
+    source = tmp_path / "trains.yaml"
+    source.write_text(yaml.safe_dump(trains_document()))
+    dest = tmp_path / "trains"
+    done = failwell("import", "openapi", source, dest)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "GET /bookings/{bookingId}: FW317 HTTP 418" in done.stdout + done.stderr
+    spec = dest / "failwell.yaml"
+    spec.write_text(spec.read_text().replace("retries: 2", "retries: 0"))
+    generate(dest)
+    fake = petstore
+    env = {**os.environ, "PYTHONPATH": str(dest / "src"), "TRAINS_API_URL": fake.url, "TRAINS_BEARER_TOKEN": TOKEN}
+    env["FAILWELL_SQLITE_PATH"] = str(dest / "records.sqlite3")
+    parameters = StdioServerParameters(command=sys.executable, args=["-m", "trains_mcp"], env=env)
+    async with Client(stdio_client(parameters)) as session:  # type: ignore[arg-type]
+        assert "get" in {tool.name for tool in (await session.list_tools()).tools}
+
+        fake.reply("GET /v1/bookings/B-1", 401, {"message": SECRET})
+        text = failure(await session.call_tool("get_booking", {"booking_id": "B-1"}), "permission_denied")
+        assert "[redacted" not in text, text
+        assert text.startswith(
+            'The API refused GET /bookings/{bookingId} for booking_id B-1 ("Unauthorized"): the credentials this '
+            "server uses may not do it."
+        ), text
+
+        fake.reply("GET /v1/bookings/B-2", 418, {"message": SECRET})
+        failure(await session.call_tool("get_booking", {"booking_id": "B-2"}), "permission_denied")
+
+        fake.reply("GET /v1/bookings/B-3", 404, {"message": SECRET})
+        text = failure(await session.call_tool("get_booking", {"booking_id": "B-3"}), "not_found")
+        assert "Call list_bookings to find the right value" in text, text
+        fake.reply("GET /v1/stations/S-1", 404, {"message": SECRET})
+        text = failure(await session.call_tool("get_station", {"station_id": "S-1"}), "not_found")
+        assert "Ask the user for the right value" in text and "Call get " not in text, text
+
+        fake.reply("GET /v1/bookings/B-4", 500, {"message": SECRET})
+        text = failure(await session.call_tool("get_booking", {"booking_id": "B-4"}), "upstream_unavailable")
+        assert text.startswith('The API failed to answer GET /bookings/{bookingId} ("Internal Server Error").'), text
+        assert "GET get_booking" not in text
+
+        fake.reply("POST /v1/bookings", 500, {"message": SECRET})
+        before = len(fake.sent("POST /v1/bookings"))
+        result = await session.call_tool("create_booking", {"trip": "T-1"})
+        text = failure(result, "upstream_unavailable")
+        assert "POST create_booking" not in text and "The API failed to answer POST /bookings" in text, text
+        assert text.endswith(
+            "The change may have been applied. Do not call it again blindly: first check whether the change took "
+            "effect."
+        ), text
+        assert not re.search(r"retry(ing)?[^.]{0,40}(may|might|will|should) (succeed|work)", text, re.I), text
+        assert (result.meta or {})["dev.failwell/error"]["retryable"] is False
+        assert len(fake.sent("POST /v1/bookings")) - before == 1

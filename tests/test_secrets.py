@@ -230,6 +230,10 @@ SECRET = "Xk29fjQ7pw"
         f"wpa_psk={SECRET}",
         f'203.0.113.5 198.51.100.7 : PSK "{SECRET}"',
         f'ann : XAUTH "{SECRET}"',
+        # a credential in a sentence stays masked: the words around it do not make its value prose (issue 41)
+        f"connecting with password {SECRET}",
+        f"login failed for user ann with password {SECRET} at 12:00",
+        f"the token {SECRET} was refused",
     ],
 )
 def test_a_setting_written_with_blanks_is_masked(text: str) -> None:
@@ -281,12 +285,36 @@ def test_a_setting_written_with_blanks_is_masked(text: str) -> None:
         "Error: EAP failure, retrying",
         "PSK identity hint: none",
         "# client\tserver\tsecret\tIP addresses",
+        # prose about credentials, as an imported API's words and its documents' descriptions write it (issue 41
+        # point 1: "the caller's role is the API credentials [redacted] this server")
+        "the API credentials of this server",
+        "auth token for user",
+        "It needs the get_booking permission, and the caller's role is the API credentials of this server.",
+        "The API refused this call: the credentials this server uses may not do it.",
+        "Ask the user for an auth token for user 5.",
+        "A list of credentials associated with this credential list.",
+        "A personal access token allows access to the api for the user who created it.",
+        "Authentication token metadata.",
+        "Create a Credential List",
+        "Filter by token value(s).",
+        "A name for the secret that's unique within the scope.",
+        "A blank response is returned if the session was",
     ],
 )
 def test_a_sentence_near_a_secret_word_passes_unchanged(text: str) -> None:
     scrub = messages.runtime("scrub")
     assert scrub.redact_secrets(text) == text
     assert scrub.scrub(text) == text
+
+
+@pytest.mark.parametrize(
+    "text", ["requirepass foobared", "password hunter", "machine h.example.org login ann password swordfish"]
+)
+def test_a_setting_whose_value_is_a_plain_word_is_still_masked(text: str) -> None:
+    """A line that is a setting (no word of prose beside it) masks a value that is an English word too."""
+    scrub = messages.runtime("scrub")
+    value = text.rsplit(" ", 1)[1]
+    assert value not in scrub.redact_secrets(text), scrub.redact_secrets(text)
 
 
 @pytest.mark.parametrize("quote", ['"', "'"])

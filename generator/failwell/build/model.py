@@ -1295,9 +1295,15 @@ def _failure(
     values["reference"] = REFERENCE_MARK
     changed = spec.get("changed")
     after = "rerun" if tool_spec.get("rerun_safe") else "refuse"  # a handler's `reconcile` is not known here
-    expected = messages.compose(template, spec["class"], effect, values, changed, keyed, after)
+    idempotent = bool(tool_spec.get("idempotent"))
+    expected = messages.compose(template, spec["class"], effect, values, changed, keyed, after, idempotent=idempotent)
     retryable = messages.is_retryable(
-        spec["class"], effect, keyed, changed=changed or messages.default_changed(spec["class"], effect), after=after
+        spec["class"],
+        effect,
+        keyed,
+        changed=changed or messages.default_changed(spec["class"], effect),
+        after=after,
+        idempotent=idempotent,
     )
     envelope: dict[str, Any] = {
         "class": spec["class"],

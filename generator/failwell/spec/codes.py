@@ -277,4 +277,9 @@ CODES: dict[str, tuple[Severity, str]] = {
         "`failwell import openapi`: a part of the document not mapped (a cookie parameter, a binary body, an "
         "unsupported security scheme, an operation the spec language cannot say), with why",
     ),
+    "FW317": (
+        "warning",
+        "`failwell import openapi`: a documented status with no class of its own (418, 449, ...) mapped by its "
+        "description's words, or by guess as the API refusing the call: review the class and the words",
+    ),
 }

@@ -80,13 +80,23 @@ def compose(
     after: str = "refuse",
     running: bool = False,
     retry: str | None = None,
+    idempotent: bool = False,
 ) -> str:
-    """The whole message, exactly as the generated runtime builds it (`after`, `running` and `retry` as its
-    `compose`)."""
+    """The whole message, exactly as the generated runtime builds it (`after`, `running`, `retry` and `idempotent`
+    as its `compose`)."""
     wording = runtime("wording")
     return str(
         wording.compose(
-            body, failure_class, effect, values, changed=changed, keyed=keyed, after=after, running=running, retry=retry
+            body,
+            failure_class,
+            effect,
+            values,
+            changed=changed,
+            keyed=keyed,
+            after=after,
+            running=running,
+            retry=retry,
+            idempotent=idempotent,
         )
     )
 
@@ -136,10 +146,15 @@ def is_retryable(
     changed: str | None = None,
     after: str = "refuse",
     running: bool = False,
+    idempotent: bool = False,
 ) -> bool:
     """Whether the envelope says `retryable: true`."""
     classes = runtime("classes")
-    return bool(classes.is_retryable(failure_class, effect, keyed, changed=changed, after=after, running=running))
+    return bool(
+        classes.is_retryable(
+            failure_class, effect, keyed, changed=changed, after=after, running=running, idempotent=idempotent
+        )
+    )
 
 
 def grace_for(deadline_s: float) -> float:

@@ -128,7 +128,7 @@ def rows(data: dict[str, Any]) -> list[Row]:
         example = f.example_arguments(inputs)
         batch_items = (inputs.get((spec.get("batch") or {}).get("items", "")) or {}).get("items") or {}
         item_fields = set(batch_items.get("properties") or {})
-        owner = _Owner("tool", tool, effect, keyed, bool(spec.get("rerun_safe")))
+        owner = _Owner("tool", tool, effect, keyed, bool(spec.get("rerun_safe")), bool(spec.get("idempotent")))
         for name, failure in (spec.get("failures") or {}).items():
             drafted = drafts.get(f"{tool}.{name}")
             out.append(
@@ -235,6 +235,8 @@ class _Owner:
     effect: str = "read"
     keyed: bool = False
     rerun_safe: bool = False
+    idempotent: bool = False
+    """A write without a key that is naturally idempotent (`idempotent: true`)."""
 
     @property
     def after(self) -> str:
@@ -275,7 +277,16 @@ def _declared_row(
         else ("messages", failure["class"])
     )
     effect, keyed = owner.effect, owner.keyed
-    text = messages.compose(template, failure["class"], effect, values, failure.get("changed"), keyed, owner.after)
+    text = messages.compose(
+        template,
+        failure["class"],
+        effect,
+        values,
+        failure.get("changed"),
+        keyed,
+        owner.after,
+        idempotent=owner.idempotent,
+    )
     changed = failure.get("changed") or messages.default_changed(failure["class"], effect)
     known = set(fields) | item_fields | {q.name for q in params}
     named = {p for p in placeholders(template) if p in known}
@@ -287,7 +298,9 @@ def _declared_row(
         problems += (
             ("FW301", "drafted by `failwell import openapi`: read it, then reword it or set `reviewed: true`"),
         )
-    retryable = messages.is_retryable(failure["class"], effect, keyed, changed=changed, after=owner.after)
+    retryable = messages.is_retryable(
+        failure["class"], effect, keyed, changed=changed, after=owner.after, idempotent=owner.idempotent
+    )
     return Row(owner.name, name, failure["class"], text, retryable, changed, missing, problems, source, owner.kind)
 
 
@@ -358,10 +371,23 @@ def _deadline_and_internal_rows(owner: _Owner, defaults: dict[str, str], deadlin
         changed = messages.default_changed(failure_class, effect)
         template = defaults[failure_class]
         text = messages.compose(
-            template, failure_class, effect, values, keyed=keyed, after=owner.after, running=running
+            template,
+            failure_class,
+            effect,
+            values,
+            keyed=keyed,
+            after=owner.after,
+            idempotent=owner.idempotent,
+            running=running,
         )
         retryable = messages.is_retryable(
-            failure_class, effect, keyed, changed=changed, after=owner.after, running=running
+            failure_class,
+            effect,
+            keyed,
+            changed=changed,
+            after=owner.after,
+            idempotent=owner.idempotent,
+            running=running,
         )
         source = ("messages", failure_class)
         out.append(Row(owner.name, failure, failure_class, text, retryable, changed, (), (), source, owner.kind))
@@ -378,8 +404,18 @@ def _upstream_rows(owner: _Owner, upstream: str, upstreams: dict[str, Any]) -> l
         values = {"tool": owner.label, "reference": EXAMPLE_REFERENCE, "upstream": upstream}
         values["detail"] = details.get(failure_class, "")
         changed = messages.default_changed(failure_class, owner.effect)
-        text = messages.compose(template, failure_class, owner.effect, values, keyed=owner.keyed, after=owner.after)
-        retryable = messages.is_retryable(failure_class, owner.effect, owner.keyed, changed=changed, after=owner.after)
+        text = messages.compose(
+            template,
+            failure_class,
+            owner.effect,
+            values,
+            keyed=owner.keyed,
+            after=owner.after,
+            idempotent=owner.idempotent,
+        )
+        retryable = messages.is_retryable(
+            failure_class, owner.effect, owner.keyed, changed=changed, after=owner.after, idempotent=owner.idempotent
+        )
         name = "upstream_timeout" if failure_class == "timeout" else "upstream_unavailable"
         source = (f"{owner.kind}s", owner.name, "upstreams")
         out.append(Row(owner.name, name, failure_class, text, retryable, changed, (), (), source, owner.kind))
@@ -398,9 +434,18 @@ def _dependency_rows(owner: _Owner, dependency: str, dependencies: dict[str, Any
         values["detail"] = details.get(failure_class, "")
         changed = "none" if owner.effect == "read" else messages.default_changed(failure_class, owner.effect)
         text = messages.compose(
-            template, failure_class, owner.effect, values, changed=changed, keyed=owner.keyed, after=owner.after
+            template,
+            failure_class,
+            owner.effect,
+            values,
+            changed=changed,
+            keyed=owner.keyed,
+            after=owner.after,
+            idempotent=owner.idempotent,
         )
-        retryable = messages.is_retryable(failure_class, owner.effect, owner.keyed, changed=changed, after=owner.after)
+        retryable = messages.is_retryable(
+            failure_class, owner.effect, owner.keyed, changed=changed, after=owner.after, idempotent=owner.idempotent
+        )
         name = "dependency_timeout" if failure_class == "timeout" else "dependency_unavailable"
         source = (f"{owner.kind}s", owner.name, "uses")
         out.append(Row(owner.name, name, failure_class, text, retryable, changed, (), (), source, owner.kind))

@@ -24,7 +24,7 @@ from ...spec.load import Document as SpecDocument
 from ...spec.validate import validate
 from ...spec.wording import draft_digest
 from .document import load, without_secret_query, without_userinfo
-from .handlers import HELPER, HELPER_TEXT, handler
+from .handlers import HELPER, HELPER_TEXT, answers_test, handler
 from .mapping import Finding, Tool, auth, map_operation, tool_names, upstream_name
 from .operations import Selection, operations, tag_table
 from .schemas import Mapper, snake, trim
@@ -132,6 +132,9 @@ def import_openapi(
     text = text if text.startswith("# yaml-language-server") else SPEC_HEADER + text
     files = {f"src/{package}/handlers/{HELPER}": HELPER_TEXT}
     files.update({f"src/{package}/handlers/{n}.py": handler(t) for n, t in tools.items()})
+    base_url_env = str(next(iter(spec["upstreams"].values()))["base_url_env"])
+    settings = bool(spec["server"].get("settings"))
+    files.update({f"tests/test_{n}.py": answers_test(t, package, base_url_env, settings) for n, t in tools.items()})
     files = {path: content for path, content in files.items() if not (dest / path).exists()}
     return Imported(
         spec_text=text,

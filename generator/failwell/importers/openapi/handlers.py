@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from ...pyliteral import docstring, string
+from ...pyliteral import docstring, literal, string
+from ...spec.failures import with_idempotency_key
+from ...spec.fields import example_arguments
 from ...spec.naming import pascal
-from .mapping import Tool
+from .mapping import CLASS_BY_STATUS, Tool, permission_values
 
 LINE_LENGTH = 120
 """The generated project's ruff line length."""
@@ -32,16 +34,28 @@ def handler(tool: Tool) -> str:
     where_text = f"{{{where}\n}}" if where else "{}"
     security_text = _tuple([_tuple([string(part) for part in entry]) for entry in tool.security])
     lines = []
-    for code, name in tool.statuses:
-        test = "error.status is not None and error.status >= 500" if code == "5XX" else f"error.status == {int(code)}"
+    permission, role = permission_values(tool.op)
+    ranges = {
+        "5XX": "error.status is not None and error.status >= 500",
+        "4XX": "error.status is not None and 400 <= error.status < 500 and error.status not in OWN_CLASS",
+    }
+    for code, name in sorted(tool.statuses, key=lambda status: status[0] in ranges):  # a range after its statuses
+        test = ranges.get(code) or f"error.status == {int(code)}"
         failure_class = tool.spec["failures"][name]["class"]
         extra = {
             "rate_limited": "retry_after_s=error.retry_after_s or 10.0, ",
             "upstream_unavailable": "retry_after_s=error.retry_after_s, ",
-            "permission_denied": f'permission={string(tool.name)}, role="the API credentials of this server", ',
+            "permission_denied": f"permission={string(permission)}, role={string(role)}, ",
         }.get(failure_class, "")
         lines.append(
             f"        if {test}:\n            raise {classes[name]}({extra}changed=error.explicit_changed) from None"
+        )
+    own_class = ""
+    if any(code == "4XX" for code, _ in tool.statuses):  # the range takes only the statuses with no class of their own
+        own = sorted({*CLASS_BY_STATUS, 408})  # the upstream client's own table (408 is its timeout)
+        own_class = (
+            f"OWN_CLASS = {literal(own)}\n"
+            '"""Statuses the upstream client classes by their number: the document\'s 4XX is the rest."""\n'
         )
     returns = "Output" if tool.has_output else "str"
     result = "Output.model_validate(fields_of(response, Output))" if tool.has_output else "text_of(response)"
@@ -86,7 +100,7 @@ from ._openapi import {helpers}
 PATH = {string(tool.op.path)}
 WHERE: dict[str, Where] = {where_text}
 SECURITY: tuple[tuple[str, str, str, str], ...] = {security_text}
-
+{own_class}
 
 async def handle(params: Input, ctx: Context) -> {returns}:
     """{docstring(first + ".")}"""
@@ -229,3 +243,76 @@ def _form(value: Any) -> Any:
         return json.dumps(value)
     return value
 '''
+
+
+def answers_test(tool: Tool, package: str, base_url_env: str, settings: bool) -> str:
+    """`tests/test_<tool>.py` for an imported tool (written once, then the person's): the written handler called
+    in-process against a real HTTP server on 127.0.0.1 (`FakeUpstream`) that answers with the document's example of
+    its success, checking the request it sent (method and path) and what the model receives."""
+    status, answer, source = tool.answer
+    arguments = example_arguments(with_idempotency_key(tool.spec))
+    values = {name: field.get("default") for name, field in (tool.spec.get("input") or {}).items()}
+    values.update(arguments)
+    path = tool.op.path  # as the handler fills it (a value it has not is left as written), before quoting
+    for name, (location, wire) in tool.where.items():
+        value = values.get(name)
+        if location == "path" and value is not None:
+            path = path.replace(f"{{{wire}}}", str(value).lower() if isinstance(value, bool) else str(value))
+    method = tool.op.method.upper()
+    body = 'b""' if answer is None else "json.dumps(ANSWER).encode()"
+    if answer is None:
+        expected = (
+            f"    assert outcome.text == {string(f'Done (HTTP {status}).')}, outcome.text\n"
+            if not tool.has_output
+            else ""
+        )
+    elif tool.has_output:
+        expected = (
+            "    sent = {name: ANSWER[name] for name in OUTPUT if ANSWER[name] is not None}\n"
+            "    received = {name: value for name, value in (outcome.structured or {}).items() if value is not None}\n"
+            "    assert received == sent, outcome.text\n"
+        )
+    else:
+        expected = "    assert json.loads(outcome.text) == ANSWER, outcome.text\n"
+    output = ""
+    if answer is not None and tool.has_output:
+        fields = [name for name in (tool.spec.get("output") or {}) if isinstance(answer, dict) and name in answer]
+        output = f'OUTPUT = {literal(fields)}\n"""The answer\'s fields the tool\'s output declares."""\n'
+    where = f'    assert (method, unquote(path.split("?")[0])) == ({string(method)}, {string(path)})\n'
+    imports = ["FakeUpstream", "Reply", "call_tool", *(["settings_in"] if settings else [])]
+    call = (
+        f"call_tool({string(tool.name)}, arguments, settings=settings_in(tmp_path))"
+        if settings
+        else f"call_tool({string(tool.name)}, arguments)"
+    )
+    about = _doc(
+        f"Your tests for `{tool.name}`: written once by `failwell import openapi`, and yours from now on (failwell",
+        f"never overwrites it). The handler, as written, called against a recorded answer of {tool.op.key}:",
+        f"a real HTTP server on 127.0.0.1 stands in for the API and sends its {status} answer",
+        f"({source}).",
+    )
+    signature = "tmp_path: Path, monkeypatch: pytest.MonkeyPatch" if settings else "monkeypatch: pytest.MonkeyPatch"
+    modules = [*(["import json"] if answer is not None else []), *(["from pathlib import Path"] if settings else [])]
+    header = "".join(f"{line}\n" for line in [*modules, "from typing import Any", "from urllib.parse import unquote"])
+    return f'''"""{about}
+"""
+
+{header}
+import pytest
+
+from {package}._generated.testing import {", ".join(imports)}
+
+pytestmark = pytest.mark.anyio
+
+ANSWER: Any = {literal(answer)}
+"""{docstring(f"The {status} answer the stand-in API sends ({source}).")}"""
+{output}
+
+async def test_{tool.name}_answers({signature}) -> None:
+    arguments: dict[str, Any] = {literal(arguments, 4)}
+    with FakeUpstream(Reply({status}, {body})) as api:
+        monkeypatch.setenv({string(base_url_env)}, api.url)
+        outcome = await {call}
+    assert not outcome.is_error, outcome.text
+    [(_, method, path, _)] = api.requests
+{where}{expected}'''

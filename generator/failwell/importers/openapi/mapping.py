@@ -4,11 +4,13 @@ documented responses declare, and the handler that calls it through the runtime'
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import printable
+from ...spec.fields import make_example
 from ...spec.naming import reserved_tool_name
 from .document import Document, Node
 from .operations import Operation
@@ -39,7 +41,82 @@ CLASS_BY_STATUS = {
     412: ("conflict", "precondition_failed"),
     429: ("rate_limited", "rate_limited"),
 }
-"""The failure class and failure name for each documented status; any 5xx is upstream_unavailable."""
+"""The failure class and failure name for each documented status whose class the runtime's upstream client gives
+it too; any 5xx is upstream_unavailable."""
+
+CLASS_BY_MEANING = {
+    402: ("permission_denied", "payment_required"),
+    406: ("invalid_input", "not_acceptable"),
+    408: ("timeout", "request_timeout"),
+    413: ("invalid_input", "content_too_large"),
+    414: ("invalid_input", "uri_too_long"),
+    415: ("invalid_input", "unsupported_media_type"),
+    416: ("invalid_input", "range_not_satisfiable"),
+    421: ("upstream_unavailable", "misdirected_request"),
+    423: ("conflict", "locked"),
+    424: ("conflict", "failed_dependency"),
+    425: ("upstream_unavailable", "too_early"),
+    428: ("conflict", "precondition_required"),
+    431: ("invalid_input", "header_fields_too_large"),
+    451: ("permission_denied", "unavailable_for_legal_reasons"),
+}
+"""Statuses whose number HTTP gives a meaning that decides the class (RFC 9110, 6585, 8470, 7725, 4918): Payment
+Required and Unavailable For Legal Reasons are refusals of who calls; Locked, Failed Dependency and Precondition
+Required are the record's state; Too Early and Misdirected Request pass with time or another connection; the
+request's size, range or media type is the input."""
+
+CLASS_BY_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(words, re.IGNORECASE), failure_class)
+    for words, failure_class in (
+        (
+            r"\b(bann(ed)?|blocked|blacklist|forbidden|not (allowed|permitted)|unauthori[sz]ed|permission|denied"
+            r"|payment|suspended|subscription)\b",
+            "permission_denied",
+        ),
+        (r"\b(rate[ -]?limit\w*|too many|slow down|throttl\w*|quota)\b", "rate_limited"),
+        (
+            r"\b(resubmit later|(try|retry) (again )?later|temporar\w*|unavailable|overload\w*|(is )?full|busy"
+            r"|maintenance)\b",
+            "upstream_unavailable",
+        ),
+        (r"\b(not found|no such|does ?n[o']t exist|unknown)\b", "not_found"),
+        (r"\b(conflict\w*|already|locked|in use|duplicate)\b", "conflict"),
+        (
+            r"\b(invalid|malformed|bad request|validation|not valid|missing|unsupported|too (large|long)|required"
+            r"|incorrect)\b",
+            "invalid_input",
+        ),
+    )
+)
+"""For any other 4xx (405, 418, 420, 449, ...), the class its description's words say, the first that matches:
+Blockfrost's 418 "IP has been auto-banned" is a refusal, a 425 "mempool full, resubmit later" passes with time,
+the Petstore's 405 "Invalid input" is the input."""
+REFUSED = "conflict"
+"""The class of a 4xx whose number and words say nothing: the API refused the call for a reason of its own. Not
+invalid_input, which would tell the model its arguments are wrong: the record's state (conflict) is the guess, with a
+note."""
+
+
+def status_class(status: str, description: str) -> tuple[str, str, str]:
+    """(class, failure name, how it was chosen: "table", "meaning", "words" or "guess") for a documented error
+    status (`404`, `4XX`, `5XX`); ("", "", "") for one that is no error."""
+    code = status.upper()
+    if code == "5XX" or (code.isdigit() and 500 <= int(code) <= 599):
+        return "upstream_unavailable", "server_error" if code == "5XX" else f"server_error_{code}", "table"
+    if not (code == "4XX" or (code.isdigit() and 400 <= int(code) <= 499)):
+        return "", "", ""
+    number = int(code) if code.isdigit() else 0
+    if number in CLASS_BY_STATUS:
+        return (*CLASS_BY_STATUS[number], "table")
+    if number in CLASS_BY_MEANING:
+        return (*CLASS_BY_MEANING[number], "meaning")
+    name = f"client_error_{number}" if number else "client_error"
+    for words, failure_class in CLASS_BY_WORDS:
+        if words.search(description):
+            return failure_class, name, "words"
+    if number == 405:
+        return "permission_denied", "method_not_allowed", "meaning"  # not allowed on this record, whoever asks
+    return REFUSED, name, "guess"
 
 
 @dataclass
@@ -69,6 +146,9 @@ class Tool:
     security: list[tuple[str, str, str, str]]
     has_output: bool
     upstream: str
+    answer: tuple[int, Any, str] = (200, None, "")
+    """A success the API documents, as the written test serves it: (status, JSON body or None for none, where it
+    comes from: the document's example, or made from the tool's output)."""
 
 
 @dataclass
@@ -323,7 +403,7 @@ def map_operation(
     if spec["effect"] != "read":
         if keyed:
             spec["idempotency"] = "required"
-            finder = _finder(op, names, ops, name)
+            finder = _reader(op, names, ops, name)
             if finder:
                 spec["check_with"] = finder  # named to the model when a run's outcome is unknown
         elif method == "PUT":
@@ -353,31 +433,35 @@ def map_operation(
     raw_responses = op.spec.get("responses")
     responses: dict[Any, Any] = raw_responses if isinstance(raw_responses, dict) else {}
     errors_documented = False
+    lister, reader = _lister(doc, op, names, ops, name), _reader(op, names, ops, name)
     for status, raw in responses.items():
         code = str(status).upper()
         described = doc.resolve(Node(raw, op.node.base)).value
         description = trim((described or {}).get("description") if isinstance(described, dict) else "", 200)
-        if code.isdigit() and int(code) in CLASS_BY_STATUS:
-            errors_documented = True
-            failure_class, failure_name = CLASS_BY_STATUS[int(code)]
-        elif code == "5XX" or (code.isdigit() and 500 <= int(code) <= 599):
-            errors_documented = True
-            failure_class, failure_name = (
-                "upstream_unavailable",
-                "server_error" if code == "5XX" else f"server_error_{code}",
-            )
-        elif (code.isdigit() and 400 <= int(code) < 500) or code == "4XX":
-            errors_documented = True
-            continue  # no class fits it better than the runtime's own for its status
-        else:
+        failure_class, failure_name, how = status_class(code, description)
+        if not failure_class:
             continue
+        errors_documented = True
         if failure_name in failures:
             continue
+        if how in ("words", "guess"):
+            said = f" ({printable(description)!r})" if description else ""
+            findings.append(
+                Finding(
+                    "FW317",
+                    op.key,
+                    f"HTTP {code}{said} has no class of its own: mapped to {failure_class} by "
+                    + ("its description's words" if how == "words" else "guess, as the API refusing the call")
+                    + "; review the class and the words",
+                )
+            )
         failures[failure_name] = {
             "class": failure_class,
-            "message": draft(failure_class, op, name, description, inputs, names, ops),
+            "message": draft(failure_class, op, name, description, inputs, lister, reader, code),
             "reviewed": False,
         }
+        if failure_class == "permission_denied":  # the operation, shown as it is (a path is no internal here)
+            failures[failure_name]["fields"] = {field: {"type": "string", "verbatim": True} for field in PERMISSION}
         statuses.append((code, failure_name))
     if not errors_documented:
         findings.append(
@@ -394,7 +478,58 @@ def map_operation(
         if isinstance(alternative, dict) and alternative and all(s in credentials.schemes for s in alternative):
             security = [credentials.schemes[s] for s in alternative]
             break
-    return Tool(name, op, spec, where, body, statuses, security, bool(output), upstream)
+    answer = _recorded_answer(doc, op, output)
+    return Tool(name, op, spec, where, body, statuses, security, bool(output), upstream, answer)
+
+
+MAX_RECORDED = 20_000
+"""The longest example (as JSON) a written test serves; a longer one is made from the output fields instead."""
+
+
+def _recorded_answer(doc: Document, op: Operation, output: dict[str, Any]) -> tuple[int, Any, str]:
+    """The success the test of `op`'s handler serves: its first 2xx status, with the document's JSON example of it
+    (`example`, the first of `examples`, or its schema's `example`); else a body made from the output fields'
+    examples (a text answer: `{}`); None when the answer has no content (204)."""
+    raw_responses = op.spec.get("responses")
+    responses: dict[Any, Any] = raw_responses if isinstance(raw_responses, dict) else {}
+    statuses = sorted(str(s) for s in responses if str(s).startswith("2") and str(s)[1:].isdigit())
+    if not statuses:
+        return 200, _made_answer(output), "made from the output fields: the document gives no example"
+    status = statuses[0]
+    response = doc.resolve(Node(responses[status] if status in responses else responses[int(status)], op.node.base))
+    content = response.value.get("content") if isinstance(response.value, dict) else None
+    if not isinstance(content, dict) or not content:
+        return int(status), None, "no content"
+    media = next((m for k, m in content.items() if k.split(";")[0].strip() in JSON_TYPES or k.endswith("+json")), None)
+    if not isinstance(media, dict):
+        return int(status), _made_answer(output), "made from the output fields: the document gives no example"
+    candidates: list[Any] = []
+    if "example" in media:
+        candidates.append(media["example"])
+    examples = media.get("examples")
+    if isinstance(examples, dict):
+        for example in examples.values():
+            resolved = doc.resolve(Node(example, response.base)).value
+            if isinstance(resolved, dict) and "value" in resolved:
+                candidates.append(resolved["value"])
+                break
+    schema = doc.resolve(Node(media.get("schema") or {}, response.base)).value
+    if isinstance(schema, dict) and "example" in schema:
+        candidates.append(schema["example"])
+    for candidate in candidates:
+        value = jsonable(candidate)
+        try:
+            text = json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            continue
+        if len(text) <= MAX_RECORDED and (not output or isinstance(value, dict)):
+            return int(status), value, "the document's example"
+    return int(status), _made_answer(output), "made from the output fields: the document gives no example"
+
+
+def _made_answer(output: dict[str, Any]) -> Any:
+    """An answer made from the output fields' examples (every field, each a value its type takes)."""
+    return {name: make_example({k: v for k, v in spec.items() if k != "nullable"}) for name, spec in output.items()}
 
 
 def _unique_input(wire: str, location: str, inputs: dict[str, Any]) -> str:
@@ -448,10 +583,13 @@ def draft(
     tool: str,
     description: str,
     inputs: dict[str, Any],
-    names: dict[str, str],
-    ops: list[Operation],
+    lister: str,
+    reader: str,
+    status: str = "",
 ) -> str:
-    """A draft of the words the model reads, from the response's description and the operation's inputs."""
+    """A draft of the words the model reads, from the response's description and the operation's inputs: the
+    tool to call next only where one shows the same kind of record (`lister` lists them, `reader` reads this one),
+    and the operation as the API names it (`GET /bookings/{bookingId}`), never a method glued to a tool's name."""
     said = re.sub(r"[{}\"`]", "", description).strip().rstrip(".")
     quote = f' ("{said}")' if said else ""
     required = [
@@ -462,10 +600,10 @@ def draft(
     shown = required[:2]
     values = " and ".join(f"{n} {{{n}}}" for n in shown)
     subject = f"for {values}" if values else ""
-    finder = _finder(op, names, ops, tool)
+    operation = operation_words(op)
     if failure_class == "not_found":
         where = f"with {values}" if values else "for these arguments"
-        step = f"Call {finder} to find the right value" if finder else "Ask the user for the right value"
+        step = f"Call {lister} to find the right value" if lister else "Ask the user for the right value"
         return f"The API has no record {where}{quote}. Each must name an existing record. {step}."
     if failure_class == "invalid_input":
         fields = ", ".join(list(inputs)[:4]) or "the arguments"
@@ -476,31 +614,130 @@ def draft(
         )
     if failure_class == "permission_denied":
         text = (
-            f"The API refused this call {subject}{quote}: the credentials this server uses may not do it. "
+            f"The API refused {{permission}} {subject}{quote}: {{role}} may not do it. "
             "Ask the user to check the server's API credentials and their access."
         )
         return text.replace("  ", " ").replace(" :", ":")
     if failure_class == "conflict":
-        step = f"Call {finder} to read the current state" if finder else "Read the current state"
+        step = f"Call {reader} to read the current state" if reader else "Read the current state"
+        what = "change" if op.method != "get" else "call"
         text = (
-            f"The API refused this change {subject}{quote} because of the record's current state. "
+            f"The API refused this {what} {subject}{quote} because of the record's current state. "
             f"{step}, then decide with the user."
         )
         return text.replace("  ", " ")
     if failure_class == "rate_limited":
         return f"The API is limiting how often it may be called{quote}. Wait before calling {tool} again."
-    return f"The API failed to answer {op.method.upper()} {tool}{quote}. Tell the user the service is having trouble."
+    if failure_class == "timeout":
+        return f"The API did not answer {operation} in time{quote}."
+    if status.isdigit() and int(status) < 500:
+        return f"The API cannot take {operation} now{quote}. Tell the user the service is having trouble."
+    return f"The API failed to answer {operation}{quote}. Tell the user the service is having trouble."
 
 
-def _finder(op: Operation, names: dict[str, str], ops: list[Operation], tool: str) -> str:
-    """A read tool of the selection that lists or reads what `op` names: the GET of its collection path."""
-    parent = op.path.rstrip("/")
-    while "/" in parent:
-        parent = parent.rsplit("/", 1)[0]
+def operation_words(op: Operation) -> str:
+    """The operation as a message names it, `GET /bookings/{bookingId}`, its braces doubled (a message's literal
+    braces): what the API's own documents call it."""
+    path = re.sub(r"\s+", "", op.path).replace("{", "{{").replace("}", "}}")
+    return f"{op.method.upper()} {path}"
+
+
+PERMISSION = ("permission", "role")
+"""The fields a permission_denied failure names in its words and its envelope."""
+
+
+def permission_values(op: Operation) -> tuple[str, str]:
+    """The `permission` and `role` a permission_denied failure of `op` passes: the operation (`GET /bookings/{id}`),
+    and whose credentials the API judged."""
+    return f"{op.method.upper()} {op.path}", "the credentials this server uses"
+
+
+def _collection(path: str) -> str:
+    """The path of the collection the last path parameter of `path` names a member of: `/bookings` for
+    `/bookings/{bookingId}` and `/bookings/{bookingId}/payment`; "" when the path has no parameter, or the
+    collection would be the API's root."""
+    segments = path.rstrip("/").split("/")
+    for index in range(len(segments) - 1, 0, -1):
+        if segments[index].startswith("{") and segments[index].endswith("}"):
+            collection = "/".join(segments[:index])
+            return collection if collection.strip("/") else ""
+    return ""
+
+
+def _lister(doc: Document, op: Operation, names: dict[str, str], ops: list[Operation], tool: str) -> str:
+    """The read tool of the selection that lists the kind of record `op` names, or "": the GET of the collection
+    its item path belongs to (`GET /bookings` for `/bookings/{bookingId}`), else a GET whose answer is a list of
+    the same schema `op` answers with (the same `$ref`). Never the API's root (`GET /`), which lists nothing."""
+    collection = _collection(op.path)
+    if collection:
         for other in ops:
-            if other.method == "get" and other.path.rstrip("/") == parent and names[other.key] != tool:
+            if other.method == "get" and other.path.rstrip("/") == collection and names[other.key] != tool:
                 return names[other.key]
+    record = _answer_schema(doc, op, listed=False)
+    if not record:
+        return ""
     for other in ops:
-        if other.method == "get" and other.path == op.path and names[other.key] != tool:
+        if other.method != "get" or names[other.key] == tool or not other.path.strip("/"):
+            continue
+        if _answer_schema(doc, other, listed=True) == record:
             return names[other.key]
     return ""
+
+
+def _reader(op: Operation, names: dict[str, str], ops: list[Operation], tool: str) -> str:
+    """The read tool of the selection that shows the record `op` changes, or "": the GET of the same path (a PUT
+    or DELETE of `/bookings/{bookingId}` is checked with GET `/bookings/{bookingId}`), else the GET of its
+    collection (a POST to `/bookings`, or a change under `/bookings/{bookingId}/...`)."""
+    for other in ops:
+        if other.method == "get" and other.path == op.path and names[other.key] != tool and op.path.strip("/"):
+            return names[other.key]
+    collection = _collection(op.path) if "{" in op.path else op.path.rstrip("/")
+    for other in ops:
+        if other.method == "get" and other.path.rstrip("/") == collection and collection and names[other.key] != tool:
+            return names[other.key]
+    return ""
+
+
+def _answer_schema(doc: Document, op: Operation, *, listed: bool) -> str:
+    """Where the schema of `op`'s first 2xx JSON answer is defined (`file#/components/schemas/Pet`): of the answer
+    itself, or (`listed`) of the items of an answer that is a list, or of a list property of an object answer
+    (`{"data": [Pet]}`); "" when it has none (an inline schema is no kind of record to compare)."""
+    raw_responses = op.spec.get("responses")
+    responses: dict[Any, Any] = raw_responses if isinstance(raw_responses, dict) else {}
+    for status in sorted(responses, key=str):
+        if not (str(status).startswith("2") and str(status)[1:].isdigit()):
+            continue
+        response = doc.resolve(Node(responses[status], op.node.base))
+        content = response.value.get("content") if isinstance(response.value, dict) else None
+        if not isinstance(content, dict):
+            return ""
+        media = next(
+            (m for k, m in content.items() if k.split(";")[0].strip() in JSON_TYPES or k.endswith("+json")), None
+        )
+        if not isinstance(media, dict) or not isinstance(media.get("schema"), dict):
+            return ""
+        schema = Node(media["schema"], response.base)
+        if not listed:
+            return _defined_at(doc, schema)
+        resolved = doc.resolve(schema)
+        value = resolved.value if isinstance(resolved.value, dict) else {}
+        if value.get("type") == "array" and isinstance(value.get("items"), dict):
+            return _defined_at(doc, Node(value["items"], resolved.base))
+        for prop in (value.get("properties") or {}).values():
+            sub = doc.resolve(Node(prop, resolved.base))
+            if (
+                isinstance(sub.value, dict)
+                and sub.value.get("type") == "array"
+                and isinstance(sub.value.get("items"), dict)
+            ):
+                return _defined_at(doc, Node(sub.value["items"], sub.base))
+        return ""
+    return ""
+
+
+def _defined_at(doc: Document, schema: Node) -> str:
+    """Where a schema given by `$ref` is defined, its refs followed; "" for an inline one."""
+    if not (isinstance(schema.value, dict) and isinstance(schema.value.get("$ref"), str)):
+        return ""
+    target = doc.resolve(schema)
+    return target.where if target.value is not None else ""

@@ -87,6 +87,7 @@ def error_result(tool: ToolDefinition, reply: ErrorReply) -> CallToolResult:
             retry=reply.retry,
             after=after,
             running=reply.running,
+            idempotent=tool.idempotent,
         )
     retryable = reply.retryable
     if retryable is None:
@@ -97,6 +98,7 @@ def error_result(tool: ToolDefinition, reply: ErrorReply) -> CallToolResult:
             changed=changed,
             after=after,
             running=reply.running,
+            idempotent=tool.idempotent,
         )
     envelope: dict[str, Any] = {
         "class": reply.failure_class,

@@ -32,6 +32,7 @@ from .classes import (
     RETRY_AFTER_SENTENCE,
     SAME_KEY_SENTENCE,
     UNKNOWN_OUTCOME,
+    WRITE_CHECK_SENTENCE,
     WRITE_TIMEOUT_SENTENCE,
     AfterUnknown,
     Changed,
@@ -127,6 +128,7 @@ def compose(
     retry: str | None = None,
     after: AfterUnknown = "refuse",
     running: bool = False,
+    idempotent: bool = False,
 ) -> str:
     """The whole message: the author's words, then whether anything changed and whether to retry.
 
@@ -134,13 +136,15 @@ def compose(
     that the run goes on in its grace period (only a handler past its deadline; `values` then has `grace_s` and
     `retry_after_s`), and `after` what the key's retry does once a run ended with its outcome unknown (refuse,
     reconcile first, or rerun a change deduplicated downstream). Each sentence is what that retry really gets.
+    A write without a key whose change may have been applied is told to check whether it took effect, never to
+    retry, unless it is `idempotent` (the spec's `idempotent: true`: applying it twice is applying it once).
     `retry` replaces the class's retry sentence when the runtime knows better (a duplicate still running).
     """
     changed = changed or default_changed(failure_class, effect)
     permission, retry_after = "permission" in values, "retry_after_s" in values
     put_together = _sentences if len(body) <= MAX_KEPT_BODY else _sentences.__wrapped__  # a long one is not kept
     sentences = put_together(
-        body, failure_class, effect, changed, keyed, retry, after, running, permission, retry_after
+        body, failure_class, effect, changed, keyed, retry, after, running, permission, retry_after, idempotent
     )
     return sentences.format_map(Values(values))
 
@@ -161,6 +165,7 @@ def _sentences(
     running: bool,
     permission: bool,
     retry_after: bool,
+    idempotent: bool = False,
 ) -> str:
     """`compose`'s message before its placeholders are filled: it depends on the spec's words and the failure's
     kind only, so a failure that repeats (a declared one, a deadline) is put together once, not on every call."""
@@ -176,6 +181,8 @@ def _sentences(
         sentences.append({"rerun": RERUN_SENTENCE, "reconcile": RECONCILE_SENTENCE}.get(after, KEYED_UNKNOWN_SENTENCE))
     elif failure_class == "timeout" and effect != "read":
         sentences.append(WRITE_TIMEOUT_SENTENCE)
+    elif failure_class in UNKNOWN_OUTCOME and effect != "read" and changed == "possible" and not idempotent:
+        sentences.append(WRITE_CHECK_SENTENCE)
     elif failure_class == "upstream_unavailable" and retry_after:
         sentences.append(RETRY_AFTER_SENTENCE)
     else:

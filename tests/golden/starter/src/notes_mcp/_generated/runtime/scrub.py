@@ -104,52 +104,26 @@ whether it is a setting or a sentence."""
 _OPTION_NAME = compiled_later(rf"(?i)(?:[\w.-]*[-_.])?{_SECRET_WORD}|[a-z]*{_COMPOUND}")
 """A command-line option's name (its dashes off) that ends in a secret word: `password`, `db-password`, `api-key`,
 `client_secret`, `storepass`; not `password-file` or `password-stdin`, whose value is no secret."""
-_PROSE_AFTER_OPTION = frozenset(
-    [
-        "option",
-        "options",
-        "flag",
-        "flags",
-        "argument",
-        "arguments",
-        "parameter",
-        "parameters",
-        "switch",
-        "setting",
-        "is",
-        "was",
-        "are",
-        "were",
-        "be",
-        "and",
-        "or",
-        "to",
-        "for",
-        "with",
-        "in",
-        "on",
-        "of",
-        "the",
-        "a",
-        "an",
-        "instead",
-        "when",
-        "if",
-        "as",
-        "which",
-        "that",
-        "must",
-        "can",
-        "will",
-        "should",
-        "may",
-        "not",
-        "only",
-        "also",
-        "then",
-        "it",
-    ]
-)
+_FUNCTION_WORDS = frozenset(
+    {
+        "a", "an", "the", "this", "that", "these", "those", "of", "for", "to", "in", "on", "at", "by", "with", "without",
+        "from", "into", "onto", "over", "under", "about", "after", "before", "between", "through", "during", "per",
+        "via", "within", "against", "across", "upon", "as", "and", "or", "but", "nor", "so", "if", "when", "while",
+        "because", "unless", "than", "then", "whether", "it", "its", "they", "their", "them", "you", "your", "we", "our",
+        "he", "she", "his", "her", "me", "my", "us", "who", "whom", "whose", "which", "what", "where", "is", "are",
+        "was", "were", "be", "been", "being", "am", "has", "have", "had", "do", "does", "did", "will", "would", "can",
+        "could", "shall", "should", "may", "might", "must", "not", "only", "also", "each", "every", "any", "all", "some",
+        "such", "both", "either", "neither", "other", "another", "more", "most", "same", "used", "using",
+    }
+)  # fmt: skip
+"""English's closed classes (articles, prepositions, conjunctions, pronouns, auxiliaries): a word of prose, never
+a credential. A secret name followed by one is a sentence about a secret ("the credentials of this server", "an
+auth token for user 5"), not a setting; so is one followed by a plain word with one of these beside it ("a
+credential list"), as `_prose_word` says."""
+_PROSE_AFTER_OPTION = _FUNCTION_WORDS | {
+    *("option", "options", "flag", "flags", "argument", "arguments", "parameter", "parameters", "switch", "setting"),
+    "instead",
+}
 """Words that follow an option's name in a sentence about it ("see the --password option", "use --token to ..."),
 not as its value."""
 _ARGV_OPTION = compiled_later(
@@ -255,7 +229,8 @@ def _line_around(text: str, start: int, end: int) -> tuple[list[str], list[str]]
     does a quote: a string in a repr or JSON is a line of its own), or None when the line runs on for more than
     200 characters either way (a setting's line is short)."""
     low = max(0, start - 200)
-    head = max(text.rfind(mark, low, start) + len(mark) - 1 for mark in ("\n", "\r", "\\n", "'", '"'))
+    found = [(text.rfind(mark, low, start), mark) for mark in ("\n", "\r", "\\n", "'", '"')]
+    head = max((at + len(mark) - 1 for at, mark in found if at >= 0), default=-1)  # the mark's last character
     if head < 0 and low > 0:
         return None
     high = min(len(text), end + 200)
@@ -291,12 +266,28 @@ def _mask_spaced(match: re.Match[str]) -> str:
     before, after = around
     while before and (before[0].endswith(":") or not before[0].strip("|>#+")):  # `Error:`, a traceback's `|`
         before = before[1:]
-    prose = any(len(word) > 1 and word[-1] in ".,;!?" for word in before[-3:] + after[:3])
+    prose = any(len(word) > 1 and word[-1] in ".,;!?" for word in before[-3:] + after[:3]) or _prose_word(
+        value, before[-2:] + after[:2]
+    )
     setting = not prose and (
         (not before and not after)
         or (len(before) >= 2 and (not after or (len(before) % 2 == 0 and len(after) % 2 == 0)))
     )
     return f"{match.group('name')}{match.group('blank')}[redacted]" if setting else match.group(0)
+
+
+def _prose_word(value: str, beside: list[str]) -> bool:
+    """Whether the word after a secret name is prose, not its value: a function word ("credentials of this
+    server"), or a plain word (letters only, in lower case or capitalized: "token metadata.", "credential list")
+    with a function word beside it ("a credential list", "credentials associated with"). A value with a digit, a
+    symbol or mixed case stays a value whatever is around it ("connecting with password p4ss-W0rd")."""
+    word = value.replace("(s)", "").strip('.,;:!?()"')  # "token value(s)."
+    if re.sub(r"'(?:s|re|ll|ve|d)$", "", word).lower() in _FUNCTION_WORDS:  # "the secret that's unique"
+        return True
+    if not (word.isalpha() and word.isascii() and (word.islower() or word.istitle())):
+        return False
+    ends = value.rstrip(")")[-1:] in (".", "!", "?")  # a word that ends a sentence: "session chunk."
+    return ends or any(other.strip(".,;:!?()\"'").lower() in _FUNCTION_WORDS for other in beside)
 
 
 _PLAIN_ARG = r"(?:[^\s'\"\\]|\\(?![nrt]))+"
@@ -535,7 +526,8 @@ def _mask_long(match: re.Match[str]) -> str:
 
 def _mask_scheme(match: re.Match[str]) -> str:
     credential = match.group(2)
-    plain_word = credential.isalpha() and not re.search(r"[a-z][A-Z]", credential)
+    word = credential.rstrip(".")  # the end of a sentence: "Authentication token metadata."
+    plain_word = word.isalpha() and not re.search(r"[a-z][A-Z]", word)
     return match.group(0) if plain_word else f"{match.group(1)} [redacted]"
 
 

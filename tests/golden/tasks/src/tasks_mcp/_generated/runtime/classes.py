@@ -191,7 +191,10 @@ OTHER_CLIENT_SENTENCE = (
 )
 """The retry sentence when the client cannot ask what the tool needs."""
 
-WRITE_TIMEOUT_SENTENCE = "It was stopped. Do not call it again blindly: first check whether the change took effect."
+WRITE_CHECK_SENTENCE = "Do not call it again blindly: first check whether the change took effect."
+"""The retry sentence of a write without a key whose change may have been applied (its service failed or did not
+answer after the change was sent): calling it again could apply the change twice, so nothing invites a retry."""
+WRITE_TIMEOUT_SENTENCE = f"It was stopped. {WRITE_CHECK_SENTENCE}"
 GRACE_S = 5.0
 """How long a keyed write may go on after its deadline (at most its deadline again), so that its real result is
 recorded for the retry."""
@@ -254,14 +257,18 @@ def is_retryable(
     changed: Changed | None = None,
     after: AfterUnknown = "refuse",
     running: bool = False,
+    idempotent: bool = False,
 ) -> bool:
     """Whether calling again can help (after `retry_after_s`, when given).
 
     For a keyed write that may have changed something, "again" is with the same key: a run still going on in its
     grace period (`running`) is worth a retry; one that ended with its outcome unknown is only when the key's retry
-    does something other than refuse (`after`: reconcile first, or rerun a deduplicated change)."""
+    does something other than refuse (`after`: reconcile first, or rerun a deduplicated change). A write with no
+    key that is not `idempotent` is never worth calling again once its change may have been applied."""
     if keyed and changed == "possible" and failure_class in UNKNOWN_OUTCOME:
         return running or after != "refuse"
+    if effect != "read" and changed == "possible" and failure_class in UNKNOWN_OUTCOME and not idempotent:
+        return False
     policy = CLASSES[failure_class].retryable
     return policy == "yes" or (policy == "read" and (effect == "read" or keyed))
 

@@ -133,6 +133,14 @@ def import_openapi(
     files = {f"src/{package}/handlers/{HELPER}": HELPER_TEXT}
     files.update({f"src/{package}/handlers/{n}.py": handler(t) for n, t in tools.items()})
     files = {path: content for path, content in files.items() if not (dest / path).exists()}
+    helper = dest / f"src/{package}/handlers/{HELPER}"
+    if len(files) > 0 and helper.is_file() and "def sent(" not in helper.read_text(errors="replace"):
+        warnings.append(
+            f"src/{package}/handlers/{HELPER} is yours, written by an earlier failwell: the new handlers call its "
+            "`sent` and pass `call` media=, required= and accept= (what the model sent, with the body's "
+            "Content-Type and the answer's Accept). Move your changes aside, delete it and import again to get "
+            "the current one"
+        )
     return Imported(
         spec_text=text,
         package=package,

@@ -164,66 +164,85 @@ def text(result: CallToolResult) -> str:
     return " ".join(getattr(block, "text", "") for block in result.content)
 
 
-async def test_each_request_carries_what_the_model_sent_with_its_media_types(project: Path, shop: Shop) -> None:
+ORDER = {"item": "tea", "shipping": {"street": "1 Main St"}, "payment": {"iban": "DE89370400440532013000"}}
+"""An order as a model sends it: one of the shipping address's fields, one of the payment's two variants."""
+
+
+async def test_read_only_is_no_input_and_write_only_no_output(project: Path, shop: Shop) -> None:
+    """Point 9: readOnly properties are not inputs, at the top of a body and inside one of its objects, and are
+    never sent; a writeOnly one is not an output, even when the API sends it back."""
+    shop.reply("POST /v2/orders", 201, {"id": "o-1", "item": "tea", "password": "hunter2"})
     async with Client(stdio_client(server(project, shop))) as session:  # type: ignore[arg-type]
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-
-        # 9: readOnly properties are not inputs, at the top and inside an object; a writeOnly one is not an output
         order = tools["create_order"].input_schema["properties"]
         assert "id" not in order and {"item", "shipping", "payment"} <= set(order)
         shipping = order["shipping"]
         shipping = next((o for o in shipping.get("anyOf", []) if "properties" in o), shipping)
         assert set(shipping["properties"]) == {"street", "city"}
         assert "server_path" not in tools["attach"].input_schema["properties"]
-        assert "password" not in (tools["create_order"].output_schema or {}).get("properties", {})
-        assert "id" in (tools["create_order"].output_schema or {}).get("properties", {})
+        outputs = (tools["create_order"].output_schema or {}).get("properties", {})
+        assert "id" in outputs and "password" not in outputs
+        result = succeeded(await session.call_tool("create_order", ORDER))
+    answer = result.structured_content or {}
+    assert answer["id"] == "o-1" and "password" not in answer
+    assert "hunter2" not in text(result)
+    (posted,) = shop.to("POST /v2/orders")
+    assert "id" not in json.loads(posted.body) and "checked_at" not in json.loads(posted.body)["shipping"]
 
-        # 2, 8, 10: the body is what the model sent, at every depth (one variant of the anyOf), under the
-        # document's own `+json` media type; the answer asked for as JSON though the API offers XML first
-        shop.reply("POST /v2/orders", 201, {"id": "o-1", "item": "tea", "password": "hunter2"})
-        arguments = {"item": "tea", "shipping": {"street": "1 Main St"}, "payment": {"iban": "DE89370400440532013000"}}
-        result = succeeded(await session.call_tool("create_order", arguments))
-        assert "hunter2" not in json.dumps(result.structured_content) + text(result)  # 9: not an output
-        (posted,) = shop.to("POST /v2/orders")
-        assert json.loads(posted.body) == arguments
-        assert posted.header("content-type") == "application/vnd.shop+json"
-        assert posted.header("accept") == "application/json"
 
-        # 2: a required body of optional fields only, sent as {} when the model sent none of them
-        shop.reply("POST /v2/carts", 201, {"cart_id": "c-1"})
+async def test_a_body_is_what_the_model_sent(project: Path, shop: Shop) -> None:
+    """Point 2: no field the model left out is sent, at any depth (no null for the address's other field, nor for
+    the other variant of the payment's anyOf), and a required body of optional fields is sent as {} when the
+    model sent none of them; a form sends no "None"."""
+    shop.reply("POST /v2/orders", 201, {"id": "o-1", "item": "tea"})
+    shop.reply("POST /v2/carts", 201, {"cart_id": "c-1"})
+    shop.reply("POST /v2/notes", 204)
+    async with Client(stdio_client(server(project, shop))) as session:  # type: ignore[arg-type]
+        succeeded(await session.call_tool("create_order", ORDER))
         succeeded(await session.call_tool("create_cart", {}))
-        (posted,) = shop.to("POST /v2/carts")
-        assert (posted.body, posted.header("content-type")) == (b"{}", "application/json")
-        assert posted.header("accept") == "application/json"
-
-        # 2, 10: a form: the field sent, the one left out not sent (no "None")
-        shop.reply("POST /v2/notes", 204)
         succeeded(await session.call_tool("add_note", {"text": "ring twice"}))
-        (posted,) = shop.to("POST /v2/notes")
-        assert urllib.parse.parse_qs(posted.body.decode()) == {"text": ["ring twice"]}
-        assert posted.header("content-type") == "application/x-www-form-urlencoded"
+    (order,) = shop.to("POST /v2/orders")
+    assert json.loads(order.body) == ORDER
+    (cart,) = shop.to("POST /v2/carts")
+    assert cart.body == b"{}"
+    (note,) = shop.to("POST /v2/notes")
+    assert urllib.parse.parse_qs(note.body.decode(), keep_blank_values=True) == {"text": ["ring twice"]}
 
-        # 10: multipart, each field a part (its readOnly one neither an input nor sent)
-        shop.reply("POST /v2/attachments", 201, {"attachment_id": "a-1"})
-        succeeded(await session.call_tool("attach", {"order_id": "o-1", "content": "hello"}))
-        (posted,) = shop.to("POST /v2/attachments")
-        content_type = posted.header("content-type") or ""
-        assert content_type.startswith("multipart/form-data; boundary=")
-        parts = multipart(posted.body, content_type.split("boundary=", 1)[1])
-        assert parts == {"order_id": "o-1", "content": "hello"}
 
-        # 10: an octet-stream body, as its media type says
-        shop.reply("PUT /v2/blobs/notes.txt", 204)
+async def test_each_request_asks_for_the_chosen_answer(project: Path, shop: Shop) -> None:
+    """Point 8: Accept is the success answer's media type the import chose: JSON where the API lists XML first,
+    CSV where CSV is all it offers."""
+    shop.reply("POST /v2/orders", 201, {"id": "o-1", "item": "tea"})
+    shop.reply("GET /v2/report", 200, b"day,sales\nmon,3\n", {"content-type": "text/csv"})
+    async with Client(stdio_client(server(project, shop))) as session:  # type: ignore[arg-type]
+        succeeded(await session.call_tool("create_order", ORDER))
+        assert "mon,3" in text(succeeded(await session.call_tool("get_report", {})))
+        succeeded(await session.call_tool("create_cart", {}))
+    assert [a.header("accept") for a in shop.arrived] == ["application/json", "text/csv", "application/json"]
+
+
+async def test_each_body_goes_with_its_content_type(project: Path, shop: Shop) -> None:
+    """Point 10: the document's own `+json` type, a form, multipart (each field a part, with its boundary) and
+    octet-stream, each as the import chose it."""
+    shop.reply("POST /v2/orders", 201, {"id": "o-1", "item": "tea"})
+    shop.reply("POST /v2/notes", 204)
+    shop.reply("POST /v2/attachments", 201, {"attachment_id": "a-1"})
+    shop.reply("PUT /v2/blobs/notes.txt", 204)
+    async with Client(stdio_client(server(project, shop))) as session:  # type: ignore[arg-type]
+        succeeded(await session.call_tool("create_order", ORDER))
+        (order,) = shop.to("POST /v2/orders")
+        assert order.header("content-type") == "application/vnd.shop+json"
         succeeded(await session.call_tool("put_blob", {"name": "notes.txt", "body": "abc"}))
-        (posted,) = shop.to("PUT /v2/blobs/notes.txt")
-        assert (posted.body, posted.header("content-type")) == (b"abc", "application/octet-stream")
-
-        # 8: an answer the API gives only as CSV is asked for as CSV
-        shop.reply("GET /v2/report", 200, b"day,sales\nmon,3\n", {"content-type": "text/csv"})
-        result = succeeded(await session.call_tool("get_report", {}))
-        assert "mon,3" in text(result)
-        (asked,) = shop.to("GET /v2/report")
-        assert asked.header("accept") == "text/csv"
+        (blob,) = shop.to("PUT /v2/blobs/notes.txt")
+        assert (blob.body, blob.header("content-type")) == (b"abc", "application/octet-stream")
+        succeeded(await session.call_tool("add_note", {"text": "ring twice"}))
+        (note,) = shop.to("POST /v2/notes")
+        assert note.header("content-type") == "application/x-www-form-urlencoded"
+        succeeded(await session.call_tool("attach", {"order_id": "o-1", "content": "hello"}))
+    (attached,) = shop.to("POST /v2/attachments")
+    content_type = attached.header("content-type") or ""
+    assert content_type.startswith("multipart/form-data; boundary=")
+    assert multipart(attached.body, content_type.split("boundary=", 1)[1]) == {"order_id": "o-1", "content": "hello"}
 
 
 def multipart(body: bytes, boundary: str) -> dict[str, str]:

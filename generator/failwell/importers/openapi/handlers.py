@@ -217,19 +217,21 @@ async def call(
 
 
 def sent(params: BaseModel) -> dict[str, Any]:
-    """The arguments as the model sent them, at every depth: a field it left out whose value is None is not there
-    (a default its input schema promises is), so no null the model never wrote reaches the API."""
-    values: dict[str, Any] = _sent(params, params.model_dump())
+    """The arguments as the model sent them, at every depth, each under its name as written: a field it left out
+    whose value is None is not there (a default its input schema promises is), so no null the model never wrote
+    reaches the API."""
+    values: dict[str, Any] = _sent(params, params.model_dump(by_alias=True))
     return values
 
 
 def _sent(model: Any, dumped: Any) -> Any:
     if isinstance(model, BaseModel) and isinstance(dumped, dict):
-        return {
-            name: _sent(getattr(model, name, None), value)
-            for name, value in dumped.items()
-            if value is not None or name in model.model_fields_set
-        }
+        out = {}
+        for name, info in type(model).model_fields.items():
+            key = info.serialization_alias or info.alias or name
+            if key in dumped and (dumped[key] is not None or name in model.model_fields_set):
+                out[key] = _sent(getattr(model, name, None), dumped[key])
+        return out
     if isinstance(model, list | tuple) and isinstance(dumped, list) and len(model) == len(dumped):
         return [_sent(item, value) for item, value in zip(model, dumped, strict=True)]
     return dumped

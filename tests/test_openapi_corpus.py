@@ -658,6 +658,8 @@ class Check:
     failing_today: bool = False
     optional: bool = False
     """Whether the corpus may hold no call this kind judges (then its test is skipped, saying so)."""
+    strict: bool = True
+    """Whether a kind failing today must fail on every run (else the only calls it fails on may go unanswered)."""
 
 
 CHECKS = [
@@ -672,9 +674,11 @@ CHECKS = [
     Check(
         "request_valid",
         "not in issue 41 since points 9, 10 and 2 hold: Figma's body says minProperties 1, which a tool's inputs"
-        " cannot say (the model sends none of its optional fields; issue 40's `schema:` can keep it)",
+        " cannot say (the model sends none of its optional fields; issue 40's `schema:` can keep it); not strict:"
+        " under load Prism leaves that operation unanswered, and the call is not counted",
         check_request_valid,
         failing_today=True,
+        strict=False,
     ),
     Check("class_by_meaning", "3", check_class_meaning, failing_today=True),
     Check("words_ungarbled", "1", check_words_ungarbled, failing_today=True),
@@ -1088,7 +1092,7 @@ def check_marks(check: Check) -> Any:
     marks = [pytest.mark.slow]
     if check.failing_today:
         reason = f"issue 41 point {check.point}" if check.point[0].isdigit() else check.point
-        marks.append(pytest.mark.xfail(strict=True, reason=reason))
+        marks.append(pytest.mark.xfail(strict=check.strict, reason=reason))
     return pytest.param(check, marks=marks, id=check.kind)
 
 

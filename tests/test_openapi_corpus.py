@@ -658,6 +658,8 @@ class Check:
     failing_today: bool = False
     optional: bool = False
     """Whether the corpus may hold no call this kind judges (then its test is skipped, saying so)."""
+    strict: bool = True
+    """Whether a kind failing today must fail on every run (else the only calls it fails on may go unanswered)."""
 
 
 CHECKS = [
@@ -671,24 +673,32 @@ CHECKS = [
     Check("class_by_table", "mapped statuses", check_class_table),
     Check(
         "request_valid",
-        "9 and 10 (a readOnly id sent, no Content-Type), and a required body not sent when the model sends none of"
-        " its optional fields (not in the issue)",
+        "not in issue 41 since points 9, 10 and 2 hold: Figma's body says minProperties 1, which a tool's inputs"
+        " cannot say (the model sends none of its optional fields; issue 40's `schema:` can keep it); not strict:"
+        " under load Prism leaves that operation unanswered, and the call is not counted",
         check_request_valid,
         failing_today=True,
+        strict=False,
     ),
     Check("class_by_meaning", "3", check_class_meaning),
     Check("words_ungarbled", "1", check_words_ungarbled),
     Check("not_found_next_step", "4", check_not_found_next_step),
     Check("write_5xx_words", "5", check_write_5xx_words),
     Check("write_5xx_not_retried", "5", check_write_5xx_not_retried),
-    Check("rate_limit_wait", "6", check_rate_limit_wait, failing_today=True),
-    Check("retry_after_told", "7", check_retry_after_told, failing_today=True),
-    Check("accept", "8", check_accept, failing_today=True),
-    Check("read_only_not_input", "9", check_read_only, failing_today=True),
+    Check("rate_limit_wait", "6", check_rate_limit_wait),
+    Check("retry_after_told", "7", check_retry_after_told),
+    Check("accept", "8", check_accept),
+    Check("read_only_not_input", "9", check_read_only),
     Check("write_only_not_output", "9", check_write_only, optional=True),
-    Check("content_type", "10", check_content_type, failing_today=True),
-    Check("no_unsent_nulls", "2", check_no_unsent_nulls, failing_today=True),
-    Check("body_schema", "2", check_body_schema, failing_today=True),
+    Check("content_type", "10", check_content_type),
+    Check("no_unsent_nulls", "2", check_no_unsent_nulls),
+    Check(
+        "body_schema",
+        "2, what stays with issue 40: a body nested past the inputs' depth (ShipEngine's items are plain objects,"
+        " so their required fields are not said) or with minProperties (Figma)",
+        check_body_schema,
+        failing_today=True,
+    ),
     Check("method_tool_words", "11", check_method_tool_words),
 ]
 """Each kind of check, the issue 41 point it holds, and whether today's code fails it on the corpus (xfail
@@ -1082,7 +1092,7 @@ def check_marks(check: Check) -> Any:
     marks = [pytest.mark.slow]
     if check.failing_today:
         reason = f"issue 41 point {check.point}" if check.point[0].isdigit() else check.point
-        marks.append(pytest.mark.xfail(strict=True, reason=reason))
+        marks.append(pytest.mark.xfail(strict=check.strict, reason=reason))
     return pytest.param(check, marks=marks, id=check.kind)
 
 

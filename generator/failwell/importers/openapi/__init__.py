@@ -136,6 +136,14 @@ def import_openapi(
     settings = bool(spec["server"].get("settings"))
     files.update({f"tests/test_{n}.py": answers_test(t, package, base_url_env, settings) for n, t in tools.items()})
     files = {path: content for path, content in files.items() if not (dest / path).exists()}
+    helper = dest / f"src/{package}/handlers/{HELPER}"
+    if len(files) > 0 and helper.is_file() and "def sent(" not in helper.read_text(errors="replace"):
+        warnings.append(
+            f"src/{package}/handlers/{HELPER} is yours, written by an earlier failwell: the new handlers call its "
+            "`sent` and pass `call` media=, required= and accept= (what the model sent, with the body's "
+            "Content-Type and the answer's Accept). Move your changes aside, delete it and import again to get "
+            "the current one"
+        )
     return Imported(
         spec_text=text,
         package=package,

@@ -65,8 +65,11 @@ def handler(tool: Tool) -> str:
         string(tool.op.method.upper()),
         "PATH",
         "WHERE",
-        "params.model_dump()",
+        "sent(params)",
         f"body={string(tool.body)}",
+        *([f"media={string(tool.media)}"] if tool.media else []),
+        *(["required=True"] if tool.body_required else []),
+        *([f"accept={string(tool.accept)}"] if tool.accept else []),
         "security=SECURITY",
         "settings=ctx.settings",
     ]
@@ -78,7 +81,7 @@ def handler(tool: Tool) -> str:
     first = tool.spec["description"].split(". ")[0].rstrip(".")[:200]
     upstream_import = "from .._generated.runtime.upstream import UpstreamError\n" if lines else ""
     origin = f" (operationId {tool.op.operation_id})" if tool.op.operation_id else ""
-    helpers = "Where, call, fields_of" if tool.has_output else "Where, call, text_of"
+    helpers = "Where, call, fields_of, sent" if tool.has_output else "Where, call, sent, text_of"
     imported = f"from .._generated.tools.{tool.name} import {', '.join(imports)}"
     if len(imported) > LINE_LENGTH:
         names = "".join(f"    {name},\n" for name in imports)
@@ -126,6 +129,7 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
+from pydantic import BaseModel
 
 from .._generated.runtime.upstream import Upstream
 
@@ -169,17 +173,24 @@ async def call(
     body: str,
     security: tuple[tuple[str, str, str, str], ...],
     settings: Any,
+    media: str = "",
+    required: bool = False,
+    accept: str = "",
 ) -> httpx.Response:
-    """Send one call: each value where `where` says, the credentials, and the body as `body` says (json, form,
-    text, or none). An argument left out (None) is not sent."""
+    """Send one call: each of `values` (what the model sent: `sent(params)`) where `where` says, the credentials,
+    and the body as `body` says (json, form, multipart, text, or none) with `media` as its Content-Type, asking
+    for an answer in `accept`. A path, query or header value of None is not sent; the body is sent when the model
+    sent any of it, or when the API requires one (`required`: an empty object then)."""
     headers, query = credentials(settings, security)
+    if accept:
+        headers["Accept"] = accept
     segments: dict[str, str] = {}
     fields: dict[str, Any] = {}
     whole: Any = None
     for name, (location, wire) in where.items():
-        value = values.get(name)
-        if value is None:
+        if name not in values or (values[name] is None and location != "body"):
             continue
+        value = values[name]
         if location == "path":
             segments[wire] = quote(str(value).lower() if isinstance(value, bool) else str(value), safe="")
         elif location == "query":
@@ -194,17 +205,50 @@ async def call(
     kwargs: dict[str, Any] = {}
     if query:
         kwargs["params"] = query
+    payload: Any = whole if whole is not None else fields
+    if body and (whole is not None or fields or required):
+        if body == "json":
+            kwargs["json"] = payload
+        elif body in ("form", "multipart"):
+            data = payload if isinstance(payload, dict) else {"body": payload}
+            parts = {key: _form(value) for key, value in data.items() if value is not None}
+            if parts and body == "multipart":  # httpx writes the Content-Type, with the parts' boundary
+                kwargs["files"] = {key: (None, str(value)) for key, value in parts.items()}
+                media = ""
+            elif parts:
+                kwargs["data"] = parts
+            else:
+                kwargs["content"] = b""
+        elif whole is not None:
+            kwargs["content"] = str(whole).encode()
+        else:
+            kwargs["content"] = b""
+        if media:
+            headers["Content-Type"] = media
     if headers:
         kwargs["headers"] = headers
-    payload = whole if whole is not None else fields
-    if body == "json" and (payload or payload == 0 or whole is not None):
-        kwargs["json"] = payload
-    elif body == "form" and payload:
-        data = payload if isinstance(payload, dict) else {"body": payload}
-        kwargs["data"] = {key: _form(value) for key, value in data.items()}
-    elif body == "text" and whole is not None:
-        kwargs["content"] = str(whole).encode()
     return await upstream.request(method, url, **kwargs)
+
+
+def sent(params: BaseModel) -> dict[str, Any]:
+    """The arguments as the model sent them, at every depth, each under its name as written: a field it left out
+    whose value is None is not there (a default its input schema promises is), so no null the model never wrote
+    reaches the API."""
+    values: dict[str, Any] = _sent(params, params.model_dump(by_alias=True))
+    return values
+
+
+def _sent(model: Any, dumped: Any) -> Any:
+    if isinstance(model, BaseModel) and isinstance(dumped, dict):
+        out = {}
+        for name, info in type(model).model_fields.items():
+            key = info.serialization_alias or info.alias or name
+            if key in dumped and (dumped[key] is not None or name in model.model_fields_set):
+                out[key] = _sent(getattr(model, name, None), dumped[key])
+        return out
+    if isinstance(model, list | tuple) and isinstance(dumped, list) and len(model) == len(dumped):
+        return [_sent(item, value) for item, value in zip(model, dumped, strict=True)]
+    return dumped
 
 
 def fields_of(response: httpx.Response, model: Any) -> dict[str, Any]:

@@ -29,6 +29,7 @@ def upstream_name(server: str) -> str:
 IDEMPOTENCY_HEADER = "idempotency-key"
 JSON_TYPES = ("application/json",)
 FORM_TYPE = "application/x-www-form-urlencoded"
+MULTIPART_TYPE = "multipart/form-data"
 
 CLASS_BY_STATUS = {
     400: ("invalid_input", "bad_request"),
@@ -140,12 +141,19 @@ class Tool:
     """Each input field: (location, wire name); location is path, query, header, body (a property of the body)
     or whole (the body itself)."""
     body: str
-    """json, form, text, or '' (no body)."""
+    """json, form, multipart, text, or '' (no body)."""
     statuses: list[tuple[str, str]]
     """(status test, failure name): `404` or `5XX`."""
     security: list[tuple[str, str, str, str]]
     has_output: bool
     upstream: str
+    media: str = ""
+    """The body's media type as the document writes it (its Content-Type), or '' (no body)."""
+    body_required: bool = False
+    """Whether the document says the body is required: then it is sent (`{}`) even when the model sent none of
+    its fields."""
+    accept: str = ""
+    """The media type asked for (Accept): the success answer's that the import reads, or '' (none documented)."""
     answer: tuple[int, Any, str] = (200, None, "")
     """A success the API documents, as the written test serves it: (status, JSON body or None for none, where it
     comes from: the document's example, or made from the tool's output)."""
@@ -345,15 +353,16 @@ def map_operation(
         field_spec.pop("nullable", None) if location == "path" else None
         add(wire, str(location), field_spec)
 
-    body = ""
+    body, body_media, body_required = "", "", False
     request = doc.resolve(Node(op.spec.get("requestBody"), op.node.base, f"{op.node.pointer}/requestBody"))
     if isinstance(request.value, dict) and isinstance(request.value.get("content"), dict):
         content = request.value["content"]
-        kinds = list(content)
-        chosen = next((k for k in kinds if k.split(";")[0].strip() in JSON_TYPES or k.endswith("+json")), None)
+        kinds = [str(k) for k in content]
+        chosen = next((k for k in kinds if _is_json(k)), None)
         body = "json"
-        if chosen is None and any(k.startswith(FORM_TYPE) for k in kinds):
-            chosen, body = next(k for k in kinds if k.startswith(FORM_TYPE)), "form"
+        for kind, prefix in (("form", FORM_TYPE), ("multipart", MULTIPART_TYPE)):
+            if chosen is None and any(_media(k) == prefix for k in kinds):
+                chosen, body = next(k for k in kinds if _media(k) == prefix), kind
         if chosen is None and kinds:
             chosen, body = kinds[0], "text"
             if not kinds[0].startswith("text/"):
@@ -365,11 +374,16 @@ def map_operation(
                     )
                 )
         if chosen is not None:
+            body_media = _sendable(chosen)
             media = content[chosen] if isinstance(content[chosen], dict) else {}
             schema_node = Node(media.get("schema") or {}, request.base, f"{request.pointer}/content/{chosen}/schema")
-            required_body = request.value.get("required") is True
-            properties, required = mapper.flatten(schema_node, f"{op.key} body") if body != "text" else ({}, set())
-            if properties and all(field_name(p) == p or True for p in properties):
+            body_required = request.value.get("required") is True
+            where_body = f"{op.key} body"
+            properties, required = (
+                mapper.flatten(schema_node, where_body, side="request") if body != "text" else ({}, set())
+            )
+            an_object = bool(properties) or (body != "text" and bool(mapper.flatten(schema_node, where_body)[0]))
+            if an_object:  # its fields are inputs (none when every one is readOnly: the body is then `{}`)
                 for prop, sub in properties.items():
                     field_spec = mapper.field(sub, f"{op.key} body.{prop}", depth=1)
                     if prop not in required and "default" not in field_spec:
@@ -384,11 +398,11 @@ def map_operation(
                         )
                     add(prop, "body", field_spec)
             else:
-                field_spec = mapper.field(schema_node, f"{op.key} body") if body != "text" else {"type": "string"}
+                field_spec = mapper.field(schema_node, where_body) if body != "text" else {"type": "string"}
                 field_spec.setdefault(
                     "description", trim(request.value.get("description"), 500) or "The request's body."
                 )
-                if not required_body:
+                if not body_required:
                     field_spec["required"] = False
                 add("body", "whole", field_spec)
     if inputs:
@@ -479,7 +493,21 @@ def map_operation(
             security = [credentials.schemes[s] for s in alternative]
             break
     answer = _recorded_answer(doc, op, output)
-    return Tool(name, op, spec, where, body, statuses, security, bool(output), upstream, answer)
+    return Tool(
+        name,
+        op,
+        spec,
+        where,
+        body,
+        statuses,
+        security,
+        bool(output),
+        upstream,
+        media=body_media,
+        body_required=body_required,
+        accept=_accept(doc, op),
+        answer=answer,
+    )
 
 
 MAX_RECORDED = 20_000
@@ -559,10 +587,11 @@ def _output(doc: Document, mapper: Mapper, op: Operation) -> dict[str, Any]:
         content = response.value.get("content") if isinstance(response.value, dict) else None
         if not isinstance(content, dict):
             return {}
-        kind = next((k for k in content if k.split(";")[0].strip() in JSON_TYPES or k.endswith("+json")), None)
+        kind = next((k for k in content if _is_json(k)), None)
         if kind is None or not isinstance(content[kind], dict):
             return {}
-        properties, _ = mapper.flatten(Node(content[kind].get("schema") or {}, response.base), f"{op.key} output")
+        schema = Node(content[kind].get("schema") or {}, response.base)
+        properties, _ = mapper.flatten(schema, f"{op.key} output", side="response")
         if not properties or any(field_name(p) != p for p in properties):
             return {}
         out = {}
@@ -575,6 +604,44 @@ def _output(doc: Document, mapper: Mapper, op: Operation) -> dict[str, Any]:
             out[prop] = {**mapped, "required": False, "nullable": True}
         return out
     return {}
+
+
+def _media(key: str) -> str:
+    """A media type without its parameters, in lower case: `application/json; charset=utf-8` is application/json."""
+    return key.split(";")[0].strip().lower()
+
+
+MEDIA_TYPE = re.compile(r"^[A-Za-z0-9!#$&^_.+*-]+/[A-Za-z0-9!#$&^_.+*-]+(?:\s*;[ -~]*)?$")
+"""A media type fit for a header (`type/subtype`, parameters of printable ASCII); the import sends no other."""
+
+
+def _sendable(key: str) -> str:
+    """`key` when it is a media type a header can carry, else ''."""
+    return key if len(key) <= 200 and MEDIA_TYPE.match(key) else ""
+
+
+def _is_json(key: str) -> bool:
+    media = _media(key)
+    return media in JSON_TYPES or media.endswith("+json")
+
+
+def _accept(doc: Document, op: Operation) -> str:
+    """The media type of the success answer the tool reads, as the document writes it: of the first 2xx answer
+    that documents any, its JSON one (the one the output is read from), else its first; '' when no 2xx answer
+    documents one (a 204)."""
+    raw_responses = op.spec.get("responses")
+    responses: dict[str, Any] = (
+        {str(status): value for status, value in raw_responses.items()} if isinstance(raw_responses, dict) else {}
+    )
+    for status in sorted(responses):
+        if not (status.startswith("2") and status[1:].isdigit()):
+            continue
+        response = doc.resolve(Node(responses[status], op.node.base)).value
+        content = response.get("content") if isinstance(response, dict) else None
+        if isinstance(content, dict) and content:
+            kinds = [str(k) for k in content]
+            return _sendable(next((k for k in kinds if _is_json(k)), kinds[0]))
+    return ""
 
 
 def draft(

@@ -82,9 +82,32 @@ class Mapper:
         if text not in self.notes:
             self.notes.append(text)
 
-    def flatten(self, node: Node, where: str, stack: tuple[str, ...] = ()) -> tuple[dict[str, Any], set[str]]:
+    def flatten(
+        self, node: Node, where: str, stack: tuple[str, ...] = (), *, side: str = ""
+    ) -> tuple[dict[str, Any], set[str]]:
         """The (properties, required) of an object schema, `allOf` merged and `oneOf`/`anyOf` of objects
-        flattened (each variant's properties optional); ({}, set()) for anything else."""
+        flattened (each variant's properties optional); ({}, set()) for anything else. `side` "request" leaves out
+        the `readOnly` properties (the API sets them; OpenAPI says they are not sent), "response" the `writeOnly`
+        ones (the API never sends them back)."""
+        properties, required = self._flatten(node, where, stack)
+        marker = {"request": "readOnly", "response": "writeOnly"}.get(side)
+        if marker is None:
+            return properties, required
+        left_out = [name for name, sub in properties.items() if self._marked(sub, marker)]
+        if left_out:
+            whose = "left out of the inputs: the API sets them" if side == "request" else "left out of the output"
+            self.note(f"{where}: {marker} {', '.join(left_out)} {whose}")
+        kept = {name: sub for name, sub in properties.items() if name not in left_out}
+        return kept, required - set(left_out)
+
+    def _marked(self, node: Node, marker: str) -> bool:
+        """Whether a property's schema says `marker: true`, beside a `$ref` (3.1) or in what it refers to."""
+        if isinstance(node.value, dict) and node.value.get(marker) is True:
+            return True
+        resolved = self.doc.resolve(node).value
+        return isinstance(resolved, dict) and resolved.get(marker) is True
+
+    def _flatten(self, node: Node, where: str, stack: tuple[str, ...]) -> tuple[dict[str, Any], set[str]]:
         node = self.doc.resolve(node)
         schema = node.value
         if not isinstance(schema, dict) or node.where in stack or len(stack) > 3 * MAX_DEPTH:
@@ -98,13 +121,13 @@ class Mapper:
                 properties[str(name)] = Node(sub, node.base, f"{node.pointer}/properties/{name}")
             required |= {r for r in schema.get("required") or [] if isinstance(r, str)}
         for index, part in enumerate((schema.get("allOf") or [])[:MAX_COMPOSITION]):
-            props, req = self.flatten(Node(part, node.base, f"{node.pointer}/allOf/{index}"), where, stack)
+            props, req = self._flatten(Node(part, node.base, f"{node.pointer}/allOf/{index}"), where, stack)
             properties.update(props)
             required |= req
         for key in ("oneOf", "anyOf"):
             variants = (schema.get(key) or [])[:MAX_COMPOSITION]
             for index, part in enumerate(variants):
-                props, _ = self.flatten(Node(part, node.base, f"{node.pointer}/{key}/{index}"), where, stack)
+                props, _ = self._flatten(Node(part, node.base, f"{node.pointer}/{key}/{index}"), where, stack)
                 for name, sub in props.items():
                     properties.setdefault(name, sub)
             if variants:
@@ -159,7 +182,8 @@ class Mapper:
                 self.note(f"{where}: nested deeper than {MAX_DEPTH} levels, cut to a plain object")
                 out["type"] = "object"
                 return out
-            properties, required = self.flatten(node, where, stack[:-1])
+            # an output's nested objects are plain objects (the spec says the top level of an output only)
+            properties, required = self.flatten(node, where, stack[:-1], side="" if output else "request")
             fields: dict[str, Any] = {}
             for name, sub in properties.items():
                 if not FIELD_NAME.match(name) or name != field_name(name):

@@ -6,7 +6,8 @@ final outcome becomes a failure of the right class whose words carry nothing the
 Retries (as Google's public AIP-194 and the AWS and gRPC retry guidance say): only when the tool is
 a read or the request carries an idempotency key; only after a connect error or HTTP
 408/429/500/502/503/504; at most `retries` more attempts, with full-jitter exponential backoff, never
-sooner than Retry-After, never past the deadline.
+sooner than the wait the model would be told (Retry-After, or a 429's default wait), never past the deadline.
+The model is told the wait the service asked for; the runtime caps only its own: a longer wait is not sat out.
 """
 
 from __future__ import annotations
@@ -39,14 +40,17 @@ logger = logging.getLogger("failwell.upstream")
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 BACKOFF_BASE_S = 0.1
 BACKOFF_CAP_S = 5.0
-MAX_RETRY_AFTER_S = 60.0
-"""The longest Retry-After waited for and shown: a longer, infinite or far-future one counts as this."""
+MAX_RETRY_AFTER_S = 86_400.0
+"""The longest Retry-After told to the model (a day): a longer, infinite or far-future one is told as this."""
+MAX_OWN_WAIT_S = 60.0
+"""The longest wait the runtime itself sits out before a retry: after a longer one (or one past the deadline) the
+call is not retried, and the model is told the whole wait."""
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 """Methods that change nothing (RFC 9110); a failure before any other request changed nothing."""
 MIN_ATTEMPT_S = 0.05
 """An attempt that would get less time than this is not started."""
 DEFAULT_RATE_LIMIT_WAIT_S = 10.0
-"""The wait shown for a 429 without a usable Retry-After."""
+"""The wait shown for a 429 without a usable Retry-After, and the least the runtime waits before retrying it."""
 DELTA_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 """Retry-After's delta-seconds (RFC 9110 section 10.2.3), and a decimal fraction some services send."""
 
@@ -276,9 +280,10 @@ class Upstream:
             if failure.status == 501 or not (safe_to_retry and retryable and retry < self.config.retries):
                 raise self._judged(failure)
             delay = random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2**retry))
-            if retry_after is not None:
-                delay = max(delay, retry_after)
-            if anyio.current_time() + delay + MIN_ATTEMPT_S > self.deadline_at:
+            for wait in (retry_after, failure.retry_after_s):  # Retry-After, and the wait the model would be told
+                if wait is not None:
+                    delay = max(delay, wait)
+            if delay > MAX_OWN_WAIT_S or anyio.current_time() + delay + MIN_ATTEMPT_S > self.deadline_at:
                 raise self._judged(failure)
             logger.info(
                 "upstream retry",
@@ -349,10 +354,10 @@ def _failure_for(name: str, status: int, retry_after: float | None) -> UpstreamE
 
 
 def _retry_after(value: str | None) -> float | None:
-    """The wait Retry-After asks for, as the whole seconds the runtime will wait and show: delta-seconds or an
-    HTTP-date (RFC 9110), clamped to 1..MAX_RETRY_AFTER_S (0 or a date in the past waits, and says, 1 s rather
-    than "Retry after 0 s"; a huge number, or a date far ahead, is the cap). None when absent or malformed (a sign, an exponent, inf, NaN, garbage), so the
-    runtime's own backoff applies."""
+    """The wait Retry-After asks for, as the whole seconds the model is told (and the runtime waits, when it
+    retries): delta-seconds or an HTTP-date (RFC 9110), clamped to 1..MAX_RETRY_AFTER_S (0 or a date in the past
+    waits, and says, 1 s rather than "Retry after 0 s"; a huge number, or a date far ahead, is the cap). None when
+    absent or malformed (a sign, an exponent, inf, NaN, garbage), so the runtime's own backoff applies."""
     text = (value or "").strip()
     if DELTA_SECONDS.fullmatch(text):
         wait = float(text)  # a number too long for a float is inf, and capped below

@@ -372,6 +372,8 @@ class ToolDefinition:
     """Whether the tool takes an `idempotency_key` argument."""
     text: str | None = None
     """The spec's `text`: a template over the output's fields for the text block (None: the JSON of the output)."""
+    text_block: bool = True
+    """Whether a success result carries a text block; false for the spec's `text: none` (structured content only)."""
     idempotent: bool = False
     """A write without a key that is naturally idempotent (the spec's `idempotent: true`): retried as safe."""
     rerun_safe: bool = False

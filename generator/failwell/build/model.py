@@ -24,8 +24,8 @@ from ..pyliteral import (
     string,
     toml_string,
 )
+from ..spec import aliases, messages, schemas
 from ..spec import fields as f
-from ..spec import messages, schemas
 from ..spec.failures import (
     FIELD_TYPES,
     Param,
@@ -300,6 +300,8 @@ class Tool:
     content_max_bytes: int = 0
     has_text_block: bool = True
     """Whether a success result carries a text block (false for the spec's `text: none`: structured content only)."""
+    aliases: str = ""
+    """`{alias: name}`: other names its arguments are accepted by, renamed before checking (empty: none)."""
 
     @property
     def has_content(self) -> bool:
@@ -925,6 +927,7 @@ def _tool(
             8,
         ),
         accepts=literal(f.accepts_table(inputs)),
+        aliases=literal(renamed) if (renamed := aliases.renames(spec.get("input") or {})) else "",
         failures=tuple(
             _failure(failure, failure_spec, name, spec, inputs, example, defaults)
             for failure, failure_spec in (spec.get("failures") or {}).items()

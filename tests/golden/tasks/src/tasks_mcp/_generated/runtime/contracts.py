@@ -405,6 +405,23 @@ class ToolDefinition:
     """The spec's `task`: run as a task (SEP-2663) for a client that declares the extension (see `tasks`)."""
     content: ContentPolicy | None = None
     """The spec's `content`: what its handler may return besides structured output (None: text or output only)."""
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """Other names an argument is accepted by (the spec's `aliases:`, never published), each to the argument's name."""
+
+    def renamed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments with each alias renamed to its argument's name, in the order sent. An alias sent beside the
+        name it stands for (or beside another alias of it) is kept as sent, and refused as an argument the tool does
+        not take: which value was meant is not guessed."""
+        if not self.aliases or self.aliases.keys().isdisjoint(arguments):
+            return arguments
+        out: dict[str, Any] = {}
+        for key, value in arguments.items():
+            name = self.aliases.get(key)
+            if name is None or name in arguments or name in out:
+                out[key] = value
+            else:
+                out[name] = value
+        return out
 
     @property
     def after_unknown(self) -> AfterUnknown:

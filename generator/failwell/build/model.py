@@ -26,8 +26,8 @@ from ..pyliteral import (
     string,
     toml_string,
 )
+from ..spec import aliases, messages, schemas
 from ..spec import fields as f
-from ..spec import messages, schemas
 from ..spec.failures import (
     FIELD_TYPES,
     Param,
@@ -305,6 +305,10 @@ class Tool:
     content_max_bytes: int = 0
     name_markdown: str = ""
     """Its name as the README's table prints it (`markdown_code`)."""
+    has_text_block: bool = True
+    """Whether a success result carries a text block (false for the spec's `text: none`: structured content only)."""
+    aliases: str = ""
+    """`{alias: name}`: other names its arguments are accepted by, renamed before checking (empty: none)."""
 
     @property
     def has_content(self) -> bool:
@@ -313,7 +317,7 @@ class Tool:
     @property
     def may_word_its_text(self) -> bool:
         """Whether its handler may return `WithText(output, text)`: a tool with output, without content or a batch."""
-        return self.has_output and not self.has_content and self.batch_policy is None
+        return self.has_output and not self.has_content and self.batch_policy is None and self.has_text_block
 
 
 @dataclass(frozen=True)
@@ -954,6 +958,7 @@ def _tool(
             8,
         ),
         accepts=literal(f.accepts_table(inputs)),
+        aliases=literal(renamed) if (renamed := aliases.renames(spec.get("input") or {})) else "",
         failures=tuple(
             _failure(failure, failure_spec, name, spec, inputs, example, defaults)
             for failure, failure_spec in (spec.get("failures") or {}).items()
@@ -1019,9 +1024,8 @@ def _tool(
         rerun_safe=bool(spec.get("rerun_safe")),
         task=str(spec.get("task") or ""),
         idempotent=idempotent,
-        text_line=f"        text={string(' '.join(spec['text'].split()))},"
-        if spec.get("text") and outputs is not None and not batch
-        else "",
+        text_line=_text_line(spec.get("text")) if outputs is not None and not batch else "",
+        has_text_block=spec.get("text") != NO_TEXT,
         check_with_literal=string(spec["check_with"]) if spec.get("check_with") else "",
         registration=_registration(
             py, f"{py}_handler", name, "reconcile" if "idempotency_key" in inputs and not batch else None
@@ -1034,6 +1038,21 @@ def _tool(
         confirm_expires_s=float((spec.get("confirm") or {}).get("expires_s", 300)),
         **_content(spec.get("content")),
     )
+
+
+NO_TEXT = "none"
+"""The spec's `text: none`: a success result has no text block, only its structured content (and a `content`
+tool's blocks), as servers that publish structured content only answer."""
+
+
+def _text_line(text: str | None) -> str:
+    """`text=...,` (the spec's template) or `text_block=False,` (`text: none`) in a tool's definition; empty when the
+    text block is the output's JSON."""
+    if not text:
+        return ""
+    if text == NO_TEXT:
+        return "        text_block=False,"
+    return f"        text={string(' '.join(text.split()))},"
 
 
 _FAMILY_DEFAULTS = {"image": "image/png", "audio": "audio/wav", "resource": "text/plain", "resource_link": "text/plain"}

@@ -197,6 +197,11 @@ CODES: dict[str, tuple[Severity, str]] = {
         "so its subscribers hear of an update only if a handler calls `ctx.notify_updated` for a change made "
         "elsewhere",
     ),
+    "FW188": (
+        "error",
+        "an input field's alias that another field claims too, or that is an argument's name; or `aliases` anywhere "
+        "but a tool's top-level `input` fields",
+    ),
     "FW190": (
         "error",
         "a setting's flag or environment variable that another setting or the server itself already takes "

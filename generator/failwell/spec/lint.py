@@ -11,8 +11,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import Diagnostic
+from . import aliases, messages, naming, patterns, schemas, uri
 from . import fields as f
-from . import messages, naming, patterns, schemas, uri
 from .load import Document
 from .naming import (
     DEFAULT_TOKENS_ENV,
@@ -430,6 +430,7 @@ def _tool(
         if isinstance(fields, dict):
             _fields(doc, out, (*path, section), fields)
             out.extend(schemas.defs_conflicts(doc, (*path, section), fields))
+    out.extend(aliases.claims(doc, (*path, "input"), inputs, keyed))
     failures = tool.get("failures")
     if not isinstance(failures, dict):
         return
@@ -951,6 +952,7 @@ def _fields(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], fi
 
 
 def _field(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], spec: dict[str, Any]) -> None:
+    out.extend(aliases.misplaced(doc, path, spec))
     if schemas.is_schema(spec):
         out.extend(schemas.lint_field(doc, path, spec))
         return

@@ -113,6 +113,7 @@ async def _answer(
     refused = scope_refused(tool, services.scope_message)
     if refused is not None:
         return refused
+    arguments = tool.renamed(arguments)
     try:
         params = tool.input_model.model_validate(arguments, strict=True)
     except ValidationError as exc:

@@ -391,7 +391,7 @@ class TaskExtension(Extension):
             if asked is not None:
                 return asked
         owner = caller_name(http=ctx.request is not None)
-        arguments = dict(params.arguments or {})
+        arguments = tool.renamed(dict(params.arguments or {}))
         fingerprint = json.dumps(arguments, sort_keys=True, default=str)
         key = arguments.get("idempotency_key")
         scope = "\x1f".join((owner, params.name, key)) if isinstance(key, str) and key else None
@@ -526,7 +526,7 @@ class TaskExtension(Extension):
         no task is made); None once every one is answered (the task's handler gets the answers), declined (the
         handler is told so), or cannot be asked (the task finds so); and None for a call that cannot run (its arguments
         or the caller's scopes), which the task refuses as an inline call would, having asked nothing."""
-        arguments = dict(params.arguments or {})
+        arguments = tool.renamed(dict(params.arguments or {}))
         try:
             tool.input_model.model_validate(arguments)
         except ValidationError:

@@ -18,7 +18,7 @@ from typing import Any, Generic
 
 import pydantic_core
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
+from mcp.types import INVALID_PARAMS, CallToolResult, ContentBlock, TextContent
 from pydantic import BaseModel, ValidationError
 
 from .classes import CLASSES, GRACE_MARGIN_S, STORE_MESSAGE, Changed, FailureClass, default_changed, is_retryable
@@ -296,8 +296,7 @@ def success(tool: ToolDefinition, output: Any, arguments: Mapping[str, Any] | No
     data = dumped(tool, output)
     if tool.output_model is None:
         return CallToolResult(content=[TextContent(type="text", text=data)])
-    text = pretty_json(data) if tool.text is None else output_text(tool.text, data)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+    return CallToolResult(content=text_blocks(tool, data), structured_content=data)
 
 
 def with_content(tool: ToolDefinition, output: Any) -> CallToolResult:
@@ -308,8 +307,7 @@ def with_content(tool: ToolDefinition, output: Any) -> CallToolResult:
         return CallToolResult(content=blocks(tool.name, tool.content, output))
     media = blocks(tool.name, tool.content, output.content) if isinstance(output, WithContent) else []
     data = dumped(tool, output.output if isinstance(output, WithContent) else output)
-    text = pretty_json(data) if tool.text is None else output_text(tool.text, data)
-    return CallToolResult(content=[TextContent(type="text", text=text), *media], structured_content=data)
+    return CallToolResult(content=[*text_blocks(tool, data), *media], structured_content=data)
 
 
 def too_large(tool: ToolDefinition, exc: TooLarge, arguments: Mapping[str, Any]) -> CallToolResult:
@@ -327,6 +325,15 @@ def too_large(tool: ToolDefinition, exc: TooLarge, arguments: Mapping[str, Any])
         details={"size": exc.size, "max_bytes": tool.content.max_bytes},
     )
     return error_result(tool, reply)
+
+
+def text_blocks(tool: ToolDefinition, data: Any) -> list[ContentBlock]:
+    """The text block beside a result's structured content: the spec's `text` over its fields, else its JSON; none
+    for `text: none` (a client reads the structured content alone)."""
+    if not tool.text_block:
+        return []
+    text = pretty_json(data) if tool.text is None else output_text(tool.text, data)
+    return [TextContent(type="text", text=text)]
 
 
 def output_text(template: str, data: Mapping[str, Any]) -> str:

@@ -372,6 +372,8 @@ class ToolDefinition:
     """Whether the tool takes an `idempotency_key` argument."""
     text: str | None = None
     """The spec's `text`: a template over the output's fields for the text block (None: the JSON of the output)."""
+    text_block: bool = True
+    """Whether a success result carries a text block; false for the spec's `text: none` (structured content only)."""
     idempotent: bool = False
     """A write without a key that is naturally idempotent (the spec's `idempotent: true`): retried as safe."""
     rerun_safe: bool = False
@@ -403,6 +405,23 @@ class ToolDefinition:
     """The spec's `task`: run as a task (SEP-2663) for a client that declares the extension (see `tasks`)."""
     content: ContentPolicy | None = None
     """The spec's `content`: what its handler may return besides structured output (None: text or output only)."""
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """Other names an argument is accepted by (the spec's `aliases:`, never published), each to the argument's name."""
+
+    def renamed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments with each alias renamed to its argument's name, in the order sent. An alias sent beside the
+        name it stands for (or beside another alias of it) is kept as sent, and refused as an argument the tool does
+        not take: which value was meant is not guessed."""
+        if not self.aliases or self.aliases.keys().isdisjoint(arguments):
+            return arguments
+        out: dict[str, Any] = {}
+        for key, value in arguments.items():
+            name = self.aliases.get(key)
+            if name is None or name in arguments or name in out:
+                out[key] = value
+            else:
+                out[name] = value
+        return out
 
     @property
     def after_unknown(self) -> AfterUnknown:

@@ -4,7 +4,9 @@ real `mcp` client against a shop on 127.0.0.1 that records every request (its he
 arrived, on the shop's own clock), judged from outside the server.
 
 - 2: a body holds what the model sent, at every depth (no `null` for a field it left out, nor for the other
-  variant of an `anyOf`); a required body is sent (`{}`) when the model sent none of its optional fields.
+  variant of an `anyOf`); a required body is sent (`{}`) when the model sent none of its optional fields. A
+  body the fields cannot say (an `anyOf` of closed variants, `minProperties`) is one `body` input holding its
+  JSON Schema: sent as written, refused at its path when it does not fit.
 - 6: a 429 without Retry-After is retried no sooner than the wait the model is told (10 s).
 - 7: `Retry-After: 120` (or an HTTP-date two minutes ahead) is told as 120 s, and not waited for.
 - 8: every request asks (Accept) for the media type the import chose for the success answer: JSON where the API
@@ -90,7 +92,7 @@ class Shop:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-            do_GET = do_POST = do_PUT = answer
+            do_GET = do_POST = do_PUT = do_PATCH = answer
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -295,3 +297,30 @@ async def test_retry_after_is_told_as_the_api_said_and_not_waited_past_the_cap(
     assert told == 120 if form == "seconds" else 119 <= told <= 120, told  # a date is whole seconds
     assert f"Retry after {told:g} s" in text(result)
     assert len(shop.to("GET /v2/quota")) == 1
+
+
+async def test_a_body_the_fields_cannot_say_is_kept_as_its_schema(project: Path, shop: Shop) -> None:
+    """Point 2, `anyOf`/`oneOf` kept: a body that is an `anyOf` of two closed variants, and one with
+    `minProperties`, are each one `body` input holding the document's JSON Schema; a call that fits reaches the API
+    exactly as the model sent it, and one that does not is refused at its path before any request is sent."""
+    shop.reply("POST /v2/transfers", 201)
+    shop.reply("PATCH /v2/profiles/p-1", 204)
+    card = {"card_number": "4111111111111111"}
+    bank = {"iban": "DE89370400440532013000", "reference": "rent"}
+    async with Client(stdio_client(server(project, shop))) as session:  # type: ignore[arg-type]
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        transfer = tools["send_transfer"].input_schema
+        variants = transfer["properties"]["body"]["anyOf"]
+        assert [v["required"] for v in variants] == [["card_number"], ["iban"]]
+        assert all(v["additionalProperties"] is False for v in variants)
+        profile = tools["update_profile"].input_schema["properties"]["body"]
+        assert profile["minProperties"] == 1 and set(profile["properties"]) == {"name", "email"}
+        succeeded(await session.call_tool("send_transfer", {"body": card}))
+        succeeded(await session.call_tool("send_transfer", {"body": bank}))
+        succeeded(await session.call_tool("update_profile", {"id": "p-1", "body": {"name": "Ada"}}))
+        mixed = await session.call_tool("send_transfer", {"body": {**card, "iban": "DE89370400440532013000"}})
+        empty = await session.call_tool("update_profile", {"id": "p-1", "body": {}})
+    assert [json.loads(sent.body) for sent in shop.to("POST /v2/transfers")] == [card, bank]
+    assert [json.loads(sent.body) for sent in shop.to("PATCH /v2/profiles/p-1")] == [{"name": "Ada"}]
+    assert envelope(mixed)["class"] == "invalid_input" and "`body`" in text(mixed), text(mixed)
+    assert envelope(empty)["class"] == "invalid_input" and "`body`" in text(empty), text(empty)

@@ -383,12 +383,29 @@ def map_operation(
                 mapper.flatten(schema_node, where_body, side="request") if body != "text" else ({}, set())
             )
             an_object = bool(properties) or (body != "text" and bool(mapper.flatten(schema_node, where_body)[0]))
-            if an_object:  # its fields are inputs (none when every one is readOnly: the body is then `{}`)
+            whole = (  # a JSON body the fields cannot say (`anyOf` of variants, `minProperties`): one `schema:` input
+                mapper.schema_field(
+                    schema_node,
+                    where_body,
+                    required=body_required,
+                    description=trim(request.value.get("description"), 500) or "The request's body.",
+                )
+                if body == "json" and mapper.lossy(schema_node, top=True)
+                else None
+            )
+            if whole is not None:
+                add("body", "whole", whole)
+            elif an_object:  # its fields are inputs (none when every one is readOnly: the body is then `{}`)
                 for prop, sub in properties.items():
-                    field_spec = mapper.field(sub, f"{op.key} body.{prop}", depth=1)
-                    if prop not in required and "default" not in field_spec:
+                    kept = (
+                        mapper.schema_field(sub, f"{op.key} body.{prop}", required=prop in required)
+                        if body == "json" and mapper.lossy(sub)
+                        else None
+                    )
+                    field_spec = kept or mapper.field(sub, f"{op.key} body.{prop}", depth=1)
+                    if kept is None and prop not in required and "default" not in field_spec:
                         field_spec["required"] = False
-                    if not field_spec.get("description"):
+                    if not (field_spec.get("description") or (kept or {}).get("schema", {}).get("description")):
                         findings.append(
                             Finding(
                                 "FW312",

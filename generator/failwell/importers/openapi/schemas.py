@@ -4,12 +4,14 @@ mapped to the nearest plain value (an object, a string) with a note, never dropp
 from __future__ import annotations
 
 import datetime
+import json
 import keyword
 import math
 import re
 from typing import Any
 
 from ...spec import bounds, patterns
+from ...spec import schemas as spec_schemas
 from ...spec.naming import RESERVED_FIELD_NAMES, reserved_model_field_name
 from .document import Document, Node
 
@@ -23,6 +25,15 @@ FIELD_NAME = re.compile(r"^[a-z][a-z0-9_]*\Z")
 MAX_INTEGER = 2**53
 MAX_COMPOSITION = 16
 """The most schemas an `allOf`, `oneOf` or `anyOf` merges."""
+MAX_SCHEMA = 60_000
+"""The largest `schema:` field (as JSON, its `$defs` included) an import writes; a larger one keeps the short form."""
+_DROPPED = frozenset(
+    {"example", "examples", "xml", "discriminator", "externalDocs", "nullable", "readOnly", "writeOnly", "$schema"}
+)
+"""OpenAPI keys a `schema:` field leaves out: annotations JSON Schema 2020-12 does not have, or that would be
+checked as data (an example the document got wrong)."""
+_SUBSCHEMA = ("items", "not", "additionalProperties", "contains", "propertyNames", "if", "then", "else")
+_SUBSCHEMAS = ("allOf", "anyOf", "oneOf", "prefixItems")
 
 
 def jsonable(value: Any) -> Any:
@@ -77,6 +88,7 @@ class Mapper:
     def __init__(self, doc: Document) -> None:
         self.doc = doc
         self.notes: list[str] = []
+        self._def_names: dict[str, str] = {}
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -133,6 +145,159 @@ class Mapper:
             if variants:
                 self.note(f"{where}: {key} of objects flattened; each variant's fields are optional")
         return properties, required
+
+    def lossy(self, node: Node, depth: int = 1, stack: tuple[str, ...] = (), *, top: bool = False) -> bool:
+        """Whether the short form (`field`) of a request schema loses what it says: an `anyOf`/`oneOf` that is not
+        `[X, null]`, several types, `minProperties`/`maxProperties`, `additionalProperties` with a schema or
+        `patternProperties`, or objects nested past MAX_DEPTH. `top`: the schema's own keys only (its `allOf` parts
+        included), not its properties'."""
+        node = self.doc.resolve(node)
+        schema = node.value
+        if not isinstance(schema, dict) or node.where in stack:
+            return False
+        stack = (*stack, node.where)
+        for key in ("oneOf", "anyOf"):
+            variants = schema.get(key)
+            if isinstance(variants, list) and variants:
+                plain = [
+                    v
+                    for v in variants
+                    if not (isinstance(v, dict) and (v.get("type") == "null" or v.get("enum") == [None]))
+                ]
+                if len(plain) > 1 or "properties" in schema or "type" in schema:
+                    return True
+        declared = schema.get("type")
+        if isinstance(declared, list) and len([k for k in declared if k != "null"]) > 1:
+            return True
+        if any(key in schema for key in ("minProperties", "maxProperties", "patternProperties")):
+            return True
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict) and extra:
+            return True
+        parts = [Node(p, node.base, f"{node.pointer}/allOf/{i}") for i, p in enumerate(schema.get("allOf") or [])]
+        if any(self.lossy(part, depth, stack, top=top) for part in parts[:MAX_COMPOSITION]):
+            return True
+        if top:
+            return False
+        own = schema.get("properties")
+        if isinstance(own, dict) and own:
+            if depth > MAX_DEPTH:
+                return True
+            for name, sub in own.items():
+                if self.lossy(Node(sub, node.base, f"{node.pointer}/properties/{name}"), depth + 1, stack):
+                    return True
+        items = schema.get("items")
+        return isinstance(items, dict) and self.lossy(Node(items, node.base, f"{node.pointer}/items"), depth + 1, stack)
+
+    def schema_field(self, node: Node, where: str, *, required: bool, description: str = "") -> dict[str, Any] | None:
+        """A `schema:` field for a request schema the short form cannot say: the JSON Schema 2020-12 as the document
+        writes it, `readOnly` properties left out, each `$ref` a `#/$defs/NAME` of its own `$defs`; None (with a
+        note) when it does not make a usable one (then the caller keeps the short form)."""
+        defs: dict[str, Any] = {}
+        schema = self._json_schema(node, where, defs, ())
+        if not isinstance(schema, dict):
+            return None
+        if description and "description" not in schema and "$ref" not in schema:
+            schema["description"] = description
+        if defs:
+            schema = {**schema, "$defs": defs}
+        spec: dict[str, Any] = {"schema": schema}
+        if not required and "default" not in schema:
+            spec["required"] = False
+        if spec_schemas.example(spec) is None and not spec_schemas.problems(schema):
+            made = _made(schema, defs, 0)
+            if made is not None and spec_schemas.fits(made, spec) is None:
+                spec["example"] = made
+        if len(json.dumps(schema)) > MAX_SCHEMA or spec_schemas.problems(schema) or spec_schemas.example(spec) is None:
+            self.note(f"{where}: its JSON Schema could not be kept as written; mapped to the nearest plain fields")
+            return None
+        self.note(f"{where}: kept as its JSON Schema (a `schema:` field): the fields cannot say it")
+        return spec
+
+    def _json_schema(self, node: Node, where: str, defs: dict[str, Any], stack: tuple[str, ...]) -> Any:
+        raw = node.value
+        if isinstance(raw, bool):
+            return raw
+        if not isinstance(raw, dict):
+            return {}
+        if isinstance(raw.get("$ref"), str):
+            target = self.doc.resolve(node)
+            name = self._def_name(target.where)
+            if name not in defs and target.where not in stack:
+                defs[name] = {}  # taken before its body is made: a recursive schema refers to itself
+                made = self._json_schema(Node(target.value, target.base, target.pointer), where, defs, stack)
+                defs[name] = made if isinstance(made, dict | bool) else {}
+            return {"$ref": f"#/$defs/{name}"}
+        if node.where in stack:
+            return {}
+        stack = (*stack, node.where)
+        out: dict[str, Any] = {}
+        for key, value in raw.items():
+            key = str(key)
+            if key in _DROPPED or key.startswith("x-") or key == "$ref":
+                continue
+            if key in ("description", "title"):
+                if trim(value):
+                    out[key] = trim(value)
+            elif key == "properties" and isinstance(value, dict):
+                kept = {}
+                for name, sub in value.items():
+                    inner = Node(sub, node.base, f"{node.pointer}/properties/{name}")
+                    if not self._marked(inner, "readOnly"):
+                        kept[str(name)] = self._json_schema(inner, f"{where}.{name}", defs, stack)
+                out[key] = kept
+            elif key == "patternProperties" and isinstance(value, dict):
+                out[key] = {
+                    str(name): self._json_schema(
+                        Node(sub, node.base, f"{node.pointer}/{key}/{name}"), where, defs, stack
+                    )
+                    for name, sub in value.items()
+                    if _pattern_ok(str(name))
+                }
+            elif key in _SUBSCHEMA and isinstance(value, dict | bool):
+                out[key] = self._json_schema(Node(value, node.base, f"{node.pointer}/{key}"), where, defs, stack)
+            elif key in _SUBSCHEMAS and isinstance(value, list):
+                out[key] = [
+                    self._json_schema(Node(sub, node.base, f"{node.pointer}/{key}/{i}"), where, defs, stack)
+                    for i, sub in enumerate(value)
+                ]
+            elif key == "pattern":
+                if isinstance(value, str) and _pattern_ok(value):
+                    out[key] = value
+                else:
+                    self.note(f"{where}: pattern {value!r} is outside what clients and the runtime share; left out")
+            elif key in ("exclusiveMinimum", "exclusiveMaximum") and isinstance(value, bool):
+                bound = "minimum" if key == "exclusiveMinimum" else "maximum"
+                if value and isinstance(raw.get(bound), int | float):
+                    out[key] = raw[bound]
+            elif key in ("minimum", "maximum") and raw.get(f"exclusive{key.capitalize()}") is True:
+                continue
+            else:
+                out[key] = jsonable(value)
+        if isinstance(out.get("properties"), dict) and isinstance(out.get("required"), list):
+            out["required"] = [r for r in out["required"] if r in out["properties"] or not isinstance(r, str)]
+            if not out["required"]:
+                out.pop("required")
+        if raw.get("nullable") is True:
+            if isinstance(out.get("type"), str):
+                out["type"] = [out["type"], "null"]
+                if isinstance(out.get("enum"), list) and None not in out["enum"]:
+                    out["enum"] = [*out["enum"], None]
+            elif "type" not in out:
+                out = {"anyOf": [out, {"type": "null"}]}
+        return out
+
+    def _def_name(self, where: str) -> str:
+        """The `$defs` name of the schema at `where`: its last name in the document, the same in every field."""
+        names = self._def_names
+        if where not in names:
+            base = re.sub(r"[^A-Za-z0-9_.-]+", "_", where.rsplit("/", 1)[-1]).strip("_") or "schema"
+            name, count = base, 1
+            while name in names.values():
+                count += 1
+                name = f"{base}_{count}"
+            names[where] = name
+        return names[where]
 
     def field(
         self, node: Node, where: str, *, depth: int = 0, output: bool = False, stack: tuple[str, ...] = ()
@@ -332,6 +497,66 @@ class Mapper:
             value = jsonable(examples[0])
             if value is not None and fits(value, kind) and within(value, out):
                 out["example"] = value
+
+
+_FORMAT_EXAMPLES = {
+    "email": "ada@example.com",
+    "uri": "https://example.com/a",
+    "date": "2024-02-01",
+    "date-time": "2024-02-01T09:00:00Z",
+    "uuid": "3f0c9b1e-7d2a-4c55-9e61-0a8f2b7c4d10",
+    "ipv4": "192.0.2.1",
+    "ipv6": "2001:db8::1",
+    "hostname": "example.com",
+}
+
+
+def _made(schema: Any, defs: dict[str, Any], depth: int) -> Any:
+    """A value for an example of a `schema:` field where the spec's own maker finds none: each `anyOf`/`oneOf`
+    branch tried in turn, an object given enough of its optional properties for its `minProperties`; None when
+    this finds none (a `pattern` it cannot match)."""
+    if not isinstance(schema, dict) or depth > 8:
+        return None
+    if isinstance(schema.get("$ref"), str):
+        return _made(defs.get(schema["$ref"].rsplit("/", 1)[-1]), defs, depth + 1)
+    for key in ("const", "default"):
+        if key in schema:
+            return schema[key]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf"):
+        for branch in schema.get(key) or []:
+            made = _made(branch, defs, depth + 1)
+            if made is not None:
+                return made
+    if schema.get("allOf"):
+        merged: dict[str, Any] = {}
+        for part in schema["allOf"]:
+            made = _made(part, defs, depth + 1)
+            if not isinstance(made, dict):
+                return made
+            merged.update(made)
+        return merged
+    kind = schema.get("type")
+    kind = next((k for k in kind if k != "null"), None) if isinstance(kind, list) else kind
+    if kind == "object" or "properties" in schema:
+        properties = schema.get("properties") or {}
+        names = [n for n in schema.get("required") or [] if isinstance(n, str)]
+        names += [n for n in properties if n not in names][: max(int(schema.get("minProperties") or 0) - len(names), 0)]
+        out = {name: _made(properties.get(name, {"type": "string"}), defs, depth + 1) for name in names}
+        return None if any(value is None for value in out.values()) else out
+    if kind == "array":
+        item = _made(schema.get("items", {"type": "string"}), defs, depth + 1)
+        return None if item is None else [item] * max(int(schema.get("minItems") or 0), 1)
+    if kind in ("integer", "number"):
+        low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
+        return max(1, math.ceil(low) + (1 if "exclusiveMinimum" in schema else 0))
+    if kind == "boolean":
+        return True
+    if kind == "string" and "pattern" not in schema:
+        text = _FORMAT_EXAMPLES.get(str(schema.get("format")), "example")
+        return text[: schema.get("maxLength", len(text))].ljust(int(schema.get("minLength") or 0), "x")
+    return None
 
 
 def _json_type(value: Any) -> str:

@@ -635,3 +635,15 @@ def test_the_drafts_name_the_operation_not_a_method_glued_to_a_tool(tmp_path: Pa
     rows = {(row.tool, row.failure): row for row in review(written)}
     assert rows[("x", "server_error_500")].text.startswith('The API failed to answer DELETE /x/{id} ("Server error").')
     assert not [code for row in rows.values() for code, _ in row.problems if code == "FW204"], "a path as internals"
+
+
+def test_a_required_body_property_the_document_never_describes_is_still_an_input(tmp_path: Path) -> None:
+    """Figma's webhook body requires `team_id` and describes no such property: dropping it made every call one the
+    API refuses (the corpus's request_valid check)."""
+    schema = {"type": "object", "properties": {"endpoint": {"type": "string"}}, "required": ["endpoint", "team_id"]}
+    body = {"required": True, "content": {"application/json": {"schema": schema}}}
+    spec, result = spec_of(tmp_path, document(tmp_path, {"/hooks": {"post": op("hook", requestBody=body)}}))
+    fields = spec["tools"]["hook"]["input"]
+    assert "team_id" in fields and fields["team_id"].get("required", True) is True, fields
+    said = "required team_id not described by the document: still an input"
+    assert any(said in note for note in result.notes), result.notes

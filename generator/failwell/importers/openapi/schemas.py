@@ -102,6 +102,13 @@ class Mapper:
         the `readOnly` properties (the API sets them; OpenAPI says they are not sent), "response" the `writeOnly`
         ones (the API never sends them back)."""
         properties, required = self._flatten(node, where, stack)
+        undescribed = sorted(required - set(properties)) if side == "request" else []
+        if undescribed:
+            # the document requires a property it never describes (Figma's webhook body requires `team_id`): the
+            # API wants it, so it is an input (untyped in the document), not dropped: the call would be refused
+            self.note(f"{where}: required {', '.join(undescribed)} not described by the document: still an input")
+            for name in undescribed:
+                properties[name] = Node({}, node.base, f"{node.pointer}/required")
         marker = {"request": "readOnly", "response": "writeOnly"}.get(side)
         if marker is None:
             return properties, required
@@ -511,6 +518,11 @@ _FORMAT_EXAMPLES = {
 }
 
 
+def _count(value: Any) -> int:
+    """A document's count (`minItems`, `minLength`, ...) as a non-negative int: 0 for anything else."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def _made(schema: Any, defs: dict[str, Any], depth: int) -> Any:
     """A value for an example of a `schema:` field where the spec's own maker finds none: each `anyOf`/`oneOf`
     branch tried in turn, an object given enough of its optional properties for its `minProperties`; None when
@@ -542,20 +554,23 @@ def _made(schema: Any, defs: dict[str, Any], depth: int) -> Any:
     if kind == "object" or "properties" in schema:
         properties = schema.get("properties") or {}
         names = [n for n in schema.get("required") or [] if isinstance(n, str)]
-        names += [n for n in properties if n not in names][: max(int(schema.get("minProperties") or 0) - len(names), 0)]
+        names += [n for n in properties if n not in names][: max(_count(schema.get("minProperties")) - len(names), 0)]
         out = {name: _made(properties.get(name, {"type": "string"}), defs, depth + 1) for name in names}
         return None if any(value is None for value in out.values()) else out
     if kind == "array":
         item = _made(schema.get("items", {"type": "string"}), defs, depth + 1)
-        return None if item is None else [item] * max(int(schema.get("minItems") or 0), 1)
+        return None if item is None else [item] * max(min(_count(schema.get("minItems")), 100), 1)
     if kind in ("integer", "number"):
         low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
-        return max(1, math.ceil(low) + (1 if "exclusiveMinimum" in schema else 0))
+        floor = low if isinstance(low, (int, float)) and not isinstance(low, bool) and math.isfinite(low) else 0
+        return max(1, math.ceil(floor) + (1 if "exclusiveMinimum" in schema else 0))
     if kind == "boolean":
         return True
     if kind == "string" and "pattern" not in schema:
         text = _FORMAT_EXAMPLES.get(str(schema.get("format")), "example")
-        return text[: schema.get("maxLength", len(text))].ljust(int(schema.get("minLength") or 0), "x")
+        longest = schema.get("maxLength")
+        cut = text[: longest if isinstance(longest, int) and longest >= 0 else len(text)]
+        return cut.ljust(min(_count(schema.get("minLength")), 10_000), "x")
     return None
 
 

@@ -104,7 +104,12 @@ def test_the_bench_drives_both_sides_on_one_document(tmp_path: Path) -> None:
     assert [(c["method"], c["path"], c["forced"]) for c in ours] == [
         (c["method"], c["path"], c["forced"]) for c in theirs
     ]
-    assert all(call["answered"] and not call["error"] for call in ours), [c["error"] for c in ours]
+    # every call reached FastMCP's server; an answer its own client refused (Prism's example does not fit FastMCP's
+    # output schema) is no harness error: answer_fits_output counts it
+    refused = [c for c in ours if c["error"] and "structured content" in c["error"]]
+    assert all(call["answered"] for call in ours), [c["error"] for c in ours]
+    assert all(not c["error"] for c in ours if c not in refused), [c["error"] for c in ours]
+    assert all("answer_fits_output" in c["wrong"] for c in refused), [c["wrong"] for c in refused]
     assert fastmcp["arguments_unmapped"] == fastmcp["arguments_filled"] == 0
     for mine, model in zip(ours, theirs, strict=True):
         # the same values under FastMCP's names (failwell's names are snake_case, FastMCP's the wire names)

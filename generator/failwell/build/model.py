@@ -1489,6 +1489,12 @@ def _before_task_answers_line(tool_specs: list[tuple[str, Any]]) -> str:
     return assignment("BEFORE_TASK_ANSWERS: dict[str, Any]", inline(answers), 0) if answers else ""
 
 
+def _as_validated(field: dict[str, Any], value: Any) -> Any:
+    """`value` as the runtime's validation hands it over: a `number` field's integer is a float (`0` reads `0.0`)."""
+    is_int = isinstance(value, int) and not isinstance(value, bool)
+    return float(value) if field.get("type") == "number" and is_int else value
+
+
 def _confirm_asked_line(tool: str, spec: dict[str, Any], example: dict[str, Any]) -> str:
     """`asked = "..."`: the confirmation's message with the example arguments, as the person reads it."""
     if not spec.get("confirm"):
@@ -1497,7 +1503,7 @@ def _confirm_asked_line(tool: str, spec: dict[str, Any], example: dict[str, Any]
     inputs = with_idempotency_key(spec)
     keyed = "idempotency_key" in inputs  # as the tool's definition says (`keyed=True`)
     received = {  # what the handler receives, as the runtime shows it: the example and every default not null
-        name: example[name] if name in example else field.get("default")
+        name: _as_validated(field, example[name] if name in example else field.get("default"))
         for name, field in inputs.items()
         if name in example or field.get("default") is not None
     }

@@ -152,7 +152,8 @@ from {package}._generated.runtime.cli import serve
 from {package}._generated.server import build_server
 
 def report():
-    runtime = [module for name, module in sorted(sys.modules.items()) if name.startswith("{package}._generated.")]
+    scrubbing = ("scrub", "secret_names", "secret_texts", "formats")
+    runtime = [sys.modules[f"{package}._generated.runtime.{{name}}"] for name in scrubbing]
     compiled = [
         f"{{module.__name__}}.{{name}}"
         for module in runtime
@@ -166,7 +167,8 @@ atexit.register(report)
 serve(build_server, [])
 """
 """A generated server's stdio start (what `python -m <package>` runs), reporting at exit what it imported and which
-of the runtime's module-level regular expressions (scrub.py's, secret_names.py's, formats.py's, ...) it compiled."""
+of the scrubber's and formats.py's module-level regular expressions (scrub.py, secret_names.py, secret_texts.py) it
+compiled."""
 FIRST_REQUESTS = [
     {"jsonrpc": "2.0", "id": 0, "method": "initialize",
      "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}},

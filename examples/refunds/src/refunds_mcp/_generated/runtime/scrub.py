@@ -49,6 +49,7 @@ from .secret_names import (
     _mask_shape,
     _mask_value,
 )
+from .secret_names import secret_named as secret_named  # scrub.py says what is masked, and which names hold secrets
 from .secret_texts import (
     _COLUMNS,
     _COMMAND,

@@ -1,4 +1,4 @@
-"""The generator is laid out by stage (issue 27): `failwell/spec/` reads and checks a spec, `failwell/build/` turns
+"""The generator is laid out by stage (issue 27): `failwell/spec/` reads and checks a spec, `failwell/render/` turns
 it into a project, `failwell/client/` runs what was built; shared helpers sit at the package root, and the CLI and
 the public API on top. This test reads every module's imports (those inside functions and under TYPE_CHECKING
 too) and fails on a cycle, or on a stage importing a later one."""
@@ -15,9 +15,9 @@ import failwell
 from conftest import REPO
 
 PACKAGE = REPO / "generator" / "failwell"
-ORDER = {"base": 0, "spec": 1, "importers": 1.5, "build": 2, "client": 3, "audit": 4, "front": 5}
+ORDER = {"base": 0, "spec": 1, "importers": 1.5, "render": 2, "client": 3, "audit": 4, "front": 5}
 """An importer (`failwell import openapi`) is a front end that writes a spec: it may use `spec/` and the shared
-base, never `build/` or `client/` (the CLI hands its result to the public API). `audit/` talks to a server as a
+base, never `render/` or `client/` (the CLI hands its result to the public API). `audit/` talks to a server as a
 client and judges its answers: it may use `spec/` (the wording lint) and `client/` (the SEP-3313 reader), and
 nothing imports it but the CLI."""
 FRONT = {"failwell", "failwell.__main__", "failwell.cli"}
@@ -75,7 +75,7 @@ def test_every_module_belongs_to_a_stage_folder_or_the_shared_base() -> None:
         "failwell.templates",
         "failwell.version",
     ], "a new module at the package root: put it in the stage it serves"
-    for folder in ("spec", "importers", "build", "client", "audit"):
+    for folder in ("spec", "importers", "render", "client", "audit"):
         assert (PACKAGE / folder / "__init__.py").read_text().startswith('"""Stage')
 
 
@@ -130,14 +130,14 @@ def test_the_public_api_is_where_it_was(name: str) -> None:
 
 def test_a_cycle_or_a_backward_import_would_be_seen(tmp_path: Path) -> None:
     """The checks read real import statements: a relative import inside a function, two levels up, counts."""
-    modules = {"failwell.spec.lint", "failwell.build.model", "failwell.errors"}
+    modules = {"failwell.spec.lint", "failwell.render.model", "failwell.errors"}
     module = PACKAGE / "spec" / "probe_for_layout_test.py"
-    module.write_text("def f() -> None:\n    from ..build.model import build\n    from ..errors import FailwellError\n")
+    module.write_text("def f() -> None:\n    from ..render.model import build\n    from ..errors import FailwellError\n")
     try:
         found = imports(module, modules | {"failwell.spec.probe_for_layout_test"})
     finally:
         module.unlink()
-    assert found == {"failwell.build.model", "failwell.errors"}
+    assert found == {"failwell.render.model", "failwell.errors"}
 
 
 def test_the_docs_name_each_stage_folder_and_its_modules() -> None:
@@ -165,7 +165,7 @@ def test_the_docs_name_each_stage_folder_and_its_modules() -> None:
 
 def test_the_checks_see_a_cycle_and_a_backward_import() -> None:
     """The two checks, on graphs that break the rules: a cycle of three spec modules, and the spec stage
-    importing the build (itself a cycle once the build imports the spec back)."""
+    importing the render stage (itself a cycle once it imports the spec back)."""
     assert cycles(
         {
             "failwell.spec.a": {"failwell.spec.b"},
@@ -174,8 +174,8 @@ def test_the_checks_see_a_cycle_and_a_backward_import() -> None:
         }
     ) == [["failwell.spec.a", "failwell.spec.b", "failwell.spec.c", "failwell.spec.a"]]
     broken = {**graph()}
-    broken["failwell.spec.naming"] = broken["failwell.spec.naming"] | {"failwell.build.model"}
-    assert backward(broken) == ["failwell.spec.naming (spec) imports failwell.build.model (build)"]
+    broken["failwell.spec.naming"] = broken["failwell.spec.naming"] | {"failwell.render.model"}
+    assert backward(broken) == ["failwell.spec.naming (spec) imports failwell.render.model (render)"]
     assert cycles(broken) != []
     assert cycles({"failwell.spec": {"failwell.spec.load"}, "failwell.spec.load": {"failwell.spec"}}) == []
 

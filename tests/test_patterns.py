@@ -24,7 +24,7 @@ from ledger import importable
 
 from conftest import REPO, failwell
 from failwell import new
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 from failwell.errors import FailwellError
 from failwell.spec.failures import IDEMPOTENCY_KEY
 from failwell.spec.load import load_text

@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import REPO
-from failwell.render.pipeline import diagnose
 from failwell.cli import app
 from failwell.errors import INTERNAL_ERROR
+from failwell.render.pipeline import diagnose
 from failwell.spec import quickyaml
 from failwell.spec.bounds import MAX_BYTES
 from failwell.spec.load import _load_with_ruamel

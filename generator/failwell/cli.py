@@ -344,9 +344,9 @@ def _launch(
     `recorded`: below them and the shell's environment, the env `install` or `dev` recorded in
     `.failwell/mcp.json` (`inspector.recorded`), and its settings' flags, each replaced by one `args` gives.
     `writes`: the command writes a file once the server is known (a refusal then says nothing was written)."""
-    from .render.locate import find_project
     from .client.inspector import recorded as recorded_entry
     from .client.launch import launch, merged_flags
+    from .render.locate import find_project
 
     try:
         pairs = {}

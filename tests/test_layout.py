@@ -202,3 +202,33 @@ def test_every_line_the_cli_prints_goes_through_its_one_escape() -> None:
     writes = re.findall(r"sys\.std\w+\.write\((.*)\)", session)
     assert len(writes) == 1, writes  # the relay of the server's stderr, and nothing else
     assert all(write.startswith("visible(") for write in writes), writes
+
+
+MODULE_BOUND = 600
+"""The most lines a module of the generator holds (issue 40, "Where it goes"): a concept that grows gets a room."""
+OVER_BOUND = {
+    "cli.py": 1023,
+    "importers/openapi/mapping.py": 827,
+    "importers/openapi/schemas.py": 629,
+    "spec/fields.py": 686,
+    "spec/patterns.py": 691,
+    "spec/wording.py": 601,
+}
+"""The modules past the bound when it was set, each at most as long as it was then: they may shrink, never grow."""
+
+
+def test_no_generator_module_is_past_its_bound_and_no_folder_is_named_build() -> None:
+    """Issue 40: render/model.py (1,526 lines) and spec/lint.py (1,276) became packages by concept; every module
+    stays within the bound (the few past it when it was set, within their size then), and the render stage is not
+    a `build/` folder, which tools, IDE indexers and Python's .gitignore treat as output."""
+    sizes = {
+        path.relative_to(PACKAGE).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "__pycache__" not in path.parts
+    }
+    past = {name: lines for name, lines in sizes.items() if lines > OVER_BOUND.get(name, MODULE_BOUND)}
+    assert past == {}, f"split these by concept (bound {MODULE_BOUND} lines): {past}"
+    assert not (PACKAGE / "build").exists()
+    assert (PACKAGE / "render" / "model" / "__init__.py").is_file() and not (PACKAGE / "render" / "model.py").exists()
+    assert (PACKAGE / "spec" / "lint" / "__init__.py").is_file() and not (PACKAGE / "spec" / "lint.py").exists()
+    assert max(size for name, size in sizes.items() if name.startswith(("render/model/", "spec/lint/"))) <= 450

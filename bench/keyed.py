@@ -84,7 +84,7 @@ async def measure(store: Any, calls: int) -> tuple[tuple[float, float, float], t
 
     keyed_server = build_server({"ledger_add": add}, store=store)
     keyed_server.services.rate_limit = None
-    from ledger_mcp._generated.runtime.store_memory import MemoryStore
+    from ledger_mcp._generated.runtime.stores.store_memory import MemoryStore
 
     plain = build_server({"ledger_add": add}, store=MemoryStore())
     plain.services.rate_limit = None
@@ -102,9 +102,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         src = make_project(Path(tmp), "redis")
         sys.path.insert(0, str(src))
-        from ledger_mcp._generated.runtime.store_memory import MemoryStore
-        from ledger_mcp._generated.runtime.store_redis import RedisStore
-        from ledger_mcp._generated.runtime.store_sqlite import SQLiteStore
+        from ledger_mcp._generated.runtime.stores.store_memory import MemoryStore
+        from ledger_mcp._generated.runtime.stores.store_redis import RedisStore
+        from ledger_mcp._generated.runtime.stores.store_sqlite import SQLiteStore
 
         with redis_server() as url:
             stores = {

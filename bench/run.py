@@ -161,7 +161,7 @@ async def in_process(calls: int) -> None:
     from bare_tasks import mcp as bare
     from mcp import Client
 
-    from tasks_mcp._generated.runtime.store_memory import MemoryStore
+    from tasks_mcp._generated.runtime.stores.store_memory import MemoryStore
     from tasks_mcp._generated.server import build_server
     from tasks_mcp._generated.tools import tasks_get
 

@@ -178,12 +178,12 @@ def load_scrub(path: str | None) -> Any:
     """The runtime's scrub module, or the scrub.py at `path` imported as the module of a package whose other modules
     (its `from .patterns import ...`) come from the folder it is in, else from the runtime's."""
     if path is None:
-        return messages.runtime("scrub")
+        return messages.runtime("wording.scrub")
     import importlib.util
     from types import ModuleType
 
     package = ModuleType("scrub_under_test")
-    package.__path__ = [str(Path(path).resolve().parent), str(Path(messages.runtime("scrub").__file__).parent)]
+    package.__path__ = [str(Path(path).resolve().parent), str(Path(messages.runtime("wording.scrub").__file__).parent)]
     sys.modules[package.__name__] = package
     spec = importlib.util.spec_from_file_location("scrub_under_test.scrub", path)
     assert spec is not None and spec.loader is not None

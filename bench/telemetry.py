@@ -42,7 +42,7 @@ def configure_sdk() -> None:
 def servers(package: str) -> dict[str, Any]:
     """The example's server answering `tasks_get`, and one whose handler raises its declared failure."""
     build_server = importlib.import_module(f"{package}._generated.server").build_server
-    memory_store = importlib.import_module(f"{package}._generated.runtime.store_memory").MemoryStore
+    memory_store = importlib.import_module(f"{package}._generated.runtime.stores.store_memory").MemoryStore
     tasks_get = importlib.import_module(f"{package}._generated.tools.tasks_get")
 
     async def missing(params: Any, ctx: Any) -> Any:

@@ -22,16 +22,16 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 @pytest.fixture(scope="module")
 def runtime() -> Iterator[Any]:
     with importable(EXAMPLES / "tasks" / "src", "tasks_mcp"):
-        import tasks_mcp._generated.runtime.config
-        import tasks_mcp._generated.runtime.http_limits
-        import tasks_mcp._generated.runtime.inflight
+        import tasks_mcp._generated.runtime.calls.inflight
+        import tasks_mcp._generated.runtime.setup.config
+        import tasks_mcp._generated.runtime.transport.http_limits
 
         yield tasks_mcp._generated.runtime
 
 
 def reachable(runtime: Any) -> Any:
     """An InFlight as a server answering stateless HTTP has it: one that a cancel can reach."""
-    in_flight = runtime.inflight.InFlight("tasks")
+    in_flight = runtime.calls.inflight.InFlight("tasks")
     in_flight.reachable = True
     return in_flight
 
@@ -62,8 +62,8 @@ async def test_hostile_notes_are_ignored_and_a_real_one_still_applies(runtime: A
 @pytest.mark.anyio
 async def test_a_cancel_without_a_token_stops_nothing(runtime: Any) -> None:
     in_flight = reachable(runtime)
-    with in_flight.track(runtime.inflight.ANONYMOUS, "7", anyio.Event()) as scope:
-        await in_flight.cancel_anywhere(runtime.inflight.ANONYMOUS, "7", None)
+    with in_flight.track(runtime.calls.inflight.ANONYMOUS, "7", anyio.Event()) as scope:
+        await in_flight.cancel_anywhere(runtime.calls.inflight.ANONYMOUS, "7", None)
         assert not scope.cancel_called, "nothing proves the cancel came from the call's sender"
     with in_flight.track("token:ada", "7", anyio.Event()) as scope:
         await in_flight.cancel_anywhere("token:bob", "7", None)
@@ -112,10 +112,10 @@ def soft_limit_256() -> Iterator[None]:
 
 
 def test_the_connection_budget_is_below_the_open_file_limit(runtime: Any, soft_limit_256: None) -> None:
-    limits = runtime.http_limits
+    limits = runtime.transport.http_limits
     assert limits.connection_budget() == 160
     assert limits.connection_budget(200) == 200
-    with pytest.raises(runtime.config.ConfigurationError, match="use a number from 1 to 240"):
+    with pytest.raises(runtime.setup.config.ConfigurationError, match="use a number from 1 to 240"):
         limits.connection_budget(250)
 
 
@@ -140,7 +140,7 @@ class _Connection:
 
 
 def test_over_budget_the_oldest_incomplete_request_is_shed(runtime: Any) -> None:
-    budget = runtime.http_limits.Connections(3)
+    budget = runtime.transport.http_limits.Connections(3)
     answering, stalled_old, stalled_new, idle = (_Connection(flag) for flag in (True, False, False, False))
     for connection in (answering, stalled_old, stalled_new):
         budget.opened(connection)
@@ -156,7 +156,7 @@ def test_over_budget_the_oldest_incomplete_request_is_shed(runtime: Any) -> None
 async def test_where_no_cancel_can_come_nothing_is_tracked(runtime: Any) -> None:
     """On stdio and in a stateful session the SDK finds a cancelled call itself: the server's own lookup is off
     (only stateless HTTP turns it on), so a call there registers nothing and no cancel of this lookup finds it."""
-    in_flight = runtime.inflight.InFlight("tasks")
+    in_flight = runtime.calls.inflight.InFlight("tasks")
     assert not in_flight.reachable
     with in_flight.track("token:ada", "1", anyio.Event()):
         assert not in_flight._calls

@@ -135,7 +135,7 @@ async def handle(params: Input, ctx: Context) -> Output | WithContent[Output]:
     return WithContent(Output(name="cat"), [Image(PNG, "image/png")])
 """,
     "media_plain": """
-from .._generated.runtime.content import Image
+from .._generated.runtime.calls.content import Image
 from .._generated.tools.media_plain import Context, Input, Output
 
 

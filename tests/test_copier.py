@@ -55,8 +55,8 @@ def test_copier_copy_equals_failwell_new(tmp_path: Path, spec: str | None) -> No
         assert "src/my_server_mcp/handlers/notes_get.py" in copied, "both name the starter after DEST"
     if spec == "redis_refunds":
         assert {
-            "src/refunds_mcp/_generated/runtime/store_redis.py",
-            "src/refunds_mcp/_generated/runtime/upstream.py",
+            "src/refunds_mcp/_generated/runtime/stores/store_redis.py",
+            "src/refunds_mcp/_generated/runtime/upstreams/upstream.py",
         } <= set(copied)
 
 

@@ -72,7 +72,7 @@ async def call(server: Any) -> Any:
 
 
 async def test_a_write_that_outlives_its_grace_is_never_run_again(journal_src: Path, tmp_path: Path) -> None:
-    from journal_mcp._generated.runtime.store_sqlite import SQLiteStore
+    from journal_mcp._generated.runtime.stores.store_sqlite import SQLiteStore
 
     effects = Effects()
     server = server_with(writer(effects, then_sleep_s=30), SQLiteStore(tmp_path / "s.sqlite3"))
@@ -92,7 +92,7 @@ async def test_a_write_that_outlives_its_grace_is_never_run_again(journal_src: P
 
 
 async def test_a_write_that_finishes_within_its_grace_is_replayed(journal_src: Path, tmp_path: Path) -> None:
-    from journal_mcp._generated.runtime.store_sqlite import SQLiteStore
+    from journal_mcp._generated.runtime.stores.store_sqlite import SQLiteStore
 
     effects = Effects()
     server = server_with(writer(effects, then_sleep_s=0.45), SQLiteStore(tmp_path / "s.sqlite3"))
@@ -106,7 +106,7 @@ async def test_a_write_that_finishes_within_its_grace_is_replayed(journal_src: P
 
 
 async def test_a_cancelled_write_is_never_run_again(journal_src: Path, tmp_path: Path) -> None:
-    from journal_mcp._generated.runtime.store_sqlite import SQLiteStore
+    from journal_mcp._generated.runtime.stores.store_sqlite import SQLiteStore
 
     effects = Effects()
     server = server_with(writer(effects, then_sleep_s=30), SQLiteStore(tmp_path / "s.sqlite3"), deadline_s=10)
@@ -126,7 +126,7 @@ async def test_a_cancelled_write_is_never_run_again(journal_src: Path, tmp_path:
 async def test_a_locked_sqlite_file_while_recording_returns_the_real_result_and_never_reruns(
     journal_src: Path, tmp_path: Path
 ) -> None:
-    from journal_mcp._generated.runtime.store_sqlite import SQLiteStore
+    from journal_mcp._generated.runtime.stores.store_sqlite import SQLiteStore
 
     path = tmp_path / "s.sqlite3"
     locker = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -206,7 +206,7 @@ def unmount() -> Iterator[None]:
 async def test_an_unusable_sqlite_store_is_upstream_unavailable_without_its_words(
     journal_src: Path, tmp_path: Path, make: Any
 ) -> None:
-    from journal_mcp._generated.runtime.store_sqlite import SQLiteStore
+    from journal_mcp._generated.runtime.stores.store_sqlite import SQLiteStore
 
     path = make(tmp_path)
     effects = Effects()
@@ -218,7 +218,7 @@ async def test_an_unusable_sqlite_store_is_upstream_unavailable_without_its_word
 
 
 async def test_a_redis_that_refuses_connections_is_upstream_unavailable_without_its_words(journal_src: Path) -> None:
-    from journal_mcp._generated.runtime.store_redis import RedisStore
+    from journal_mcp._generated.runtime.stores.store_redis import RedisStore
 
     port = free_port()
     effects = Effects()
@@ -248,8 +248,8 @@ def refused_without_leaking(result: Any, words: list[str]) -> None:
 def test_the_store_failure_is_logged_with_its_reference_and_no_password(journal_src: Path, tmp_path: Path) -> None:
     script = (
         "import anyio, logging, sys\n"
-        "from journal_mcp._generated.runtime.logs import configure_logging\n"
-        "from journal_mcp._generated.runtime.store_redis import RedisStore\n"
+        "from journal_mcp._generated.runtime.setup.logs import configure_logging\n"
+        "from journal_mcp._generated.runtime.stores.store_redis import RedisStore\n"
         "from journal_mcp._generated.server import build_server\n"
         "configure_logging()\n"
         f"server = build_server(store=RedisStore('redis://:hunter2-password@127.0.0.1:{free_port()}/0'))\n"

@@ -96,8 +96,8 @@ def test_the_readmes_redis_url_is_one_the_server_accepts(tmp_path: Path) -> None
     entry = json.loads(re.search(r"```json\n(\{.*?\})\n```", readme, re.DOTALL).group(1))  # type: ignore[union-attr]
     url = entry["mcpServers"]["tasks"]["env"]["REDIS_URL"]
     with importable(tmp_path / "tasks" / "src", "tasks_mcp"):
-        from tasks_mcp._generated.runtime.config import ConfigurationError
-        from tasks_mcp._generated.runtime.store_redis import RedisStore
+        from tasks_mcp._generated.runtime.setup.config import ConfigurationError
+        from tasks_mcp._generated.runtime.stores.store_redis import RedisStore
 
         RedisStore(url)  # raises ConfigurationError on a URL the server refuses
         with pytest.raises(ConfigurationError):

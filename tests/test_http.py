@@ -207,7 +207,7 @@ CUSTOM_AUTH = '''\
 
 import os
 
-from ._generated.runtime.tokens import AccessToken, TokenVerifier
+from ._generated.runtime.transport.tokens import AccessToken, TokenVerifier
 
 AUDIENCES = {
     "custom-verifier-token-01": os.environ["MCP_RESOURCE_URL"],
@@ -304,8 +304,8 @@ def test_a_bad_resource_url_stops_the_server(tmp_path: Path, value: str, complai
 def test_off_loopback_the_resource_url_must_be_given() -> None:
     # Checked without binding anything: the URL clients use cannot be guessed from a public bind address.
     with importable(SRC, "tasks_mcp"):
-        from tasks_mcp._generated.runtime.config import ConfigurationError
-        from tasks_mcp._generated.runtime.oauth import resource_url
+        from tasks_mcp._generated.runtime.setup.config import ConfigurationError
+        from tasks_mcp._generated.runtime.transport.oauth import resource_url
 
         assert resource_url("", "127.0.0.1", 8000, "/mcp") == "http://127.0.0.1:8000/mcp"
         assert resource_url("", "::1", 8000, "/mcp") == "http://[::1]:8000/mcp"

@@ -40,7 +40,7 @@ BODY_TIMEOUT_S = int(os.environ.get("FAILWELL_BODY_TIMEOUT_S", "5"))
 """The bound on a body the server under test runs with (FAILWELL_BODY_TIMEOUT_S=30: the shipped one)."""
 BOUNDED = """\
 import os, runpy
-from tasks_mcp._generated.runtime import http_limits
+from tasks_mcp._generated.runtime.transport import http_limits
 http_limits.HEADER_TIMEOUT_S = float(os.environ["BOUNDED_HEADER_TIMEOUT_S"])
 http_limits.BODY_TIMEOUT_S = float(os.environ["BOUNDED_BODY_TIMEOUT_S"])
 runpy.run_module("tasks_mcp", run_name="__main__", alter_sys=True)
@@ -205,7 +205,7 @@ def test_a_slow_body_gets_408_and_the_connection_closed(server: Running) -> None
 
 def test_the_shipped_bounds_are_the_documented_ones() -> None:
     """The server above runs with shorter bounds; the ones every project ships are those the docs promise."""
-    shown = "from tasks_mcp._generated.runtime import http_limits as h; print(h.HEADER_TIMEOUT_S, h.BODY_TIMEOUT_S)"
+    shown = "from tasks_mcp._generated.runtime.transport import http_limits as h; print(h.HEADER_TIMEOUT_S, h.BODY_TIMEOUT_S)"
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     printed = subprocess.run([sys.executable, "-c", shown], env=env, capture_output=True, text=True, check=True)
     assert printed.stdout.split() == [f"{DOCUMENTED_HEADER_TIMEOUT_S:.1f}", f"{DOCUMENTED_BODY_TIMEOUT_S:.1f}"]

@@ -226,7 +226,7 @@ def own_modules() -> Iterator[None]:
 
 
 def vendored_config(project: Path) -> Any:
-    """The generated project's own `runtime/config.py` (what its server's preflight runs), imported."""
+    """The generated project's own `runtime/setup/config.py` (what its server's preflight runs), imported."""
     return vendored(project, "config")
 
 

@@ -491,7 +491,7 @@ async def test_a_result_that_could_not_be_recorded_is_never_promised_again(src: 
     """The change happened and the caller is told so; the store is locked while the runtime records it, so the key
     stays claimed until its lease ends: the retry meanwhile is told to come back, and then gets what it was told."""
     with importable(src, "promises_mcp"):
-        from promises_mcp._generated.runtime.store_sqlite import SQLiteStore
+        from promises_mcp._generated.runtime.stores.store_sqlite import SQLiteStore
         from promises_mcp._generated.server import build_server
         from promises_mcp._generated.testing import call_tool
         from promises_mcp._generated.tools import promises_refuse

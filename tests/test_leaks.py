@@ -29,7 +29,7 @@ from failwell.spec.failures import with_idempotency_key  # noqa: E402
 from failwell.spec.fields import example_arguments  # noqa: E402
 from failwell.spec.load import load_text  # noqa: E402
 from leakcheck import MODULES, TOOLS, handler_for, scenario, tool_module  # noqa: E402
-from tasks_mcp._generated.runtime.store_memory import MemoryStore  # noqa: E402
+from tasks_mcp._generated.runtime.stores.store_memory import MemoryStore  # noqa: E402
 from tasks_mcp._generated.server import build_server  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -104,7 +104,7 @@ DRIVER = textwrap.dedent(
     from leakcheck import TOOLS, handler_for
     from tasks_mcp._generated.runtime.cli import serve
     from tasks_mcp._generated.server import build_server
-    from tasks_mcp._generated.runtime.store_memory import MemoryStore
+    from tasks_mcp._generated.runtime.stores.store_memory import MemoryStore
 
     plans = iter(json.load(open(sys.argv[1])))
 

@@ -36,10 +36,10 @@ N = 40
 @pytest.fixture(scope="module")
 def tasks() -> Iterator[Any]:
     with importable(EXAMPLES / "tasks" / "src", "tasks_mcp"):
-        import tasks_mcp._generated.runtime.contracts
-        import tasks_mcp._generated.runtime.limits
-        import tasks_mcp._generated.runtime.store_memory
-        import tasks_mcp._generated.runtime.store_sqlite
+        import tasks_mcp._generated.runtime.calls.contracts
+        import tasks_mcp._generated.runtime.calls.limits
+        import tasks_mcp._generated.runtime.stores.store_memory
+        import tasks_mcp._generated.runtime.stores.store_sqlite
 
         yield tasks_mcp._generated.runtime
 
@@ -55,7 +55,7 @@ async def burst(runtime: Any, stores: list[Any], tool: Any, server_limit: Any) -
     two processes would be): each call's told retry_after_s (None when admitted) and when it was answered."""
 
     async def one(store: Any) -> tuple[float | None, float]:
-        result = await runtime.limits.rate_limited(store, tool, "caller-1", server_limit, "Too many calls.")
+        result = await runtime.calls.limits.rate_limited(store, tool, "caller-1", server_limit, "Too many calls.")
         answered = time.time()
         if result is None:
             return None, answered
@@ -85,8 +85,8 @@ async def check_exact(
     """The scenario on any store, with two copies of `tool`: `limited` (its own limit, 3 calls every 300 s)
     and `unlimited`. `state(bucket)` reads a bucket's (tokens, updated); `age(s)` moves every bucket `s`
     seconds into the past, as if that much time had gone by."""
-    server_limit = runtime.contracts.RateLimit(calls=5, per_s=600)  # a token every 120 s
-    own = runtime.contracts.RateLimit(calls=3, per_s=300)  # a token every 100 s
+    server_limit = runtime.calls.contracts.RateLimit(calls=5, per_s=600)  # a token every 120 s
+    own = runtime.calls.contracts.RateLimit(calls=3, per_s=300)  # a token every 100 s
     limited = dataclasses.replace(tool, name="limited", rate_limit=own)
     unlimited = dataclasses.replace(tool, name="unlimited", rate_limit=None)
 
@@ -104,9 +104,9 @@ async def check_exact(
 
     told = max(told for told, _ in second if told is not None)
     age(told * 0.9)
-    assert await runtime.limits.rate_limited(stores[0], unlimited, "caller-1", server_limit, "x") is not None
+    assert await runtime.calls.limits.rate_limited(stores[0], unlimited, "caller-1", server_limit, "x") is not None
     age(told * 0.1)
-    assert await runtime.limits.rate_limited(stores[0], unlimited, "caller-1", server_limit, "x") is None
+    assert await runtime.calls.limits.rate_limited(stores[0], unlimited, "caller-1", server_limit, "x") is None
 
 
 def search_tool() -> Any:
@@ -200,17 +200,17 @@ async def test_a_sqlite_file_from_before_pruning_gets_each_buckets_period(tasks:
 async def test_redis_limits_are_exact_across_two_stores(tmp_path: Path) -> None:
     src = make_project(tmp_path, "redis")
     with redis_server() as url, importable(src, "ledger_mcp"):
-        import ledger_mcp._generated.runtime.contracts
-        import ledger_mcp._generated.runtime.limits
-        import ledger_mcp._generated.runtime.store_redis
+        import ledger_mcp._generated.runtime.calls.contracts
+        import ledger_mcp._generated.runtime.calls.limits
+        import ledger_mcp._generated.runtime.stores.store_redis
         import redis
         from ledger_mcp._generated.tools import ledger_ping
         from ledger_mcp.handlers.ledger_ping import handle
 
         runtime = ledger_mcp._generated.runtime
-        stores = [runtime.store_redis.RedisStore(url), runtime.store_redis.RedisStore(url)]
+        stores = [runtime.stores.store_redis.RedisStore(url), runtime.stores.store_redis.RedisStore(url)]
         direct = redis.Redis.from_url(url, decode_responses=True)
-        prefix = runtime.store_redis.PREFIX + "bucket:"
+        prefix = runtime.stores.store_redis.PREFIX + "bucket:"
 
         def state(name: str) -> tuple[float, float]:
             tokens, updated = direct.hmget(prefix + name, "tokens", "updated")

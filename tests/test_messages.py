@@ -39,7 +39,7 @@ def test_every_composed_message_says_whether_to_retry_and_what_changed(failure_c
     values = {"retry_after_s": "30", "reference": "ERR-00000000", "permission": "tasks:close", "role": "viewer"}
     text = messages.compose("Order O-1 was not found. Call orders_search.", failure_class, effect, values)
     changed = messages.default_changed(failure_class, effect)
-    assert messages.runtime("classes").CHANGED_SENTENCES[changed] in text
+    assert messages.runtime("wording.classes").CHANGED_SENTENCES[changed] in text
     assert re.search(r"(?i)retry|call it again", text), text
     assert "{" not in text
     if failure_class == "rate_limited":
@@ -92,7 +92,7 @@ def test_the_readme_class_table_is_the_code_table() -> None:
 def test_the_readme_code_table_is_the_code_table() -> None:
     """Each class's JSON-RPC code where a failure has no isError channel, as the documentation lists it."""
     readme = (REPO / "docs" / "explanation" / "taxonomy.md").read_text()
-    codes = messages.runtime("classes").JSONRPC_CODES
+    codes = messages.runtime("wording.classes").JSONRPC_CODES
     assert set(codes) == set(messages.failure_classes())
     for name, code in codes.items():
         assert f"| `{name}` | {code} |" in readme, name
@@ -129,7 +129,7 @@ def test_scrub_removes_internals(value: str, secrets: list[str]) -> None:
 
 
 def test_logs_keep_paths_but_not_credentials() -> None:
-    line = messages.runtime("scrub").redact_secrets(
+    line = messages.runtime("wording.scrub").redact_secrets(
         "open /var/lib/app.db as postgres://u:hunter2@10.0.0.5/x with Bearer tok123"
     )
     assert "/var/lib/app.db" in line and "10.0.0.5" in line
@@ -259,7 +259,7 @@ def test_messages_strict_exits_1_when_a_part_is_missing(tmp_path: pytest.TempPat
 
 
 def test_the_class_table_has_a_row_for_each_failure_class_in_order() -> None:
-    classes = messages.runtime("classes")
+    classes = messages.runtime("wording.classes")
     assert messages.failure_classes() == typing.get_args(classes.FailureClass)
 
 

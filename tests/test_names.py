@@ -509,7 +509,9 @@ async def test_an_idempotent_write_is_retried_and_a_base_url_default_is_overridd
 
 @pytest.mark.slow
 def test_the_base_url_default_needs_no_variable_at_start(project: Path) -> None:
-    check = "from docs_mcp._generated.server import UPSTREAMS; from docs_mcp._generated.runtime.upstream import "
+    check = (
+        "from docs_mcp._generated.server import UPSTREAMS; from docs_mcp._generated.runtime.upstreams.upstream import "
+    )
     check += "UpstreamPool; UpstreamPool(UPSTREAMS).check(); print('ok')"
     ran = subprocess.run([sys.executable, "-c", check], env=_env(project), capture_output=True, text=True, timeout=60)
     assert ran.stdout.strip() == "ok", ran.stderr[-2000:]

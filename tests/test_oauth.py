@@ -138,7 +138,7 @@ import os
 
 import httpx2
 
-from ._generated.runtime.tokens import AccessToken, TokenVerifier
+from ._generated.runtime.transport.tokens import AccessToken, TokenVerifier
 
 
 class Introspection:

@@ -515,7 +515,7 @@ def test_the_server_refuses_a_base_url_variable_with_a_blank_or_a_control_charac
     character anywhere in it, without quoting the value."""
     from failwell.spec import messages
 
-    config = messages.runtime("config")
+    config = messages.runtime("setup.config")
     assert config.check_base_url("SHOP_API_URL", "https://api.example.com/v2", "x") == "https://api.example.com/v2"
     with pytest.raises(config.ConfigurationError) as refused:
         config.check_base_url("SHOP_API_URL", value, "the base URL of the `shop_api` upstream")

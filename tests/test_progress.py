@@ -32,7 +32,7 @@ HANDLER = """\
 import asyncio
 import time
 
-from .._generated.runtime import progress
+from .._generated.runtime.calls import progress
 from .._generated.tools.gauge_run import Context, Input, Output
 
 LATE: set[asyncio.Task[None]] = set()

@@ -264,13 +264,13 @@ async def test_resources_list_pages_a_long_listing_with_cursors_it_checks(tmp_pa
     ],
 )
 def test_the_generator_types_a_handler_as_the_runtime_sends_its_contents(mime_type: str) -> None:
-    """model.py types a resource handler's output by MIME type; runtime/resources.py sends it by the same rule."""
+    """render/model types a resource handler's output by MIME type; runtime/readers/resources.py sends it alike."""
     from ledger import importable
 
     from failwell.render.model import _text_kind
 
     with importable(SRC, "tasks_mcp"):
-        from tasks_mcp._generated.runtime.resources import content_kind
+        from tasks_mcp._generated.runtime.readers.resources import content_kind
 
         sent = content_kind(mime_type)
     assert _text_kind(mime_type) == {"json": "dict[str, Any] | list[Any]", "text": "str", "binary": "bytes"}[sent]

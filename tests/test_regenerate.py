@@ -176,8 +176,10 @@ def test_an_import_from_where_the_runtime_used_to_be_is_named_with_its_new_home(
     assert result.returncode == 0, result.stderr
     assert (
         "src/notes_mcp/handlers/notes_get.py:1: `ToolContext` moved from `_generated.runtime` to "
-        "`_generated.runtime.contracts`; import it from there"
+        "`_generated.runtime.calls.contracts`; import it from there"
     ) in result.stderr
-    moved = "tests/test_store.py:1: `MemoryStore` moved from `_generated.store` to `_generated.runtime.store_memory`"
+    moved = (
+        "tests/test_store.py:1: `MemoryStore` moved from `_generated.store` to `_generated.runtime.stores.store_memory`"
+    )
     assert moved in result.stderr
     assert "`other`" not in result.stderr, "only names the runtime had are named"

@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import tomllib
+from collections.abc import Collection
 from importlib.metadata import version
 from pathlib import Path
 from types import ModuleType
@@ -26,42 +27,97 @@ MAX_LINES = 450
 """The most lines one runtime module holds: past it, a module holds more than one concern and is split."""
 SDK_INTERNALS = ("_lowlevel_server", "_tool_input_schema", "auth_context_var", "last_context")
 """The SDK internals the runtime uses; only sdk.py may name them."""
+TOP = {"__init__", "sdk", "cli", "server", "server_parts"}
+"""The runtime's modules at its top; every other module is in a package by concern."""
+FLOORS = (
+    "sdk", "wording", "checks", "setup", "asking", "calls", "tasks", "readers", "upstreams", "stores", "server",
+    "transport", "cli",
+)  # fmt: skip
+"""The runtime's floors, lowest first: a module imports only from its own floor or lower (server_parts.py is on
+the server's floor; stores/ is above tasks/ because the memory store keeps tasks, transport/ above the server
+because http.py serves a FailwellServer)."""
+
+
+def unwrapped(part: str) -> str:
+    """A file or folder name of the template with its Jinja condition taken off (`{% if project.store %}stores...`)."""
+    return re.sub(r"\{%.*?%\}", "", part).removesuffix(".jinja")
 
 
 def sources() -> list[Path]:
     """The runtime's module files (not the bytecode the generator's own imports of it may leave beside them)."""
-    return sorted(path for path in RUNTIME.iterdir() if path.is_file())
+    return sorted(path for path in RUNTIME.rglob("*.py*") if path.is_file() and "__pycache__" not in path.parts)
+
+
+def dotted(path: Path) -> str:
+    """A runtime module's name below the runtime: `sdk`, `calls.results`, `wording.__init__`."""
+    return ".".join(unwrapped(part) for part in path.relative_to(RUNTIME).parts).removesuffix(".py")
 
 
 def modules() -> dict[str, ast.Module]:
-    """Every runtime module of the template by name, parsed (conditional file names unwrapped)."""
+    """Every runtime module of the template by dotted name, parsed (conditional names unwrapped)."""
     found = {}
     for path in sources():
-        name = re.sub(r"\{%.*?%\}", "", path.name).removesuffix(".jinja")
         text = path.read_text(encoding="utf-8")
         if path.name.endswith(".jinja"):
             assert "{{" not in text and "{%" not in text, f"{path.name}: the runtime is the same in every project"
-        found[name.removesuffix(".py")] = ast.parse(text, path.name)
+        found[dotted(path)] = ast.parse(text, path.name)
     return found
 
 
-def imported(tree: ast.Module) -> set[str]:
-    """The sibling modules a runtime module imports, at the top or inside a function."""
+def floor(name: str) -> int:
+    """The floor of the runtime module `name` (its package's, or its own at the top)."""
+    head = name.partition(".")[0]
+    return FLOORS.index("server" if head == "server_parts" else head)
+
+
+def imported(name: str, tree: ast.Module, known: Collection[str]) -> set[str]:
+    """The runtime modules the module `name` imports, at the top or inside a function, by dotted name (`known`:
+    every runtime module's, to tell a package's modules from its names)."""
+    here = name.split(".")[:-1]
     names = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            names |= {node.module} if node.module else {alias.name for alias in node.names}
-        if isinstance(node, ast.ImportFrom):
-            assert node.level <= 1, "the runtime imports nothing spec-derived (server.py, tools/)"
+        if not isinstance(node, ast.ImportFrom) or not node.level:
+            continue
+        assert node.level <= len(here) + 1, f"{name}: the runtime imports nothing spec-derived (server.py, tools/)"
+        base = here[: len(here) - node.level + 1]
+        module = ".".join([*base, *(node.module or "").split(".")]).strip(".")
+        if node.module and f"{module}.__init__" not in known:
+            names.add(module)
+        else:  # `from . import formats`, `from ..calls import telemetry`: the names are modules
+            names |= {f"{module}.{alias.name}".strip(".") for alias in node.names}
     return names
 
 
+def graph() -> dict[str, set[str]]:
+    """Each runtime module and the runtime modules it imports."""
+    found = modules()
+    return {name: imported(name, tree, found) for name, tree in found.items()}
+
+
+def test_every_runtime_module_is_in_a_package_by_concern() -> None:
+    """Issue 40 (Where it goes): the runtime's 50 flat modules are grouped into packages by concern, as the generator
+    is; only the SDK seam, the server and the command line stay at the top. A package imports its modules' own."""
+    names = set(modules())
+    assert {name for name in names if "." not in name} == TOP
+    packages = {name.partition(".")[0] for name in names if "." in name}
+    assert packages == set(FLOORS) - TOP, "each floor but the top modules' is a package"
+    assert {f"{package}.__init__" for package in packages} <= names, "each package has its __init__.py"
+    assert len(names - TOP) - len(packages) >= 50, "every module that was flat is in a package"
+
+
+def test_each_runtime_package_imports_only_its_own_floor_or_lower() -> None:
+    edges = graph()
+    assert {dep for deps in edges.values() for dep in deps} <= set(edges), "every import is a runtime module"
+    upward = [f"{name} -> {dep}" for name, deps in edges.items() for dep in deps if floor(dep) > floor(name)]
+    assert upward == [], f"imports above their floor (the order: {', '.join(FLOORS)}): {upward}"
+    assert edges["calls.call"] >= {"calls.results", "calls.idempotency", "wording.classes"}, "the graph is read"
+
+
 def test_no_runtime_module_imports_one_that_imports_it_back() -> None:
-    graph = {name: imported(tree) for name, tree in modules().items()}
-    assert {name for deps in graph.values() for name in deps} <= set(graph), "every import is a runtime module"
+    edges = graph()
 
     def cycle_from(start: str, path: tuple[str, ...]) -> tuple[str, ...] | None:
-        for following in sorted(graph[start]):
+        for following in sorted(edges[start]):
             if following in path:
                 return (*path[path.index(following) :], following)
             found = cycle_from(following, (*path, following))
@@ -69,10 +125,9 @@ def test_no_runtime_module_imports_one_that_imports_it_back() -> None:
                 return found
         return None
 
-    for name in graph:
+    for name in edges:
         cycle = cycle_from(name, (name,))
         assert cycle is None, " -> ".join(cycle or ())
-    assert graph["call"] >= {"results", "idempotency", "limits", "batches", "callers"}, "the graph is read"
 
 
 def test_no_runtime_module_runs_over_the_bound() -> None:
@@ -93,13 +148,16 @@ def test_every_runtime_module_says_its_one_job_and_no_function_runs_over_60_line
 def test_the_packages_map_names_every_runtime_module() -> None:
     """runtime/__init__.py maps the modules by what each is for: none is left out of it."""
     mapped = ast.get_docstring(modules()["__init__"]) or ""
-    named = set(re.findall(r"\b([a-z_]+)\.py\b", mapped))
-    assert set(modules()) - {"__init__"} - named == set()
+    named = set(re.findall(r"\b([a-z_]+)\.py\b", mapped)) | set(re.findall(r"^([a-z_]+)/ ", mapped, re.M))
+    leaves = {name.rpartition(".")[2] for name in modules()} | {name.partition(".")[0] for name in modules()}
+    assert leaves - {"__init__"} - named == set()
+    packages = re.findall(r"^([a-z_]+)/ ", mapped, re.M)
+    assert packages == [floor for floor in FLOORS if floor not in TOP], "the map names the packages in floor order"
 
 
 def test_the_sdk_internals_are_named_in_sdk_py_only() -> None:
     for path in sources():
-        if path.name == "sdk.py":
+        if path == RUNTIME / "sdk.py":
             continue
         text = path.read_text(encoding="utf-8")
         for internal in SDK_INTERNALS:
@@ -152,7 +210,7 @@ from {package}._generated.runtime.cli import serve
 from {package}._generated.server import build_server
 
 def report():
-    scrubbing = ("scrub", "secret_names", "secret_texts", "formats")
+    scrubbing = ("wording.scrub", "wording.secret_names", "wording.secret_texts", "checks.formats")
     runtime = [sys.modules[f"{package}._generated.runtime.{{name}}"] for name in scrubbing]
     compiled = [
         f"{{module.__name__}}.{{name}}"
@@ -176,13 +234,13 @@ FIRST_REQUESTS = [
     {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
 ]  # fmt: skip
 ONLY_LATER = {
-    "http": "streamable HTTP (`--http`)",
-    "http_envelope": "HTTP bodies",
-    "http_limits": "HTTP bounds",
-    "rebinding": "Host and Origin checks",
-    "bearer": "bearer tokens",
-    "tokens": "bearer tokens",
-    "oauth": "the OAuth resource URL",
+    "transport.http": "streamable HTTP (`--http`)",
+    "transport.http_envelope": "HTTP bodies",
+    "transport.http_limits": "HTTP bounds",
+    "transport.rebinding": "Host and Origin checks",
+    "transport.bearer": "bearer tokens",
+    "transport.tokens": "bearer tokens",
+    "transport.oauth": "the OAuth resource URL",
 }
 """Runtime modules only `--http` needs."""
 
@@ -224,9 +282,11 @@ def test_a_stdio_start_imports_and_compiles_only_what_the_first_requests_need(ex
     loaded = {name.removeprefix(runtime) for name in probe["modules"] if name.startswith(runtime)}
     assert loaded & set(ONLY_LATER) == set()
     assert "httpx" not in probe["modules"]
-    assert {"scrub", "secret_names", "secret_texts", "formats"} <= loaded, "what these hold at import is read"
+    assert {"wording.scrub", "wording.secret_names", "wording.secret_texts", "checks.formats"} <= loaded, (
+        "what these hold at import is read"
+    )
     if example == "weather":
-        assert "upstream" in loaded, "the upstream module is imported, without its HTTP client"
+        assert "upstreams.upstream" in loaded, "the upstream module is imported, without its HTTP client"
 
 
 GC_PROBE = """

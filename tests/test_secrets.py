@@ -127,7 +127,7 @@ def leaks(seen: str, canaries: list[str]) -> list[str]:
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(case=st.sampled_from(CASES), seed=st.integers(0, 2**32))
 def test_no_planted_credential_survives_scrubbing(case: tuple[Kind, str], seed: int) -> None:
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     kind, quoting = case
     text, canaries = planted(kind, quoting, random.Random(seed))
     if kind.log:  # an internal host name is for the log to keep and the model not to see
@@ -136,7 +136,7 @@ def test_no_planted_credential_survives_scrubbing(case: tuple[Kind, str], seed: 
 
 
 def test_every_kind_in_every_quoting_is_masked_for_the_log_and_the_model() -> None:
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     leaked = []
     for seed in range(5):
         for kind, quoting in CASES:
@@ -151,7 +151,7 @@ def test_every_kind_in_every_quoting_is_masked_for_the_log_and_the_model() -> No
 @settings(max_examples=500, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32))
 def test_ordinary_values_pass_unchanged(seed: int) -> None:
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     rng = random.Random(seed)
     value = ordinary(rng)
     sentence = f"Order {ordinary(rng)} for {value} is not ready; try again."
@@ -161,7 +161,7 @@ def test_ordinary_values_pass_unchanged(seed: int) -> None:
 
 
 def test_a_field_named_like_a_secret_is_masked_whole_and_others_are_not() -> None:
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     secret = [
         "password",
         "DB_PASSWORD",
@@ -237,7 +237,7 @@ SECRET = "Xk29fjQ7pw"
     ],
 )
 def test_a_setting_written_with_blanks_is_masked(text: str) -> None:
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     assert SECRET not in scrub.redact_secrets(text), scrub.redact_secrets(text)
     assert SECRET not in scrub.scrub(text)
 
@@ -302,7 +302,7 @@ def test_a_setting_written_with_blanks_is_masked(text: str) -> None:
     ],
 )
 def test_a_sentence_near_a_secret_word_passes_unchanged(text: str) -> None:
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     assert scrub.redact_secrets(text) == text
     assert scrub.scrub(text) == text
 
@@ -312,7 +312,7 @@ def test_a_sentence_near_a_secret_word_passes_unchanged(text: str) -> None:
 )
 def test_a_setting_whose_value_is_a_plain_word_is_still_masked(text: str) -> None:
     """A line that is a setting (no word of prose beside it) masks a value that is an English word too."""
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     value = text.rsplit(" ", 1)[1]
     assert value not in scrub.redact_secrets(text), scrub.redact_secrets(text)
 
@@ -320,7 +320,7 @@ def test_a_setting_whose_value_is_a_plain_word_is_still_masked(text: str) -> Non
 @pytest.mark.parametrize("quote", ['"', "'"])
 def test_a_quote_escaped_inside_a_value_does_not_end_its_mask(quote: str) -> None:
     """JSON and repr escape a quote inside a value (`"ab\\"cd"`); the mask goes on to the quote that closes it."""
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     tail = "cd" + SECRET
     for value in (f"ab{quote}{tail}", f"ab{quote} {tail}", f"ab{quote}{quote}{tail}{quote}"):
         texts = [
@@ -339,7 +339,7 @@ def test_a_quote_escaped_inside_a_value_does_not_end_its_mask(quote: str) -> Non
 def test_a_token_wrapped_over_lines_is_masked_whole() -> None:
     """Base64 wrapped at 64 columns, a token split by CRLF and indentation, a backslash continuation, the same
     inside JSON, and a hex secret (which reads as a digest) continued under its name: no piece is seen again."""
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     rng = random.Random(5)
     blob = "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789+/") for _ in range(150))
     pieces = [blob[i : i + 64] for i in range(0, len(blob), 64)]
@@ -377,7 +377,7 @@ def test_a_token_wrapped_over_lines_is_masked_whole() -> None:
     ],
 )
 def test_a_managed_services_host_is_hidden_from_the_model_and_kept_for_the_log(host: str) -> None:
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     text = f"Error 111 connecting to {host}. Connection refused."
     assert (
         "orders7" not in scrub.scrub(text)
@@ -408,7 +408,7 @@ def test_scrubbing_100_kb_of_any_hostile_text_takes_linear_time() -> None:
     """The arrangements that made earlier rules quadratic (13 s to 5 min for 100 kB each): all of them, scrubbed
     in a subprocess that must finish within 60 s (linear rules take about 0.3 s each)."""
     program = (
-        "import sys; from failwell.spec import messages; scrub = messages.runtime('scrub')\n"
+        "import sys; from failwell.spec import messages; scrub = messages.runtime('wording.scrub')\n"
         "for base in sys.argv[1:]:\n"
         "    scrub.scrub((base * (100_000 // len(base) + 1))[:100_000])\n"
     )
@@ -453,7 +453,7 @@ class Lines(logging.Handler):
 async def test_no_credential_reaches_a_client_or_the_log_in_process(vault_src: Path) -> None:
     sys.path.insert(0, str(TESTS))
     with importable(vault_src, "vault_mcp"):
-        from vault_mcp._generated.runtime.logs import JsonLines
+        from vault_mcp._generated.runtime.setup.logs import JsonLines
         from vault_mcp._generated.server import build_server
 
         server = build_server()
@@ -615,7 +615,7 @@ def test_the_quick_check_finds_every_secret_name_the_name_rule_finds(
 ) -> None:
     """The name rule's quick check decides whether `_VALUE_AFTER_NAME` runs at all: wherever that rule finds a name
     and its value (in any case, with any letter the engine folds to the same one), the quick check finds a word."""
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     spelled = "".join(
         FOLDS[char.lower()][turn % len(FOLDS[char.lower()])]
         if char.lower() in FOLDS
@@ -656,7 +656,7 @@ def test_a_structure_under_a_secret_name_is_masked_whole(
     """Issue 39, point 13: a mapping, list, tuple, call or bytes printed under a secret name (a Python repr at any
     depth, JSON, keyword arguments), in any case and quoting, is masked whole for the log and the model; the fields
     beside it stay (before the fix only the text up to its first closing quote was: the other items leaked)."""
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     spelled = "".join(char.upper() if turn % 2 else char for char, turn in zip(word, spelling, strict=False))
     name = f"{before}{spelled}"
     secret = "Qz7-Hv2kW9-x"
@@ -674,7 +674,7 @@ def test_a_structure_under_a_secret_name_is_masked_whole(
 def test_a_handlers_exception_with_a_mapping_keeps_its_other_fields_in_the_log() -> None:
     """The issue's own case: `RuntimeError({"config": {"dsn": ..., "password": ...}})` as its traceback prints it:
     every secret-named key masked, at any depth, its neighbours kept."""
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     error = RuntimeError(
         {"config": {"dsn": "db", "password": "Pw-1x9Q", "api_key": ["Ak-7c2Z"], "token": {"v": "Tk-4b8M"}}},
         {"user": "ann", "secret": b"Sb-3d6R"},
@@ -704,7 +704,7 @@ def test_a_value_that_is_not_a_string_is_masked_exactly(layout: str, value: str)
     """Issue 39, points 6 and 13 (red team): a number, a boolean, `None` or an object's repr under a secret name is
     masked to its own end: the items after it stay as they were (before the fix the name rule took an unquoted value
     on to the next quote, `{'password': [redacted]': 'eu'}`, and a pair, `('password', 'p')`, was not masked)."""
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     text = layout.format(v=value)
     for rule in (scrub.redact_secrets, scrub.scrub):
         shown = rule(text)
@@ -724,7 +724,7 @@ def test_a_value_that_is_not_a_string_is_masked_exactly(layout: str, value: str)
 def test_a_mapping_given_as_pairs_is_masked(layout: str) -> None:
     """`OrderedDict([('password', 'x')])`, `[('token', 'y')]`, JSON's `[["token", "t"]]`, `dict(password='z')`: the
     value of a pair whose first item is a secret name is masked, the others kept (before the fix a pair leaked)."""
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     text = layout.format(v=f'"{SECRET}"' if layout.startswith("[[") else SECRET)
     for rule in (scrub.redact_secrets, scrub.scrub):
         shown = rule(text)
@@ -739,7 +739,7 @@ def test_a_mapping_given_as_pairs_is_masked(layout: str) -> None:
 def test_url_user_info_is_masked_whatever_precedes_the_scheme(before: str) -> None:
     """`scheme://user:password@host` glued to anything (a letter, a digit, a dash, `=`, a bracket): masked for the
     log and the model (before the fix a digit, `+`, `-` or `.` before the scheme hid it: `-https://u:p@h`)."""
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     for scheme in ("https", "postgresql", "mongodb+srv", "HTTPS"):
         text = f"failed: {before}{scheme}://app:{SECRET}@db.example.com:5432/app"
         assert SECRET not in scrub.redact_secrets(text), text
@@ -748,7 +748,7 @@ def test_url_user_info_is_masked_whatever_precedes_the_scheme(before: str) -> No
 
 def test_the_quick_check_agrees_with_the_name_rule_on_every_corpus_text() -> None:
     """Every planted text of both corpora, and ordinary text: the name rule never finds what the quick check skips."""
-    scrub = messages.runtime("scrub")
+    scrub = messages.runtime("wording.scrub")
     texts = [planted(kind, quoting, random.Random(seed))[0] for kind, quoting in CASES for seed in range(3)]
     texts += [ordinary(random.Random(seed)) for seed in range(500)]
     texts += [held.make(random.Random(seed))[0] for held in HELD_OUT for seed in range(3)]

@@ -34,9 +34,9 @@ def redis_url() -> Iterator[str]:
 
 @pytest.fixture(params=STORES)
 async def store(request: pytest.FixtureRequest, ledger_src: Path, tmp_path: Path) -> AsyncIterator[Any]:
-    from ledger_mcp._generated.runtime.store_memory import MemoryStore
-    from ledger_mcp._generated.runtime.store_redis import RedisStore
-    from ledger_mcp._generated.runtime.store_sqlite import SQLiteStore
+    from ledger_mcp._generated.runtime.stores.store_memory import MemoryStore
+    from ledger_mcp._generated.runtime.stores.store_redis import RedisStore
+    from ledger_mcp._generated.runtime.stores.store_sqlite import SQLiteStore
 
     if request.param == "memory":
         opened: Any = MemoryStore()
@@ -55,8 +55,8 @@ async def test_a_reachable_store_answers_ping(store: Any) -> None:
 
 
 async def test_an_unreachable_store_fails_ping(ledger_src: Path, tmp_path: Path) -> None:
-    from ledger_mcp._generated.runtime.store_redis import RedisStore
-    from ledger_mcp._generated.runtime.store_sqlite import SQLiteStore
+    from ledger_mcp._generated.runtime.stores.store_redis import RedisStore
+    from ledger_mcp._generated.runtime.stores.store_sqlite import SQLiteStore
 
     (tmp_path / "file").write_text("")
     for store in (SQLiteStore(tmp_path / "file" / "state.sqlite3"), RedisStore(f"redis://127.0.0.1:{free_port()}/0")):
@@ -77,7 +77,7 @@ async def test_each_store_names_what_could_make_a_key_run_twice(store: Any) -> N
 
 async def test_redis_persistence_settings_decide_its_risks(ledger_src: Path, tmp_path: Path) -> None:
     from ledger import running_redis
-    from ledger_mcp._generated.runtime.store_redis import RedisStore
+    from ledger_mcp._generated.runtime.stores.store_redis import RedisStore
 
     with running_redis(tmp_path) as redis:  # appendonly yes, appendfsync always
         store = RedisStore(redis.url)
@@ -218,8 +218,8 @@ async def test_tasks_and_their_keys_expire_after_their_ttl(store: Any) -> None:
 async def test_tasks_in_memory_are_capped_by_forgetting_the_oldest_ended_first(
     ledger_src: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ledger_mcp._generated.runtime import tasks
-    from ledger_mcp._generated.runtime.store_memory import MemoryStore
+    from ledger_mcp._generated.runtime.tasks import tasks
+    from ledger_mcp._generated.runtime.stores.store_memory import MemoryStore
 
     monkeypatch.setattr(tasks, "MAX_KEPT", 5)
     monkeypatch.setattr(tasks, "MAX_KEPT_PER_CALLER", 100)
@@ -237,7 +237,7 @@ async def test_tasks_in_memory_are_capped_by_forgetting_the_oldest_ended_first(
 
 async def take(store: Any) -> float:
     """One token from a bucket of two a second, through the one call the runtime makes."""
-    from ledger_mcp._generated.runtime.contracts import RateLimit
+    from ledger_mcp._generated.runtime.calls.contracts import RateLimit
 
     (wait,) = await store.take_all([("caller", RateLimit(2, 1.0))])
     return float(wait)
@@ -253,7 +253,7 @@ async def test_rate_limit_buckets_say_how_long_to_wait(store: Any) -> None:
 
 
 async def test_32_concurrent_duplicates_for_each_of_50_keys_run_once(store: Any, ledger_src: Path) -> None:
-    from ledger_mcp._generated.runtime.contracts import ToolContext
+    from ledger_mcp._generated.runtime.calls.contracts import ToolContext
     from ledger_mcp._generated.server import build_server
     from ledger_mcp._generated.tools import ledger_add
 

@@ -297,7 +297,7 @@ async def test_a_session_that_stops_reading_holds_one_waiting_update_per_uri(tmp
     src = make_project(tmp_path)
     with importable(src, "notes_mcp"):
         from mcp.server.subscriptions import ResourceUpdated
-        from notes_mcp._generated.runtime.subscriptions import SessionListener, UpdateBus
+        from notes_mcp._generated.runtime.readers.subscriptions import SessionListener, UpdateBus
 
         class Stuck:
             sent: ClassVar[list[str]] = []

@@ -8,7 +8,7 @@ change may have happened (also after a paused owner's race, where the change did
 a task ended as stopped while its owner was SIGSTOPped whose handler then writes its effect; a store blip at a
 task's end losing its outcome; one caller's flood forgetting another's task in the memory store; a keyed retry at the
 running cap refused instead of answering its task. The running cap's refusal read "Retry after (not given) s"
-(fixed in runtime/tasks.py). The other tests are attacks that held, kept because they are cheap.
+(fixed in runtime/tasks/tasks.py). The other tests are attacks that held, kept because they are cheap.
 """
 
 from __future__ import annotations
@@ -365,7 +365,7 @@ def test_a_store_blip_as_a_task_ends_does_not_lose_its_outcome(tmp_path: Path, r
 
 EVICTION = """
 import asyncio
-from tasking_mcp._generated.runtime.task_records import MAX_KEPT, MemoryTasks, Task
+from tasking_mcp._generated.runtime.tasks.task_records import MAX_KEPT, MemoryTasks, Task
 
 async def main() -> None:
     store = MemoryTasks()

@@ -516,7 +516,7 @@ async def test_a_replay_and_an_unknown_outcome_are_on_the_span_and_counted_and_n
 
 
 def test_the_guidance_is_the_last_sentence_that_says_what_to_do(probe: Any) -> None:
-    from probe_mcp._generated.runtime.tool_failure import agent_guidance
+    from probe_mcp._generated.runtime.wording.tool_failure import agent_guidance
 
     said = {
         "No thing T-1. Refs look like T-1. Call probe_find to find one. Nothing was changed. "

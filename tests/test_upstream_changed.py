@@ -24,7 +24,7 @@ def ledger_src(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 async def answer(handler: Any, monkeypatch: pytest.MonkeyPatch, status: int) -> dict[str, Any]:
-    from ledger_mcp._generated.runtime.store_memory import MemoryStore
+    from ledger_mcp._generated.runtime.stores.store_memory import MemoryStore
     from ledger_mcp._generated.server import build_server
     from ledger_mcp._generated.testing import FakeUpstream, Reply
 
@@ -58,7 +58,7 @@ async def test_a_failure_after_a_post_may_have_changed_something(
 
 
 async def test_a_handler_says_exactly_what_changed(ledger_src: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ledger_mcp._generated.runtime.upstream import UpstreamError
+    from ledger_mcp._generated.runtime.upstreams.upstream import UpstreamError
 
     async def partial(params: Any, ctx: Any) -> Any:
         try:

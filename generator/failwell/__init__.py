@@ -107,7 +107,7 @@ def generate(
     hand since the last generate is refused (FailwellError naming it) unless `force`. Each (old, new) of
     `renames` first moves a renamed tool's (resource's, prompt's) handler and test to the new name.
     """
-    from .render import handlers, manifest, pin, rename, sync
+    from .render import handlers, manifest, pin, rename, runtime_moves, sync
     from .render.locate import find_project
     from .render.migrate import migrate
     from .render.model import SPEC_FILE
@@ -137,6 +137,8 @@ def generate(
     migrated += tuple(done)
     recorded = manifest.read(project)
     pin.refuse_newer(recorded, project)
+    if recorded is not None:  # the person's imports of the runtime's flat modules name their homes now
+        migrated += tuple(runtime_moves.rewrite(project, str(recorded.get("package", "")), write=not check))
     if not renames and recorded is not None and manifest.unchanged(project, recorded, read_spec(spec)):
         package = str(recorded.get("package", ""))
         named = [
@@ -152,7 +154,7 @@ def generate(
             for relative, path in sync.files(project).items()
             if relative.startswith(f"src/{package}/_generated/")
         }
-        unchanged = Result(sync.Plan(orphans=orphans), warnings=_pin_notes(project), skipped=True)
+        unchanged = Result(sync.Plan(orphans=orphans), warnings=migrated + _pin_notes(project), skipped=True)
         return _checked(project, package, named, unchanged.plan, on_disk, result=unchanged)
     edited = manifest.hand_edited(project, recorded) if recorded is not None else []
     if edited and not check and not force:
@@ -163,6 +165,8 @@ def generate(
         )
     rendered = render(spec)
     model = rendered.project
+    if recorded is None:
+        migrated += tuple(runtime_moves.rewrite(project, model.package, write=not check))
     given = manifest.handed_over(recorded)
     plan = sync.plan(rendered.files, project, model.package, [tool.name for tool in model.tools], given)
     plan.orphans = sync.orphans(

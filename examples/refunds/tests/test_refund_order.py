@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import anyio
 import pytest
 
-from refunds_mcp._generated.runtime.store_memory import MemoryStore
+from refunds_mcp._generated.runtime.stores.store_memory import MemoryStore
 from refunds_mcp._generated.server import build_server
 from refunds_mcp._generated.testing import call_tool
 

@@ -51,7 +51,7 @@ async def test_the_eleventh_task_in_a_minute_says_how_long_to_wait() -> None:
 
 
 async def test_a_retry_with_the_same_key_creates_one_task() -> None:
-    from tasks_mcp._generated.runtime.store_memory import MemoryStore
+    from tasks_mcp._generated.runtime.stores.store_memory import MemoryStore
     from tasks_mcp._generated.server import build_server
     from tasks_mcp.board import BOARD
 

@@ -174,7 +174,7 @@ def masker(known: Iterable[str] = ()) -> Callable[[str], str]:
     """Text as a report may show it: each of `known` masked, then the runtime's `redact_secrets` (tokens by their
     shape, `password=...`, keys named like secrets in any quoting). The audit's own planted credential is kept,
     so a finding shows what leaked."""
-    redact = runtime("scrub").redact_secrets
+    redact = runtime("wording.scrub").redact_secrets
     longest_first = sorted(set(known), key=len, reverse=True)
 
     def mask(text: str) -> str:

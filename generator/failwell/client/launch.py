@@ -56,7 +56,7 @@ SECRET_NAME = re.compile(
 def _scrubber() -> Callable[[str], str]:
     """The runtime's own `redact_secrets` (the vendored `scrub.py`, pure Python), so failwell calls a value
     secret exactly when the generated server would mask it in a log."""
-    redact: Callable[[str], str] = runtime("scrub").redact_secrets  # within the runtime's package (`.patterns`)
+    redact: Callable[[str], str] = runtime("wording.scrub").redact_secrets  # within the runtime's package (`.patterns`)
     return redact
 
 
@@ -209,10 +209,10 @@ def merged_flags(recorded: Sequence[str], given: Sequence[str]) -> list[str]:
 
 def preflight(model: Project, env: Mapping[str, str], secrets: frozenset[str] = frozenset()) -> None:
     """Check each value in `env` as the generated server's preflight will, with the runtime's own checks
-    (`runtime/config.py`, loaded as `messages` loads the pure runtime modules), so failwell never writes an
+    (`runtime/setup/config.py`, loaded as `messages` loads the pure runtime modules), so failwell never writes an
     entry the server would refuse to start with; FailwellError naming the variable, what it got (masked when
     a secret) and what it accepts."""
-    config = runtime("config")
+    config = runtime("setup.config")
     kinds = {variable.name: (variable.check, variable.meaning) for variable in model.environment if variable.check}
 
     def check(name: str, value: str) -> None:
@@ -222,7 +222,7 @@ def preflight(model: Project, env: Mapping[str, str], secrets: frozenset[str] = 
         elif name == "LOG_LEVEL":
             config.check_log_level(value)
         elif name == "MCP_RESOURCE_URL" and value:
-            runtime("oauth").resource_url(value, "127.0.0.1", 8000, "/mcp")
+            runtime("transport.oauth").resource_url(value, "127.0.0.1", 8000, "/mcp")
         elif kind == "base_url":
             config.check_base_url(name, value, f"{meaning}, such as https://api.example.com")
         elif kind == "redis_url":

@@ -46,27 +46,28 @@ def misfits(project_dir: Path, project: Project) -> list[str]:
 
 
 MOVED: dict[str, str] = {
-    **dict.fromkeys(("ToolContext", "ToolFailure", "ToolDefinition", "Handler", "Store"), "contracts"),
-    "Begin": "store_contracts",
-    **dict.fromkeys(("Batch", "RateLimit", "UpstreamBinder"), "contracts"),
-    **dict.fromkeys(("FailureClass", "Effect", "Changed", "CLASSES", "DEFAULT_MESSAGES"), "classes"),
-    **dict.fromkeys(("compose", "display", "seconds"), "wording"),
-    **dict.fromkeys(("scrub", "redact_secrets"), "scrub"),
-    **dict.fromkeys(("ConfigurationError", "required_env"), "config"),
-    **dict.fromkeys(("StaticTokens", "TokenVerifier", "AccessToken"), "tokens"),
-    **dict.fromkeys(("HttpOptions", "http_app", "serve_http"), "http"),
-    **dict.fromkeys(("JsonLines", "configure_logging"), "logs"),
-    **dict.fromkeys(("UpstreamError", "UpstreamConfig", "UpstreamPool", "Upstream"), "upstream"),
-    "CircuitBreaker": "breaker",
-    "MemoryStore": "store_memory",
-    "SQLiteStore": "store_sqlite",
-    "RedisStore": "store_redis",
+    **dict.fromkeys(("ToolContext", "ToolFailure", "ToolDefinition", "Handler", "Store"), "calls.contracts"),
+    "Begin": "calls.store_contracts",
+    **dict.fromkeys(("Batch", "RateLimit", "UpstreamBinder"), "calls.contracts"),
+    **dict.fromkeys(("FailureClass", "Effect", "Changed", "CLASSES", "DEFAULT_MESSAGES"), "wording.classes"),
+    **dict.fromkeys(("compose", "display", "seconds"), "wording.wording"),
+    **dict.fromkeys(("scrub", "redact_secrets"), "wording.scrub"),
+    **dict.fromkeys(("ConfigurationError", "required_env"), "setup.config"),
+    **dict.fromkeys(("StaticTokens", "TokenVerifier", "AccessToken"), "transport.tokens"),
+    **dict.fromkeys(("HttpOptions", "http_app", "serve_http"), "transport.http"),
+    **dict.fromkeys(("JsonLines", "configure_logging"), "setup.logs"),
+    **dict.fromkeys(("UpstreamError", "UpstreamConfig", "UpstreamPool", "Upstream"), "upstreams.upstream"),
+    "CircuitBreaker": "upstreams.breaker",
+    "MemoryStore": "stores.store_memory",
+    "SQLiteStore": "stores.store_sqlite",
+    "RedisStore": "stores.store_redis",
     "FailwellServer": "server",
     "serve": "cli",
-    "ENVELOPE_KEY": "results",
-    "resource_url": "oauth",
+    "ENVELOPE_KEY": "calls.results",
+    "resource_url": "transport.oauth",
 }
-"""Where each name the person's code may import from the runtime lives now, by module of `_generated/runtime/`."""
+"""Where each name the person's code may import from the runtime lives now, by module of `_generated/runtime/`
+(package.module: `runtime_moves` rewrites the imports of a project whose runtime modules were flat)."""
 _OLD_MODULES = frozenset({"runtime", "http", "messages", "store", "store_redis", "upstream"})
 """The modules of `_generated/` that held the runtime before it was split into `_generated/runtime/`."""
 

@@ -62,7 +62,7 @@ FORMAT_WORDS = {
 @functools.cache
 def runtime_formats() -> ModuleType:
     """The generated runtime's `formats` module (one source for the generator's checks and the server's)."""
-    return messages.runtime("formats")  # within the runtime's package: it imports `.patterns`
+    return messages.runtime("checks.formats")  # within the runtime's package: it imports `.patterns`
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ _PACKAGE = "failwell._runtime"
 
 @cache
 def runtime(module: str) -> ModuleType:
-    """`template/src/{{ package }}/_generated/runtime/<module>.py`, imported as `failwell._runtime.<module>`.
+    """`template/src/{{ package }}/_generated/runtime/<package>/<module>.py`, `module` dotted (`wording.classes`),
+    imported as `failwell._runtime.<package>.<module>`.
 
     failwell imports only the runtime's pure modules (classes, wording, scrub): they need nothing but Python.
     """
@@ -31,7 +32,7 @@ def runtime(module: str) -> ModuleType:
 
 def failure_classes() -> tuple[str, ...]:
     """The eight failure classes, in the runtime's order (its `FailureClass`)."""
-    return tuple(runtime("classes").CLASSES)
+    return tuple(runtime("wording.classes").CLASSES)
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class Policy:
 
 def policies() -> dict[str, Policy]:
     """The class table, as the generated runtime defines it."""
-    table = runtime("classes").CLASSES.items()
+    table = runtime("wording.classes").CLASSES.items()
     return {
         name: Policy(
             p.retryable,
@@ -62,12 +63,12 @@ def policies() -> dict[str, Policy]:
 
 def default_messages() -> dict[str, str]:
     """The runtime's own words for failures it detects itself (internal, timeout)."""
-    return dict(runtime("classes").DEFAULT_MESSAGES)
+    return dict(runtime("wording.classes").DEFAULT_MESSAGES)
 
 
 def scope_message() -> str:
     """The runtime's words for a token that lacks a scope a tool needs."""
-    return str(runtime("classes").SCOPE_MESSAGE)
+    return str(runtime("wording.classes").SCOPE_MESSAGE)
 
 
 def compose(
@@ -84,7 +85,7 @@ def compose(
 ) -> str:
     """The whole message, exactly as the generated runtime builds it (`after`, `running`, `retry` and `idempotent`
     as its `compose`)."""
-    wording = runtime("wording")
+    wording = runtime("wording.wording")
     return str(
         wording.compose(
             body,
@@ -104,7 +105,7 @@ def compose(
 def asking_words() -> dict[str, str]:
     """The runtime's words for confirmations and questions: `declined`, `unavailable` (a tool's confirmation),
     `ask_declined`, `cannot_ask`, and the retry sentences `not_again` and `other_client`."""
-    classes = runtime("classes")
+    classes = runtime("wording.classes")
     return {
         "declined": classes.CONFIRM_DECLINED_MESSAGE,
         "unavailable": classes.CONFIRM_UNAVAILABLE_MESSAGE,
@@ -117,12 +118,12 @@ def asking_words() -> dict[str, str]:
 
 def outcome_unknown_text(tool: str, effect: str, template: str, check_with: str | None, reference: str) -> str:
     """What a keyed write answers after a run whose outcome is unknown, as the runtime builds it."""
-    return str(runtime("wording").outcome_unknown_text(tool, effect, template, check_with, reference))
+    return str(runtime("wording.wording").outcome_unknown_text(tool, effect, template, check_with, reference))
 
 
 def subscriptions_full_text(reference: str) -> tuple[str, str]:
     """(the template, the whole message) a 2025-era session reads when it subscribes to one URI too many."""
-    classes = runtime("classes")
+    classes = runtime("wording.classes")
     template = str(classes.SUBSCRIPTIONS_FULL_MESSAGE)
     values = {"limit": str(classes.MAX_SUBSCRIBED_URIS), "tool": "resources/subscribe", "reference": reference}
     return template, compose(template, "conflict", "read", values)
@@ -130,12 +131,12 @@ def subscriptions_full_text(reference: str) -> tuple[str, str]:
 
 def outcome_unknown_message() -> str:
     """The runtime's words for a keyed write whose earlier run's outcome is unknown."""
-    return str(runtime("classes").OUTCOME_UNKNOWN_MESSAGE)
+    return str(runtime("wording.classes").OUTCOME_UNKNOWN_MESSAGE)
 
 
 def default_changed(failure_class: str, effect: str) -> str:
     """none | possible | partial, as the runtime decides when the spec does not say."""
-    return str(runtime("classes").default_changed(failure_class, effect))
+    return str(runtime("wording.classes").default_changed(failure_class, effect))
 
 
 def is_retryable(
@@ -149,7 +150,7 @@ def is_retryable(
     idempotent: bool = False,
 ) -> bool:
     """Whether the envelope says `retryable: true`."""
-    classes = runtime("classes")
+    classes = runtime("wording.classes")
     return bool(
         classes.is_retryable(
             failure_class, effect, keyed, changed=changed, after=after, running=running, idempotent=idempotent
@@ -159,70 +160,70 @@ def is_retryable(
 
 def grace_for(deadline_s: float) -> float:
     """How long a keyed write goes on after its deadline, as the runtime decides."""
-    return float(runtime("classes").grace_for(deadline_s))
+    return float(runtime("wording.classes").grace_for(deadline_s))
 
 
 def grace_margin_s() -> float:
     """How long after its grace period a keyed write's timeout answer says to retry."""
-    return float(runtime("classes").GRACE_MARGIN_S)
+    return float(runtime("wording.classes").GRACE_MARGIN_S)
 
 
 def too_large_message() -> str:
     """The runtime's words for a tool's content over its budget (`content.too_large` rewords them)."""
-    return str(runtime("classes").TOO_LARGE_MESSAGE)
+    return str(runtime("wording.classes").TOO_LARGE_MESSAGE)
 
 
 def content_max_bytes() -> int:
     """A tool's content budget when `content.max_bytes` gives none."""
-    return int(runtime("classes").CONTENT_MAX_BYTES)
+    return int(runtime("wording.classes").CONTENT_MAX_BYTES)
 
 
 def upstream_messages() -> dict[str, str]:
     """The runtime's words for a service a tool calls that is down or does not answer in time, by class."""
-    return dict(runtime("classes").UPSTREAM_MESSAGES)
+    return dict(runtime("wording.classes").UPSTREAM_MESSAGES)
 
 
 def scrub(text: str) -> str:
     """The runtime's scrubber: what a handler-passed value looks like in a message."""
-    return str(runtime("scrub").scrub(text))
+    return str(runtime("wording.scrub").scrub(text))
 
 
 def secret_named(name: str) -> bool:
     """Whether the runtime masks a field of this name wherever it is shown (`api_key`, `password`, ...)."""
-    return bool(runtime("secret_names").secret_named(name))
+    return bool(runtime("wording.secret_names").secret_named(name))
 
 
 def fill(template: str, values: dict[str, str]) -> str:
     """`template` with its placeholders filled as the runtime fills them (a missing one reads `(not given)`)."""
-    return str(template.format_map(runtime("wording").Values(values)))
+    return str(template.format_map(runtime("wording.wording").Values(values)))
 
 
 def confirmation(template: str, tool: str, arguments: dict[str, Any], keyed: bool = False) -> str:
     """A confirmation's question as the runtime asks it: the message over `arguments`, then every argument it does
     not name (a keyed tool's `idempotency_key` aside)."""
-    return str(runtime("wording").confirmation(template, tool, arguments, keyed=keyed))
+    return str(runtime("wording.wording").confirmation(template, tool, arguments, keyed=keyed))
 
 
 def display(value: Any) -> str:
     """How a value reads inside a message: strings bare, anything else as JSON."""
-    return str(runtime("wording").display(value))
+    return str(runtime("wording.wording").display(value))
 
 
 def for_person(value: Any) -> str:
     """How a value reads in a question to the person (a confirmation, a form's message), as the runtime shows it."""
-    return str(runtime("wording").for_person(value))
+    return str(runtime("wording.wording").for_person(value))
 
 
 def shown(value: Any) -> str:
     """How an invalid argument's value is quoted back to the model, with its JSON kind."""
-    return str(runtime("wording").shown(value))
+    return str(runtime("wording.wording").shown(value))
 
 
 def argument_problem(tool: str, accepts: dict[str, str], path: str, kind: str, received: Any) -> str:
     """The runtime's line about one bad argument."""
-    return str(runtime("wording").argument_problem(tool, accepts, path, kind, received))
+    return str(runtime("wording.wording").argument_problem(tool, accepts, path, kind, received))
 
 
 def invalid_arguments_text(tool: str, effect: str, problems: list[str]) -> str:
     """The runtime's whole message for arguments that failed the input schema."""
-    return str(runtime("wording").invalid_arguments_text(tool, effect, problems))
+    return str(runtime("wording.wording").invalid_arguments_text(tool, effect, problems))

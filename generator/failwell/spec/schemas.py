@@ -33,7 +33,7 @@ def is_schema(spec: Any) -> bool:
 
 @functools.cache
 def _runtime() -> ModuleType:
-    return messages.runtime("schemas")
+    return messages.runtime("checks.schemas")
 
 
 def published(spec: dict[str, Any], defs: dict[str, Any] | None) -> dict[str, Any]:

@@ -315,7 +315,7 @@ def _too_large_row(
     """What a tool with `content` answers when a result is over its `max_bytes` (invalid_input: ask for less)."""
     template = " ".join(content.get("too_large", messages.too_large_message()).split())
     max_bytes = int(content.get("max_bytes", messages.content_max_bytes()))
-    display = messages.runtime("wording").display
+    display = messages.runtime("wording.wording").display
     values = {name: str(display(value)) for name, value in example.items()}
     values.update(tool=owner.name, reference=EXAMPLE_REFERENCE, size=str(max_bytes + 1), max_bytes=str(max_bytes))
     changed = "none" if owner.effect == "read" else "possible"

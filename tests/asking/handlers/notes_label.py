@@ -1,6 +1,6 @@
 """notes_label: the person's typed answer, shown with its Python types; a decline caught when `catch`."""
 
-from .._generated.runtime.asks import Declined
+from .._generated.runtime.asking.asks import Declined
 from .._generated.tools.notes_label import Context, Input
 
 

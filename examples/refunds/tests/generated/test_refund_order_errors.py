@@ -12,9 +12,9 @@ from typing import Any, NoReturn
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from refunds_mcp._generated.runtime.breaker import CircuitBreaker
-from refunds_mcp._generated.runtime.logs import JsonLines
-from refunds_mcp._generated.runtime.store_memory import MemoryStore
+from refunds_mcp._generated.runtime.setup.logs import JsonLines
+from refunds_mcp._generated.runtime.stores.store_memory import MemoryStore
+from refunds_mcp._generated.runtime.upstreams.breaker import CircuitBreaker
 from refunds_mcp._generated.server import UPSTREAMS, build_server
 from refunds_mcp._generated.testing import (
     FakeUpstream,

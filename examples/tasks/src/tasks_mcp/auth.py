@@ -10,7 +10,7 @@ Tokens from the authorization servers in the spec must be issued for this server
 The server's own URL is MCP_RESOURCE_URL (or --resource-url). The default's static tokens are exempt.
 """
 
-from ._generated.runtime.tokens import StaticTokens, TokenVerifier
+from ._generated.runtime.transport.tokens import StaticTokens, TokenVerifier
 from ._generated.server import SCOPES
 
 

@@ -6,8 +6,8 @@ from typing import Any, NoReturn
 import pytest
 from mcp import Client
 
-from tasks_mcp._generated.runtime.contracts import ToolContext
-from tasks_mcp._generated.runtime.store_memory import MemoryStore
+from tasks_mcp._generated.runtime.calls.contracts import ToolContext
+from tasks_mcp._generated.runtime.stores.store_memory import MemoryStore
 from tasks_mcp._generated.server import build_server
 from tasks_mcp._generated.testing import EXAMPLE_ARGUMENTS
 

@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tasks_mcp._generated.runtime.logs import JsonLines
+from tasks_mcp._generated.runtime.setup.logs import JsonLines
 from tasks_mcp._generated.testing import call_tool, crash, holding_token, never_called, slow
 from tasks_mcp._generated.tools import tasks_close as tool
 

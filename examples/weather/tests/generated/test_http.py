@@ -9,7 +9,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from weather_mcp._generated.runtime.http import HttpOptions, http_app
+from weather_mcp._generated.runtime.transport.http import HttpOptions, http_app
 from weather_mcp._generated.server import build_server
 
 pytestmark = pytest.mark.anyio

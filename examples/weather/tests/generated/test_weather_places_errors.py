@@ -12,8 +12,8 @@ from typing import Any, NoReturn
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from weather_mcp._generated.runtime.breaker import CircuitBreaker
-from weather_mcp._generated.runtime.logs import JsonLines
+from weather_mcp._generated.runtime.setup.logs import JsonLines
+from weather_mcp._generated.runtime.upstreams.breaker import CircuitBreaker
 from weather_mcp._generated.server import UPSTREAMS, build_server
 from weather_mcp._generated.testing import (
     FakeUpstream,

@@ -79,7 +79,7 @@ def handler(tool: Tool) -> str:
     else:
         body = call
     first = tool.spec["description"].split(". ")[0].rstrip(".")[:200]
-    upstream_import = "from .._generated.runtime.upstream import UpstreamError\n" if lines else ""
+    upstream_import = "from .._generated.runtime.upstreams.upstream import UpstreamError\n" if lines else ""
     origin = f" (operationId {tool.op.operation_id})" if tool.op.operation_id else ""
     helpers = "Where, call, fields_of, sent" if tool.has_output else "Where, call, sent, text_of"
     imported = f"from .._generated.tools.{tool.name} import {', '.join(imports)}"
@@ -131,7 +131,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel
 
-from .._generated.runtime.upstream import Upstream
+from .._generated.runtime.upstreams.upstream import Upstream
 
 Where = tuple[str, str]
 """(location, wire name): path, query, header, body (one property of the body) or whole (the body itself)."""

@@ -74,7 +74,7 @@ def _batch_expectation(
     items = arguments.get(batch["items"]) or []
     field = batch["items"]
     if batch["policy"] == "all_or_nothing":
-        wording = messages.runtime("wording")
+        wording = messages.runtime("wording.wording")
         body = f"{template} {wording.all_or_nothing_text(field, len(items), None)}"
         retryable = messages.is_retryable(spec["class"], effect, keyed, changed="none")
         text = messages.compose(body, spec["class"], effect, values, "none", keyed)
@@ -84,12 +84,12 @@ def _batch_expectation(
         item_values = (
             {**values, **{k: messages.display(v) for k, v in item.items()}} if isinstance(item, dict) else values
         )
-        reasons.append(template.format_map(messages.runtime("wording").Values(item_values)))
+        reasons.append(template.format_map(messages.runtime("wording.wording").Values(item_values)))
     failed = [
         {"index": index, "class": spec["class"], "failure": name, "message": reason}
         for index, reason in enumerate(reasons)
     ]
-    text = messages.runtime("wording").batch_text(field, len(items), list(enumerate(reasons)))
+    text = messages.runtime("wording.wording").batch_text(field, len(items), list(enumerate(reasons)))
     batch_envelope = {
         "class": spec["class"],
         "failure": "batch_failed",
@@ -176,5 +176,5 @@ def _failure(
         test_arguments=literal(arguments, 4),
         expected_line=assignment("expected", string(with_reference(expected)), 4),
         expected_envelope=literal(envelope, 4),
-        jsonrpc_code=int(messages.runtime("classes").JSONRPC_CODES[spec["class"]]),
+        jsonrpc_code=int(messages.runtime("wording.classes").JSONRPC_CODES[spec["class"]]),
     )

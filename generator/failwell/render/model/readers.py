@@ -92,7 +92,7 @@ class Reader:
 
 
 def _text_kind(mime_type: str) -> str:
-    """The handler's return type for a resource of this MIME type (as runtime/resources.py sends it)."""
+    """The handler's return type for a resource of this MIME type (as runtime/readers/resources.py sends it)."""
     base = mime_type.split(";")[0].strip().lower()
     if base == "application/json" or base.endswith("+json"):
         return "dict[str, Any] | list[Any]"

@@ -5,7 +5,7 @@ call's `idempotency_key`, so a retry of a refund that timed out finds the first 
 making a second one; and because the call is keyed, the client may retry a 5xx on its own too.
 """
 
-from .._generated.runtime.upstream import UpstreamError
+from .._generated.runtime.upstreams.upstream import UpstreamError
 from .._generated.tools.refund_order import Context, Input, OrderMissing, Output, OverRefund
 
 

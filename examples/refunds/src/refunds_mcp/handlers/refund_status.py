@@ -1,6 +1,6 @@
 """`refund_status`: Read a refund by its id, such as re_1a2b3c, to see whether it went through."""
 
-from .._generated.runtime.upstream import UpstreamError
+from .._generated.runtime.upstreams.upstream import UpstreamError
 from .._generated.tools.refund_status import Context, Input, Output, RefundMissing
 
 

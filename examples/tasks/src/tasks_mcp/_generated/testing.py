@@ -20,12 +20,12 @@ from mcp.server.auth.provider import AccessToken
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, GetPromptResult, ReadResourceResult, TextContent
 
+from .runtime.calls.contracts import Handler, ToolContext
+from .runtime.calls.results import ENVELOPE_KEY
 from .runtime.cli import serve
-from .runtime.contracts import Handler, ToolContext
-from .runtime.results import ENVELOPE_KEY
 from .runtime.sdk import signed_in
 from .runtime.server import FailwellServer
-from .runtime.store_memory import MemoryStore
+from .runtime.stores.store_memory import MemoryStore
 from .server import build_server
 
 EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {

@@ -10,11 +10,11 @@ try:
     from ..handlers import weather_places as weather_places_handler
 except Exception as _error:  # a handler that cannot import is named: one line, exit 2 (handler_unimportable)
     _unimportable(_error, __name__.partition(".")[0])
-from .runtime.classes import FailureClass
+from .runtime.calls.contracts import Handler
 from .runtime.cli import serve
-from .runtime.contracts import Handler
 from .runtime.server import FailwellServer
-from .runtime.upstream import UpstreamConfig, UpstreamPool
+from .runtime.upstreams.upstream import UpstreamConfig, UpstreamPool
+from .runtime.wording.classes import FailureClass
 from .tools import (
     weather_forecast,
     weather_places,

@@ -1,6 +1,6 @@
 """`weather_forecast`: The daily forecast for a place, for one to seven days from today."""
 
-from .._generated.runtime.upstream import UpstreamError
+from .._generated.runtime.upstreams.upstream import UpstreamError
 from .._generated.tools.weather_forecast import Context, Input, Output, OutputDaysItem, PlaceUnknown
 
 

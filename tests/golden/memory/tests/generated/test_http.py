@@ -9,7 +9,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from memory_mcp._generated.runtime.http import HttpOptions, http_app
+from memory_mcp._generated.runtime.transport.http import HttpOptions, http_app
 from memory_mcp._generated.server import build_server
 
 pytestmark = pytest.mark.anyio

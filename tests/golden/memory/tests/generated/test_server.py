@@ -6,7 +6,7 @@ from typing import Any, NoReturn
 import pytest
 from mcp import Client
 
-from memory_mcp._generated.runtime.contracts import ToolContext
+from memory_mcp._generated.runtime.calls.contracts import ToolContext
 from memory_mcp._generated.server import build_server
 from memory_mcp._generated.testing import EXAMPLE_ARGUMENTS
 

@@ -12,7 +12,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from notes_mcp._generated.resources import all_notes as resource
-from notes_mcp._generated.runtime.logs import JsonLines
+from notes_mcp._generated.runtime.setup.logs import JsonLines
 from notes_mcp._generated.testing import LEAK_MARKERS, crash, never_called, read_resource, slow
 
 pytestmark = pytest.mark.anyio

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client
 from mcp.types import ResourceUpdatedNotification
 
-from notes_mcp._generated.runtime.contracts import ToolContext
+from notes_mcp._generated.runtime.calls.contracts import ToolContext
 from notes_mcp._generated.testing import EXAMPLE_ARGUMENTS, injected
 
 pytestmark = pytest.mark.anyio

@@ -9,8 +9,8 @@ from typing import Any
 import httpx2
 import pytest
 
-from notes_mcp._generated.runtime.http import HttpOptions, http_app
-from notes_mcp._generated.runtime.store_memory import MemoryStore
+from notes_mcp._generated.runtime.stores.store_memory import MemoryStore
+from notes_mcp._generated.runtime.transport.http import HttpOptions, http_app
 from notes_mcp._generated.server import build_server
 
 pytestmark = pytest.mark.anyio

@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from notes_mcp._generated.runtime.logs import JsonLines
+from notes_mcp._generated.runtime.setup.logs import JsonLines
 from notes_mcp._generated.testing import call_tool, crash, never_called, slow
 from notes_mcp._generated.tools import notes_add as tool
 

@@ -9,9 +9,9 @@ from typing import Any
 import httpx2
 import pytest
 
-from tasks_mcp._generated.runtime.http import HttpOptions, http_app
-from tasks_mcp._generated.runtime.store_memory import MemoryStore
-from tasks_mcp._generated.runtime.tokens import AccessToken, StaticTokens, TokenVerifier
+from tasks_mcp._generated.runtime.stores.store_memory import MemoryStore
+from tasks_mcp._generated.runtime.transport.http import HttpOptions, http_app
+from tasks_mcp._generated.runtime.transport.tokens import AccessToken, StaticTokens, TokenVerifier
 from tasks_mcp._generated.server import AUTHORIZATION_SERVERS, SCOPES, build_server
 
 pytestmark = pytest.mark.anyio

@@ -14,7 +14,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tasks_mcp._generated.resources import task as resource
-from tasks_mcp._generated.runtime.logs import JsonLines
+from tasks_mcp._generated.runtime.setup.logs import JsonLines
 from tasks_mcp._generated.testing import LEAK_MARKERS, crash, holding_token, never_called, read_resource, slow
 
 pytestmark = pytest.mark.anyio

@@ -12,7 +12,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tasks_mcp._generated.prompts import triage as prompt
-from tasks_mcp._generated.runtime.logs import JsonLines
+from tasks_mcp._generated.runtime.setup.logs import JsonLines
 from tasks_mcp._generated.testing import LEAK_MARKERS, crash, get_prompt, holding_token, never_called, slow
 
 pytestmark = pytest.mark.anyio

@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ..runtime.contracts import ToolContext, ToolDefinition
-from ..runtime.results import WithText as WithText
+from ..runtime.calls.contracts import ToolContext, ToolDefinition
+from ..runtime.calls.results import WithText as WithText
 
 NAME = "records_accounts"
 

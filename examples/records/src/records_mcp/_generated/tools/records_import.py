@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..runtime.contracts import Batch, ToolContext, ToolDefinition, ToolFailure
+from ..runtime.calls.contracts import Batch, ToolContext, ToolDefinition, ToolFailure
 
 NAME = "records_import"
 

@@ -24,18 +24,18 @@ from mcp.types import (
     SetLevelRequestParams,
 )
 
-from .config import count_env
-from .contracts import Services, ToolDefinition, run_handler
-from .prompts import PromptDefinition
-from .reads import refuse_unscoped
-from .resources import ResourceDefinition, listed_uris
-from .results import unknown_name
-from .sealing import state_security
-from .settings import described
-from .store_contracts import CancelRelay, Store
-from .subscriptions import Subscriptions, UpdateRelay
-from .task_records import STALE_ENV, STALE_S, Admit, Call, HandlerContext
-from .tasks import TaskExtension
+from .asking.sealing import state_security
+from .calls.contracts import Services, ToolDefinition, run_handler
+from .calls.results import unknown_name
+from .calls.store_contracts import CancelRelay, Store
+from .readers.prompts import PromptDefinition
+from .readers.reads import refuse_unscoped
+from .readers.resources import ResourceDefinition, listed_uris
+from .readers.subscriptions import Subscriptions, UpdateRelay
+from .setup.config import count_env
+from .setup.settings import described
+from .tasks.task_records import STALE_ENV, STALE_S, Admit, Call, HandlerContext
+from .tasks.tasks import TaskExtension
 
 SERVED_ONLY_WITH_A_CAPABILITY = (
     "prompts/list",

@@ -7,10 +7,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..runtime.classes import Changed
-from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
-from ..runtime.results import WithText as WithText
-from ..runtime.upstream import Upstream
+from ..runtime.calls.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.calls.results import WithText as WithText
+from ..runtime.upstreams.upstream import Upstream
+from ..runtime.wording.classes import Changed
 
 NAME = "refund_order"
 

@@ -7,13 +7,13 @@ from typing import Annotated, Any, Literal
 from mcp.types import PromptArgument
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..runtime.content import Audio as Audio
-from ..runtime.content import EmbeddedResource as EmbeddedResource
-from ..runtime.content import Image as Image
-from ..runtime.content import ResourceLink as ResourceLink
-from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
-from ..runtime.prompts import Message as Message
-from ..runtime.prompts import PromptDefinition
+from ..runtime.calls.content import Audio as Audio
+from ..runtime.calls.content import EmbeddedResource as EmbeddedResource
+from ..runtime.calls.content import Image as Image
+from ..runtime.calls.content import ResourceLink as ResourceLink
+from ..runtime.calls.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.readers.prompts import Message as Message
+from ..runtime.readers.prompts import PromptDefinition
 
 NAME = "triage"
 

@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING, NoReturn
 import anyio
 from mcp.server.auth.provider import TokenVerifier
 
-from .config import ConfigurationError, count_env, port_env
-from .logs import configure_logging
-from .scrub import Scrubbed, quoted, remember_secret
 from .server import FailwellServer
-from .settings import Declared, Setting, flag_values
-from .settings import read as read_settings
-from .startup import resume_collection, started_as_command
+from .setup.config import ConfigurationError, count_env, port_env
+from .setup.logs import configure_logging
+from .setup.settings import Declared, Setting, flag_values
+from .setup.settings import read as read_settings
+from .setup.startup import resume_collection, started_as_command
+from .wording.scrub import Scrubbed, quoted, remember_secret
 
 if TYPE_CHECKING:
-    from .http import HttpOptions  # imported for real only with --http
+    from .transport.http import HttpOptions  # imported for real only with --http
 
 logger = logging.getLogger("failwell")
 
@@ -107,11 +107,11 @@ async def _serve(server: FailwellServer, options: HttpOptions | None, verifier: 
     await server.preflight()
     logger.info("serving", extra=serving(server, "stdio" if options is None else "streamable HTTP"))
     if options is not None:
-        from .http import serve_http
+        from .transport.http import serve_http
 
         await serve_http(server, options, verifier)
     else:
-        from .stdio import serve_stdio
+        from .transport.stdio import serve_stdio
 
         await serve_stdio(server, server.drain_s())
 
@@ -243,8 +243,8 @@ def parser(oauth: bool, settings: Sequence[Setting] = ()) -> _Parser:
 
 def http_options(args: argparse.Namespace, authorization_servers: Sequence[str]) -> HttpOptions:
     """Where and how to serve HTTP, from the flags; a ConfigurationError for a resource URL that cannot be used."""
-    from .http import HttpOptions
-    from .oauth import resource_url
+    from .transport.http import HttpOptions
+    from .transport.oauth import resource_url
 
     return HttpOptions(
         host=args.host,

@@ -7,9 +7,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
-from ..runtime.results import WithText as WithText
-from ..runtime.upstream import Upstream
+from ..runtime.calls.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.calls.results import WithText as WithText
+from ..runtime.upstreams.upstream import Upstream
 
 NAME = "weather_places"
 

@@ -6,8 +6,8 @@ typed as its `open` returns."""
 from typing import Any
 
 from ..handlers.dependencies import repo as _repo
-from .runtime.classes import FailureClass
-from .runtime.dependency import DependencyConfig
+from .runtime.upstreams.dependency import DependencyConfig
+from .runtime.wording.classes import FailureClass
 
 REPO_ERRORS: dict[str, FailureClass] = {
     "builtins.FileNotFoundError": "upstream_unavailable",

@@ -21,13 +21,13 @@ try:
     from .dependencies import DEPENDENCIES
 except Exception as _error:  # a handler that cannot import is named: one line, exit 2 (handler_unimportable)
     _unimportable(_error, __name__.partition(".")[0])
-from .runtime.classes import FailureClass
+from .runtime.calls.contracts import Handler, Store
 from .runtime.cli import serve
-from .runtime.config import sqlite_path
-from .runtime.contracts import Handler, Store
-from .runtime.dependency import DependencyPool
 from .runtime.server import FailwellServer
-from .runtime.store_sqlite import SQLiteStore
+from .runtime.setup.config import sqlite_path
+from .runtime.stores.store_sqlite import SQLiteStore
+from .runtime.upstreams.dependency import DependencyPool
+from .runtime.wording.classes import FailureClass
 from .settings import EXAMPLE_SETTINGS, SETTINGS, Settings
 from .tools import (
     git_add,

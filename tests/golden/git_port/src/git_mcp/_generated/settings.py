@@ -4,7 +4,7 @@ before serving; handlers read them as `ctx.settings.<name>`."""
 
 from pydantic import BaseModel, ConfigDict
 
-from .runtime.settings import Declared, Setting
+from .runtime.setup.settings import Declared, Setting
 
 
 class Settings(BaseModel):

@@ -22,13 +22,13 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
 from .dependencies import DEPENDENCIES
+from .runtime.calls.contracts import Handler, ToolContext
+from .runtime.calls.results import ENVELOPE_KEY
 from .runtime.cli import serve
-from .runtime.config import ConfigurationError
-from .runtime.contracts import Handler, ToolContext
-from .runtime.dependency import resolve
-from .runtime.results import ENVELOPE_KEY
 from .runtime.server import FailwellServer
-from .runtime.store_memory import MemoryStore
+from .runtime.setup.config import ConfigurationError
+from .runtime.stores.store_memory import MemoryStore
+from .runtime.upstreams.dependency import resolve
 from .server import build_server
 from .settings import EXAMPLE_SETTINGS, Settings
 

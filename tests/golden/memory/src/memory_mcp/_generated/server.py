@@ -12,10 +12,10 @@ try:
     from ..handlers import search_nodes as search_nodes_handler
 except Exception as _error:  # a handler that cannot import is named: one line, exit 2 (handler_unimportable)
     _unimportable(_error, __name__.partition(".")[0])
-from .runtime.classes import FailureClass
+from .runtime.calls.contracts import Handler
 from .runtime.cli import serve
-from .runtime.contracts import Handler
 from .runtime.server import FailwellServer
+from .runtime.wording.classes import FailureClass
 from .tools import (
     add_observations,
     create_entities,

@@ -15,10 +15,10 @@ except Exception as _error:  # a handler that cannot import is named: one line, 
 from .resources import about as about_resource
 from .resources import all_notes as all_notes_resource
 from .resources import note as note_resource
-from .runtime.classes import FailureClass
+from .runtime.calls.contracts import Handler
 from .runtime.cli import serve
-from .runtime.contracts import Handler
 from .runtime.server import FailwellServer
+from .runtime.wording.classes import FailureClass
 from .tools import (
     notes_put,
 )

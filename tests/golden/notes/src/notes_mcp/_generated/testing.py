@@ -18,9 +18,9 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, ReadResourceResult, TextContent
 
+from .runtime.calls.contracts import Handler, ToolContext
+from .runtime.calls.results import ENVELOPE_KEY
 from .runtime.cli import serve
-from .runtime.contracts import Handler, ToolContext
-from .runtime.results import ENVELOPE_KEY
 from .runtime.server import FailwellServer
 from .server import build_server
 

@@ -10,13 +10,13 @@ try:
     from ..handlers import refund_status as refund_status_handler
 except Exception as _error:  # a handler that cannot import is named: one line, exit 2 (handler_unimportable)
     _unimportable(_error, __name__.partition(".")[0])
-from .runtime.classes import FailureClass
+from .runtime.calls.contracts import Handler, Store
 from .runtime.cli import serve
-from .runtime.config import sqlite_path
-from .runtime.contracts import Handler, Store
 from .runtime.server import FailwellServer
-from .runtime.store_sqlite import SQLiteStore
-from .runtime.upstream import UpstreamConfig, UpstreamPool
+from .runtime.setup.config import sqlite_path
+from .runtime.stores.store_sqlite import SQLiteStore
+from .runtime.upstreams.upstream import UpstreamConfig, UpstreamPool
+from .runtime.wording.classes import FailureClass
 from .tools import (
     refund_order,
     refund_status,

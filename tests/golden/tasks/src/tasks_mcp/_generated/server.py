@@ -16,12 +16,12 @@ except Exception as _error:  # a handler that cannot import is named: one line, 
     _unimportable(_error, __name__.partition(".")[0])
 from .prompts import triage as triage_prompt
 from .resources import task as task_resource
-from .runtime.classes import FailureClass
+from .runtime.calls.contracts import Handler, RateLimit, Store
 from .runtime.cli import serve
-from .runtime.config import sqlite_path
-from .runtime.contracts import Handler, RateLimit, Store
 from .runtime.server import FailwellServer
-from .runtime.store_sqlite import SQLiteStore
+from .runtime.setup.config import sqlite_path
+from .runtime.stores.store_sqlite import SQLiteStore
+from .runtime.wording.classes import FailureClass
 from .tools import (
     tasks_close,
     tasks_create,

@@ -7,8 +7,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import dependencies as _dependencies
-from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
-from ..runtime.dependency import Binder
+from ..runtime.calls.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.upstreams.dependency import Binder
 from ..settings import Settings
 
 NAME = "git_diff"

@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
-from ..runtime.contracts import ToolContext, ToolDefinition
-from ..runtime.results import WithText as WithText
+from ..runtime.calls.contracts import ToolContext, ToolDefinition
+from ..runtime.calls.results import WithText as WithText
 
 NAME = "create_entities"
 

@@ -6,9 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ..runtime.contracts import ToolContext, ToolDefinition
-from ..runtime.results import WithText as WithText
-from ..runtime.schemas import Checks
+from ..runtime.calls.contracts import ToolContext, ToolDefinition
+from ..runtime.calls.results import WithText as WithText
+from ..runtime.checks.schemas import Checks
 
 NAME = "search_nodes"
 

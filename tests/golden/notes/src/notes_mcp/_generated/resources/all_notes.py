@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ..runtime.contracts import ToolContext, ToolDefinition
-from ..runtime.resources import ResourceDefinition
+from ..runtime.calls.contracts import ToolContext, ToolDefinition
+from ..runtime.readers.resources import ResourceDefinition
 
 NAME = "all_notes"
 URI = "board://all"

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..runtime.contracts import ToolContext, ToolDefinition
+from ..runtime.calls.contracts import ToolContext, ToolDefinition
 
 NAME = "notes_put"
 

@@ -40,18 +40,17 @@ from mcp.types import (
     UnsubscribeRequestParams,
 )
 
-from .asks import Refused
-from .call import is_cancellation, run_tool
-from .callers import caller_in, caller_name, caller_of, missing_scopes, request_context_of, viewer
-from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
-from .config import ConfigurationError
-from .contracts import DependencyBinder, Services, ToolDefinition, UpstreamBinder, run_handler
-from .inflight import InFlight
-from .prompts import PromptDefinition
-from .reads import LastGuard, admit, invalid_parameters, jsonrpc_error, run_read
-from .resources import Listings, ResourceDefinition, unknown_resource
-from .results import internal_error, unknown_name
-from .scrub import Scrubbed, quoted
+from .asking.asks import Refused
+from .calls.call import is_cancellation, run_tool
+from .calls.callers import caller_in, caller_name, caller_of, missing_scopes, request_context_of, viewer
+from .calls.contracts import DependencyBinder, Services, ToolDefinition, UpstreamBinder, run_handler
+from .calls.inflight import InFlight
+from .calls.results import internal_error, unknown_name
+from .calls.store_contracts import CancelRelay, RateLimit, Store
+from .calls.telemetry import TelemetryMiddleware
+from .readers.prompts import PromptDefinition
+from .readers.reads import LastGuard, admit, invalid_parameters, jsonrpc_error, run_read
+from .readers.resources import Listings, ResourceDefinition, unknown_resource
 from .sdk import BaseServer, cancel_event, cancel_mark
 from .server_parts import (
     SERVED_ONLY_WITH_A_CAPABILITY,
@@ -67,9 +66,10 @@ from .server_parts import (
     _tasks,
     completed,
 )
-from .store_contracts import CancelRelay, RateLimit, Store
-from .task_records import Admit, Call, HandlerContext
-from .telemetry import TelemetryMiddleware
+from .setup.config import ConfigurationError
+from .tasks.task_records import Admit, Call, HandlerContext
+from .wording.classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
+from .wording.scrub import Scrubbed, quoted
 
 logger = logging.getLogger("failwell")
 

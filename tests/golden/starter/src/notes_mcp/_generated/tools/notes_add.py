@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..runtime.classes import Changed
-from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.calls.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.wording.classes import Changed
 
 NAME = "notes_add"
 

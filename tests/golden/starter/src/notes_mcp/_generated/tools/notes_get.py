@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
-from ..runtime.results import WithText as WithText
+from ..runtime.calls.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.calls.results import WithText as WithText
 
 NAME = "notes_get"
 

@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
-from ..runtime.resources import ResourceDefinition
+from ..runtime.calls.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.readers.resources import ResourceDefinition
 
 NAME = "task"
 URI = "tasks://{ref}"

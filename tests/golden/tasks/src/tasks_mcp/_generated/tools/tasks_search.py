@@ -6,9 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..runtime.classes import Changed
-from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
-from ..runtime.results import WithText as WithText
+from ..runtime.calls.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.calls.results import WithText as WithText
+from ..runtime.wording.classes import Changed
 
 NAME = "tasks_search"
 

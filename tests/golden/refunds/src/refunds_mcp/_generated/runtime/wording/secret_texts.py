@@ -275,7 +275,7 @@ def _mask_structures(text: str) -> str:
     last = 0
     for opening in _STRUCTURE_OPENS.finditer(text):
         value = opening.start("value")
-        if value < last or not secret_named(_name_before(text, opening.start())):
+        if value < last or not any(secret_named(name) for name in _names_before(text, opening.start())):
             continue
         out.append(f"{text[last:value]}'[redacted]'")
         last = opening.end("scalar") if opening.group("scalar") else _structure_end(text, value)
@@ -305,22 +305,28 @@ def _mask_pairs(text: str) -> str:
     return "".join(out) + text[last:] if out else text
 
 
-def _name_before(text: str, separator: int) -> str:
-    """The field name that ends where its separator starts (blanks and its quotes aside), or `""` when none does:
-    `password` in `'password': `, `"api_key" : `, `secret=`."""
+def _names_before(text: str, separator: int) -> list[str]:
+    """The field names that may end where its separator starts (blanks and its quotes aside): its last word and,
+    for a name of two words, both (`access key` in `'access key': `, which a last word alone, `key`, is not); none
+    when no name does: `password` in `'password': `, `"api_key" : `, `secret=`."""
     end = separator
     while end > 0 and text[end - 1] in " \t":
         end -= 1
     quote = text[end - 1] if end > 0 and text[end - 1] in "'\"" else ""
     end -= len(quote)
+    names = []
     start, farthest = end, max(0, end - 81)
-    while start > farthest and text[start - 1] in _NAME_CHARACTERS:
+    for _word in range(2):
+        while start > farthest and text[start - 1] in _NAME_CHARACTERS:
+            start -= 1
+        if start == end or not (text[start].isalpha() or text[start] == "_"):
+            break
+        if not quote or (start > 0 and text[start - 1] == quote):
+            names.append(text[start:end])
+        if start < 2 or text[start - 1] != " " or text[start - 2] not in _NAME_CHARACTERS:
+            break
         start -= 1
-    if start == end or not (text[start].isalpha() or text[start] == "_"):
-        return ""
-    if quote and (start == 0 or text[start - 1] != quote):
-        return ""
-    return text[start:end]
+    return names
 
 
 _VALUE_CLOSERS = frozenset(",:;)]}\r\n")

@@ -26,7 +26,7 @@ from ..pyliteral import (
     string,
     toml_string,
 )
-from ..spec import aliases, messages, schemas
+from ..spec import aliases, chosen, messages, schemas
 from ..spec import fields as f
 from ..spec.failures import (
     FIELD_TYPES,
@@ -309,6 +309,12 @@ class Tool:
     """Whether a success result carries a text block (false for the spec's `text: none`: structured content only)."""
     aliases: str = ""
     """`{alias: name}`: other names its arguments are accepted by, renamed before checking (empty: none)."""
+    when_line: str = ""
+    """`WHEN = When(...)`: served only when its `when:` holds for the settings (empty: always)."""
+    fields_when_lines: str = ""
+    """`FIELDS_WHEN = {...}`: the input fields taken only when their `when:` holds (empty: none)."""
+    from_setting_line: str = ""
+    """`FROM_SETTING = {...}`: the input fields given a setting's value when it is set (empty: none)."""
 
     @property
     def has_content(self) -> bool:
@@ -376,6 +382,8 @@ class Reader:
     first_scope_literal: str = '""'
     subscribe: bool = False
     """A resource a client may subscribe to (the spec's `subscribe: true`)."""
+    when_line: str = ""
+    """`WHEN = When(...)`: served only when its `when:` holds for the settings (empty: always)."""
     name_markdown: str = ""
     """Its name, URI and MIME type as the README's tables print them (`markdown_code`, `markdown_text`)."""
     uri_markdown: str = ""
@@ -499,17 +507,17 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     retries = {n: int(u.get("retries", 2)) for n, u in (data.get("upstreams") or {}).items()}
     open_world = frozenset(n for n, d in (data.get("dependencies") or {}).items() if d.get("open_world"))
     tools = tuple(
-        _tool(tool_name, spec, timeout, defaults, envs, scope_message, retries, open_world)
+        _tool(tool_name, spec, timeout, defaults, envs, scope_message, retries, open_world, chosen.settings_of(data))
         for tool_name, spec in tool_specs
     )
     resources = tuple(
-        _reader("resource", n, spec, timeout, defaults)
+        _reader("resource", n, spec, timeout, defaults, chosen.settings_of(data))
         for n, spec in sorted(
             (data.get("resources") or {}).items(), key=lambda item: import_order(python_name(item[0]))
         )
     )
     prompts = tuple(
-        _reader("prompt", n, spec, timeout, defaults)
+        _reader("prompt", n, spec, timeout, defaults, chosen.settings_of(data))
         for n, spec in sorted((data.get("prompts") or {}).items(), key=lambda item: import_order(python_name(item[0])))
     )
     settings = bool(server.get("settings"))
@@ -537,7 +545,13 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         description_line=docstring(description or f"The {name} MCP server."),
         instructions_line=assignment("INSTRUCTIONS", string(description), 0),
         tools=tools,
-        stdio_calls=literal({n: f.example_arguments(with_idempotency_key(s)) for n, s in tool_specs}),
+        stdio_calls=literal(
+            {
+                n: f.example_arguments(with_idempotency_key(s))
+                for n, s in tool_specs
+                if chosen.served_by_default(s.get("when"), chosen.settings_of(data))
+            }
+        ),
         asking=any(t.confirm_lines or t.asking.asks for t in tools) or any(p.asking.asks for p in prompts),
         tasks=any(t.task for t in tools),
         before_task_answers_line=_before_task_answers_line(tool_specs),
@@ -556,7 +570,12 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         rate_limit=_rate_limit(server.get("rate_limit")),
         idempotency_ttl_s=number(float(server.get("idempotency_ttl_s", 86_400))),
         environment=_environment(data, store if needs_store else "", name),
-        tool_names_line=fitted("TOOL_NAMES: list[str] = ", [name for name, _ in tool_specs], "", 0),
+        tool_names_line=fitted(
+            "TOOL_NAMES: list[str] = ",
+            [name for name, spec in tool_specs if chosen.served_by_default(spec.get("when"), chosen.settings_of(data))],
+            "",
+            0,
+        ),
         auth=auth is not None,
         tokens_env=auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV),
         tokens_env_literal=string(auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV)),
@@ -904,6 +923,7 @@ def _tool(
     scope_message: str,
     upstream_retries: dict[str, int] | None = None,
     open_world_dependencies: frozenset[str] = frozenset(),
+    settings: dict[str, Any] | None = None,
 ) -> Tool:
     inputs = with_idempotency_key(spec)
     retries_of_first = (upstream_retries or {}).get((spec.get("upstreams") or [""])[0], 2)
@@ -920,9 +940,9 @@ def _tool(
     )
     annotations = f.annotation_code((*input_models, *output_models))
     example = f.example_arguments(inputs)
-    wrong_field, wrong_value = _wrong_argument(inputs)
+    wrong_field, wrong_value = _wrong_argument(chosen.shown(inputs))
     missing_field = next((n for n, s in inputs.items() if f.is_required(s)), None)
-    outside = [(n, f.violation(s)) for n, s in inputs.items()]
+    outside = [(n, f.violation(s)) for n, s in chosen.shown(inputs).items()]
     outside_field, (_, outside_value) = next(((n, v) for n, v in outside if v[0]), (None, (False, None)))
     asked = asking(spec)
     return Tool(
@@ -959,6 +979,11 @@ def _tool(
         ),
         accepts=literal(f.accepts_table(inputs)),
         aliases=literal(renamed) if (renamed := aliases.renames(spec.get("input") or {})) else "",
+        when_line=chosen.when_line(spec.get("when"), settings or {}),
+        fields_when_lines=chosen.fields_when_lines(spec.get("input") or {}, settings or {}),
+        from_setting_line=assignment("FROM_SETTING: dict[str, str]", literal(given), 0)
+        if (given := chosen.from_settings(spec.get("input") or {}))
+        else "",
         failures=tuple(
             _failure(failure, failure_spec, name, spec, inputs, example, defaults)
             for failure, failure_spec in (spec.get("failures") or {}).items()
@@ -1136,7 +1161,14 @@ def _text_kind(mime_type: str) -> str:
     return "bytes"
 
 
-def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults: dict[str, str]) -> Reader:
+def _reader(
+    kind: str,
+    name: str,
+    spec: dict[str, Any],
+    timeout: float,
+    defaults: dict[str, str],
+    settings: dict[str, Any] | None = None,
+) -> Reader:
     """A resource (`params`) or a prompt (`arguments`), for its generated module, handler and tests."""
     fields: dict[str, Any] = dict(spec.get("params" if kind == "resource" else "arguments") or {})
     label = f"The {name} {kind}"
@@ -1222,6 +1254,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         first_scope_literal=string((spec.get("scopes") or [""])[0]),
         asking=asked,
         subscribe=kind == "resource" and spec.get("subscribe") is True,
+        when_line=chosen.when_line(spec.get("when"), settings or {}),
     )
     return reader
 

@@ -197,6 +197,12 @@ CODES: dict[str, tuple[Severity, str]] = {
         "so its subscribers hear of an update only if a handler calls `ctx.notify_updated` for a change made "
         "elsewhere",
     ),
+    "FW187": (
+        "error",
+        "a `when:` or `from_setting` that names no setting, compares it with a value it never takes, has both or "
+        "neither of `equals`/`not_equals`, hides a required input field, names a required setting or one of another "
+        "type, or sits anywhere but a tool, resource, prompt or a tool's top-level `input` field",
+    ),
     "FW188": (
         "error",
         "an input field's alias that another field claims too, or that is an argument's name; or `aliases` anywhere "
@@ -207,7 +213,11 @@ CODES: dict[str, tuple[Severity, str]] = {
         "a setting's flag or environment variable that another setting or the server itself already takes "
         "(`--http`, `--port`, `--help`, `MCP_PORT`, `LOG_LEVEL`, an upstream's variable)",
     ),
-    "FW191": ("error", "`{settings.<name>}` in a description names a setting `server.settings` does not declare"),
+    "FW191": (
+        "error",
+        "`{settings.<name>}` in a description (a tool's, resource's, prompt's, or any of their fields', parameters' "
+        "or arguments' at any depth) names a setting `server.settings` does not declare",
+    ),
     "FW192": (
         "error",
         "`{settings.<name>}` in a description names a `secret` setting, or one named like a secret, which is never "

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import Diagnostic
-from . import aliases, messages, naming, patterns, schemas, uri
+from . import aliases, chosen, messages, naming, patterns, schemas, uri
 from . import fields as f
 from .load import Document
 from .naming import (
@@ -118,6 +118,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
                 _dependencies_used(doc, out, ("prompts", name), prompt, timeout, dependencies)
                 _scopes(doc, out, ("prompts", name), prompt, auth)
     _settings(doc, out, server, upstreams)
+    out.extend(chosen.lint(doc, doc.is_broken))
     _buildable(doc, out)
     return out
 
@@ -187,15 +188,9 @@ def _settings(doc: _Linted, out: list[Diagnostic], server: dict[str, Any], upstr
             else:
                 taken[value] = f"setting `{setting}`"
         _field(doc, out, path, {k: v for k, v in spec.items() if k not in ("flag", "env", "secret")})
-    for kind in ("tools", "resources", "prompts"):
-        parts = doc.data.get(kind) if isinstance(doc.data.get(kind), dict) else {}
-        assert isinstance(parts, dict)
-        for part, spec in parts.items():
-            text = spec.get("description") if isinstance(spec, dict) else None
-            if not isinstance(text, str) or doc.is_broken((kind, part, "description")):
-                continue
+    for where, text in chosen.descriptions(doc.data):
+        if not doc.is_broken(where):
             for wanted in _SETTING_PLACEHOLDER.findall(text):
-                where = (kind, part, "description")
                 if wanted not in specs:
                     near = difflib.get_close_matches(wanted, list(specs), n=1)
                     listed = f"; the settings are {', '.join(specs)}" if specs else "; declare it under server.settings"

@@ -69,6 +69,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .asks import CannotAsk, Conversation, Declined, InputNeeded, together
 from .callers import caller_name, missing_scopes
+from .chosen import validated
 from .classes import ASK_UNANSWERED_MESSAGE, GRACE_S, UNANSWERED_RETRY
 from .confirm import QUESTION, questions
 from .contracts import TaskRow, TaskStore, ToolDefinition
@@ -528,7 +529,7 @@ class TaskExtension(Extension):
         or the caller's scopes), which the task refuses as an inline call would, having asked nothing."""
         arguments = tool.renamed(dict(params.arguments or {}))
         try:
-            tool.input_model.model_validate(arguments)
+            validated(tool, arguments)
         except ValidationError:
             return None  # refused by the call itself, in the task: nothing is asked about a call that cannot run
         if missing_scopes(tool.scopes):

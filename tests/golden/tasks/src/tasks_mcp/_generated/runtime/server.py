@@ -49,6 +49,7 @@ from mcp.types import (
 from .asks import Refused
 from .call import is_cancellation, run_tool
 from .callers import caller_in, caller_name, caller_of, missing_scopes, request_context_of, viewer
+from .chosen import chosen, withheld
 from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
 from .config import ConfigurationError, count_env
 from .contracts import (
@@ -69,7 +70,6 @@ from .results import internal_error, unknown_name
 from .scrub import Scrubbed, quoted
 from .sdk import BaseServer, cancel_event, cancel_mark
 from .sealing import state_security
-from .settings import described
 from .subscriptions import Subscriptions, UpdateRelay
 from .tasks import STALE_ENV, STALE_S, TaskExtension
 from .telemetry import TelemetryMiddleware
@@ -101,13 +101,16 @@ class FailwellServer(BaseServer):
         tool_failure_envelope: bool = True,
         settings: Any = None,
     ) -> None:
-        tools, resources, prompts = _filled(settings, tools), _filled(settings, resources), _filled(settings, prompts)
+        hidden = withheld(settings, [*tools, *resources, *prompts])
+        tools, resources, prompts = chosen(settings, tools), chosen(settings, resources), chosen(settings, prompts)
         sealing = _sealing(name, tools, prompts, store)
         shorter = dict(deadlines or {})
         self.task_extension = _tasks(self, tools, shorter, tool_failure_envelope, store)
         """The tasks extension, when a tool runs as a task (the spec's `task:`)."""
         sealing["extensions"] = [self.task_extension] if self.task_extension is not None else []
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan, **sealing)
+        self.withheld = hidden
+        """What the settings hide (the spec's `when:`), by the name a test injects a handler for."""
         self.resources = tuple(
             _configured(resource, shorter.get(f"resource:{resource.name}"), tool_failure_envelope)
             for resource in resources
@@ -432,15 +435,6 @@ Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
 Answer = TypeVar(
     "Answer", GetPromptResult | InputRequiredResult, ListResourcesResult, ReadResourceResult | InputRequiredResult
 )
-
-
-D = TypeVar("D", ToolDefinition, ResourceDefinition, PromptDefinition)
-
-
-def _filled(settings: Any, parts: Sequence[D]) -> Sequence[D]:
-    """Each definition with `{settings.<name>}` in its description replaced by the setting's value, once, at start
-    (none without `server.settings`)."""
-    return parts if settings is None else [replace(p, description=described(p.description, settings)) for p in parts]
 
 
 def _sealing(

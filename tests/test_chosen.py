@@ -14,7 +14,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from conftest import REPO, failwell
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 
 SPEC = REPO / "tests" / "chosen" / "files.yaml"
 sys.path.insert(0, str(REPO / "tests" / "chosen"))
@@ -107,8 +107,7 @@ def test_the_spec_lints_clean() -> None:
             "A style for {settings.folder}.",
             "A style for {settings.api_key}.",
             '"A style for',
-            "FW192 {settings.api_key} would publish a secret setting in a description every client lists; leave it "
-            "out",
+            "FW192 {settings.api_key} would publish a secret setting in a description every client lists; leave it out",
         ),
     ],
 )
@@ -121,8 +120,7 @@ def test_lint_refuses_a_condition_that_cannot_hold_where_it_is_written(
     if "api_key" in new:
         text = text.replace("  settings:\n", "  settings:\n    api_key: {type: string, secret: true}\n")
     line, col = _at(text, where)
-    key_col = col if not where.startswith("when:") else col
-    assert _found(text) == [f"files.yaml:{line}:{key_col}: {words}"]
+    assert _found(text) == [f"files.yaml:{line}:{col}: {words}"]
 
 
 @pytest.fixture(scope="module")

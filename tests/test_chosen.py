@@ -1,10 +1,14 @@
 """Definitions chosen by settings (issue 40, point 4): `when:` on a tool, resource, prompt and input field, and
 `from_setting` on an input field, decided once at start from the resolved settings; `{settings.<name>}` filled into
-every description. The project of tests/chosen/files.yaml runs as a subprocess under the real `mcp` client over
-stdio, started as a client entry would start it (flags, else defaults)."""
+every description; a setting's default computed at start by `default_<name>()` in handlers/settings.py. The project
+of tests/chosen/files.yaml runs as a subprocess under the real `mcp` client over stdio, started as a client entry
+would start it (flags, else defaults)."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -101,7 +105,7 @@ def test_the_spec_lints_clean() -> None:
             "The file, inside {settings.folder}.",
             "The file, inside {settings.nope}.",
             '"The file, inside',
-            "FW191 {settings.nope} names no setting; the settings are read_only, mode, folder",
+            "FW191 {settings.nope} names no setting; the settings are read_only, mode, folder, zone",
         ),
         (
             "A style for {settings.folder}.",
@@ -136,7 +140,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 async def _served(project: Path, *args: str) -> dict[str, Any]:
     """What a real client sees of the server started with `args`: listings, and the answers to a few calls."""
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "files_mcp", *args], env={"PYTHONPATH": str(project / "src")}
+        command=sys.executable,
+        args=["-m", "files_mcp", *args],
+        env={"PYTHONPATH": str(project / "src"), "PATH": os.environ.get("PATH", "")},
     )
     seen: dict[str, Any] = {}
     with (project.parent / "stderr.log").open("w") as errlog:
@@ -177,6 +183,7 @@ async def test_with_the_defaults_what_a_setting_hides_is_absent_and_answered_as_
     assert sorted(seen["tools"]) == ["read_file", "write_file"], "purge needs mode admin"
     assert seen["purge"] == _unknown("purge") and seen["never_declared"] == _unknown("never_declared")
     assert seen["write_file"] == "answered"
+    assert seen["tools"]["write_file"].description == "Write a file (dates in Europe/Paris).", "default_zone()"
     read = seen["tools"]["read_file"]
     assert sorted(read.input_schema["properties"]) == ["folder", "path"], "raw needs mode admin; folder is unset"
     assert read.description == "Read a file of none."
@@ -213,3 +220,39 @@ async def test_settings_given_at_start_choose_other_definitions_and_fill_every_d
     )
     assert [r.name for r in seen["resources"].resources] == ["status"]
     assert seen["prompts"] == -32601, "its only prompt needs read_only false: no prompts capability"
+
+
+def test_the_hook_file_is_created_once_and_a_failing_hook_stops_the_server_in_one_line(project: Path) -> None:
+    """`handlers/settings.py` is the person's (generate keeps it); a hook that raises is a start-up refusal: exit 2,
+    one stderr line naming the hook, what it raised, and how to give the setting instead; a given setting is not
+    computed at all."""
+    hooks = project / "src" / "files_mcp" / "handlers" / "settings.py"
+    assert "LookupError" in hooks.read_text()
+    regenerated = failwell("generate", str(project))
+    assert regenerated.returncode == 0, regenerated.stdout + regenerated.stderr
+    assert "LookupError" in hooks.read_text(), "never overwritten"
+    env = {"PYTHONPATH": str(project / "src"), "PATH": os.environ.get("PATH", ""), "ZONE_HOOK_FAILS": "1"}
+
+    def start(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "files_mcp", *args]
+        return subprocess.run(command, input="", capture_output=True, text=True, timeout=60, env=env)
+
+    ran = start()
+    assert ran.returncode == 2 and ran.stdout == "", ran.stderr
+    lines = ran.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in ran.stderr, ran.stderr
+    assert json.loads(lines[0])["reason"] == (
+        "setting zone has no value: default_zone() in handlers/settings.py raised LookupError: 'no zone file at "
+        "/etc/localtime'; fix it, or pass --zone or set FILES_ZONE, a string of at least 1 character; a client entry "
+        'passes flags in its "args" and variables in its "env"'
+    )
+    assert start("--zone", "UTC").returncode == 0, "given: the hook is not called"
+
+
+def test_lint_refuses_a_hook_that_would_never_be_called() -> None:
+    text = SPEC.read_text().replace("default_from: hook,", "default_from: hook, default: UTC,")
+    line, col = _at(text, "hook, default")
+    assert _found(text) == [
+        f"files.yaml:{line}:{col}: FW193 setting `zone` has a `default:`, so its `default_from: hook` would never "
+        "be called; drop one of them"
+    ]

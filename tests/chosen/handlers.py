@@ -1,6 +1,17 @@
 """The handlers of tests/chosen/failwell.yaml's project, by path under `handlers/`."""
 
 HANDLERS = {
+    "settings.py": '''"""The defaults of the settings computed at start."""
+
+import os
+
+
+def default_zone() -> str:
+    """The local time zone (here: the test's, or a failure it asks for)."""
+    if os.environ.get("ZONE_HOOK_FAILS"):
+        raise LookupError("no zone file at /etc/localtime")
+    return "Europe/Paris"
+''',
     "read_file.py": '''"""`read_file`: what it was given."""
 
 from .._generated.tools.read_file import Context, Input, Output

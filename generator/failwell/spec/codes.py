@@ -225,7 +225,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     ),
     "FW193": (
         "error",
-        "a setting that cannot be built: `required` with a `default`, or a name pydantic reserves (`model_...`)",
+        "a setting that cannot be built: `required` with a `default`, or a name pydantic reserves (`model_...`); or "
+        "a `default_from: hook` beside a `default` or `required: true`, or on a server with a tool named `settings`",
     ),
     "FW201": (
         "warning",

@@ -81,6 +81,8 @@ class Project:
     settings_uses_literal: bool = False
     settings_example: str = ""
     """The `EXAMPLE_SETTINGS = Settings.model_validate(...)` line: the settings of a server built without any."""
+    setting_hooks: tuple[tuple[str, str], ...] = ()
+    """Each setting whose default `handlers/settings.py` computes at start (`default_from: hook`), and its type."""
     settings_apart: tuple[str, ...] = ()
     """The lines of `settings_in`'s `update={...}`: each path-like setting under a test's folder, each URL on
     127.0.0.1 port 9 (nothing listens), so starter tests touch nothing outside their `tmp_path`."""

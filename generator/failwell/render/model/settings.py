@@ -20,6 +20,7 @@ from ...pyliteral import (
     string,
 )
 from ...spec import fields as f
+from ...spec import hooks
 from ...spec.naming import DEFAULT_TOKENS_ENV, setting_env, setting_flag
 
 REDIS_URL_EXAMPLE = "redis://127.0.0.1:6379/0"
@@ -81,7 +82,7 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
     example: dict[str, Any] = {}
     for name, spec in specs.items():
         required = bool(spec.get("required", False))
-        field_spec = {k: v for k, v in spec.items() if k not in ("flag", "env", "secret", "required")}
+        field_spec = {k: v for k, v in spec.items() if k not in ("flag", "env", "secret", "required", "default_from")}
         fields[name] = {**field_spec, "required": required}
         flag, env = setting_flag(name, spec), setting_env(server, name, spec)
         accepts = f.accepts(field_spec, with_example=not spec.get("secret"))
@@ -93,6 +94,7 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
         arguments += ["required=True"] if required else []
         arguments += ["secret=True"] if spec.get("secret") else []
         arguments += ["boolean=True"] if boolean else []
+        arguments += ["hook=True"] if spec.get("default_from") == "hook" else []
         described = " ".join(str(spec.get("description", "")).split())
         arguments += [f"description={string(described)}"] if described else []
         declaration = "\n".join(call_lines(("Setting", arguments), 8, ","))
@@ -120,6 +122,7 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
         "settings_uses_literal": "Literal[" in annotations,
         "settings_example": _settings_example(example),
         "settings_apart": tuple(_apart_lines(specs, example)),
+        "setting_hooks": tuple(hooks.hooked(specs)),
     }
 
 

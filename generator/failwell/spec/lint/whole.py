@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...errors import Diagnostic
-from .. import chosen
+from .. import chosen, hooks
 from ..load import Document
 from .auth import _scopes, issuer_problem
 from .buildable import _buildable
@@ -92,5 +92,6 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
                 _scopes(doc, out, ("prompts", name), prompt, auth)
     _settings(doc, out, server, upstreams)
     out.extend(chosen.lint(doc, doc.is_broken))
+    out.extend(hooks.lint(doc, chosen.settings_of(doc.data)))
     _buildable(doc, out)
     return out

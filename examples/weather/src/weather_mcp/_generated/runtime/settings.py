@@ -6,14 +6,14 @@ variable, what they accept and where a client entry sets them; a secret's value 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from .config import ConfigurationError
-from .scrub import Scrubbed, redact_secrets, remember_secret, secret_named
+from .scrub import Scrubbed, quoted, redact_secrets, remember_secret, secret_named
 
 WHERE = 'a client entry passes flags in its "args" and variables in its "env"'
 """Where a setting is set, said with every message about one."""
@@ -33,6 +33,8 @@ class Setting:
     """A flag that may stand alone (`--read-only` is `--read-only=true`)."""
     description: str = ""
     """What it is for, as `--help` says it."""
+    hook: bool = False
+    """Its default is computed at start by `default_<name>()` in handlers/settings.py (`default_from: hook`)."""
 
     def named(self) -> str:
         """The setting as the messages name it: its flag and its variable."""
@@ -45,6 +47,8 @@ class Declared:
 
     settings: tuple[Setting, ...]
     model: type[BaseModel]
+    hooks: Callable[[], Mapping[str, Callable[[], Any]]] | None = None
+    """The `default_<name>` functions of handlers/settings.py, imported when one is needed."""
 
 
 def read(declared: Declared, flags: Mapping[str, str], environ: Mapping[str, str]) -> BaseModel:
@@ -63,9 +67,11 @@ def read(declared: Declared, flags: Mapping[str, str], environ: Mapping[str, str
             raise ConfigurationError(
                 Scrubbed(f"setting {setting.name} is missing: pass {_either(setting)}, {setting.accepts}; {WHERE}")
             )
+        elif setting.hook and declared.hooks is not None:
+            raw[setting.name], source[setting.name] = _hooked(setting, declared.hooks), f"default_{setting.name}()"
     for setting in declared.settings:
         if setting.secret and setting.name in raw:
-            remember_secret(raw[setting.name])
+            remember_secret(str(raw[setting.name]))
     try:
         return declared.model.model_validate(raw)
     except ValidationError as exc:
@@ -78,6 +84,30 @@ def read(declared: Declared, flags: Mapping[str, str], environ: Mapping[str, str
                 f"{setting.named()} takes {setting.accepts}; {WHERE}"
             )
         ) from None
+
+
+def _hooked(setting: Setting, hooks: Callable[[], Mapping[str, Callable[[], Any]]]) -> Any:
+    """The value `default_<name>()` in handlers/settings.py computes for a setting given neither way; its failure
+    (an exception, or None) is a ConfigurationError saying so, and how to give the setting instead."""
+    where = f"default_{setting.name}() in handlers/settings.py"
+    try:
+        value = hooks()[setting.name]()
+    except Exception as exc:
+        said = f": {quoted(str(exc), 200)}" if str(exc) else ""
+        raise ConfigurationError(
+            Scrubbed(
+                f"setting {setting.name} has no value: {where} raised {type(exc).__name__}{said}; fix it, or pass "
+                f"{_either(setting)}, {setting.accepts}; {WHERE}"
+            )
+        ) from None
+    if value is None:
+        raise ConfigurationError(
+            Scrubbed(
+                f"setting {setting.name} has no value: {where} returned None; return one, or pass {_either(setting)}, "
+                f"{setting.accepts}; {WHERE}"
+            )
+        )
+    return value
 
 
 def _either(setting: Setting) -> str:

@@ -2,9 +2,10 @@
 """The server's settings (the spec's `server.settings`), read from their flags and variables at start and checked
 before serving; handlers read them as `ctx.settings.<name>`."""
 
-from typing import Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from .runtime.settings import Declared, Setting
 
@@ -17,6 +18,16 @@ class Settings(BaseModel):
     read_only: bool = False
     mode: Literal["basic", "admin"] = "basic"
     folder: str | None = None
+    zone: Annotated[str, Field(min_length=1)] | None = None
+
+
+def _hooks() -> dict[str, Callable[[], Any]]:
+    """The `default_<name>` functions of handlers/settings.py (`default_from: hook`), imported when one is needed."""
+    from ..handlers import settings as hooks
+
+    return {
+        "zone": hooks.default_zone,
+    }
 
 
 SETTINGS = Declared(
@@ -26,8 +37,17 @@ SETTINGS = Declared(
         ),
         Setting("mode", "--mode", "FILES_MODE", 'one of "basic", "admin"', description="What the server may do."),
         Setting("folder", "--folder", "FILES_FOLDER", "a string", description="The folder every call works in."),
+        Setting(
+            "zone",
+            "--zone",
+            "FILES_ZONE",
+            "a string of at least 1 character",
+            hook=True,
+            description="The time zone dates are shown in.",
+        ),
     ),
     Settings,
+    _hooks,
 )
 """Where each setting is read from, and what it accepts (for the one-line refusal at start)."""
 

@@ -97,8 +97,7 @@ def injected(
     server = build_server({name: handler} if handler is not None else None, deadlines, settings=settings)
     hidden = server.withheld.get(name)
     if hidden is not None:  # its `when:` does not hold for these settings: built with settings under which it does
-        shown = hidden.shown(settings if settings is not None else EXAMPLE_SETTINGS)
-        server = build_server({name: handler} if handler is not None else None, deadlines, settings=shown)
+        return injected(name, handler, deadline_s, hidden.shown(settings if settings is not None else EXAMPLE_SETTINGS))
     if handler is not None and name in server.definitions:
         server.definitions[name] = replace(server.definitions[name], reconcile=None)
     return server

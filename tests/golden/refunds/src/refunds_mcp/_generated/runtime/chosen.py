@@ -41,11 +41,22 @@ class When:
 
 
 D = TypeVar("D")
+T = TypeVar("T")
+R = TypeVar("R")
+P = TypeVar("P")
 
 
 def chosen(settings: Any, parts: Sequence[D]) -> list[D]:
     """The definitions served under `settings`: each whose `when:` holds, its descriptions filled."""
     return [_filled(settings, part) for part in parts if _holds(_when(part), settings)]
+
+
+def served(
+    settings: Any, tools: Sequence[T], resources: Sequence[R], prompts: Sequence[P]
+) -> tuple[list[T], list[R], list[P], dict[str, When]]:
+    """The tools, resources and prompts served under `settings` (see `chosen`), and those they hide (`withheld`)."""
+    hidden = withheld(settings, [*tools, *resources, *prompts])
+    return chosen(settings, tools), chosen(settings, resources), chosen(settings, prompts), hidden
 
 
 def withheld(settings: Any, parts: Sequence[Any]) -> dict[str, When]:

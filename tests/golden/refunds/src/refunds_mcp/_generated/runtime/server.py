@@ -49,7 +49,7 @@ from mcp.types import (
 from .asks import Refused
 from .call import is_cancellation, run_tool
 from .callers import caller_in, caller_name, caller_of, missing_scopes, request_context_of, viewer
-from .chosen import chosen, withheld
+from .chosen import When, served
 from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
 from .config import ConfigurationError, count_env
 from .contracts import (
@@ -80,6 +80,9 @@ logger = logging.getLogger("failwell")
 class FailwellServer(BaseServer):
     """An MCPServer whose tools come from the spec and whose failures take the right channel."""
 
+    withheld: dict[str, When]
+    """What the settings hide (the spec's `when:`), by the name a test injects a handler for."""
+
     def __init__(
         self,
         *,
@@ -101,16 +104,13 @@ class FailwellServer(BaseServer):
         tool_failure_envelope: bool = True,
         settings: Any = None,
     ) -> None:
-        hidden = withheld(settings, [*tools, *resources, *prompts])
-        tools, resources, prompts = chosen(settings, tools), chosen(settings, resources), chosen(settings, prompts)
+        tools, resources, prompts, self.withheld = served(settings, tools, resources, prompts)
         sealing = _sealing(name, tools, prompts, store)
         shorter = dict(deadlines or {})
         self.task_extension = _tasks(self, tools, shorter, tool_failure_envelope, store)
         """The tasks extension, when a tool runs as a task (the spec's `task:`)."""
         sealing["extensions"] = [self.task_extension] if self.task_extension is not None else []
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan, **sealing)
-        self.withheld = hidden
-        """What the settings hide (the spec's `when:`), by the name a test injects a handler for."""
         self.resources = tuple(
             _configured(resource, shorter.get(f"resource:{resource.name}"), tool_failure_envelope)
             for resource in resources

@@ -1,0 +1,103 @@
+"""The round-trip corpus (issue 40 point 8): real MCP servers from npm and PyPI at pinned versions, whose listings
+are kept as snapshots (tests/roundtrip/<key>.json). The audit corpus's servers are all here, and every server is
+installed and started by the audit corpus's own machinery (tests/audit_corpus/servers.py: `install` caches under
+$FAILWELL_TEST_CACHE, PyPI into a `pip install --target` folder run with this Python, npm into a prefix of its own).
+
+Each entry also says how a client entry starts it (`command`: `npx -y PACKAGE@VERSION ...` or `uvx
+PACKAGE==VERSION ...`, `{dir}` standing for a scratch folder) and the variables it needs to list its definitions:
+dummy values only (a SaaS server lists its tools without reaching its API)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audit_corpus.servers import BY_KEY as AUDITED
+from audit_corpus.servers import Server, install
+
+HERE = Path(__file__).parent
+Start = Callable[[Path, Path], tuple[list[str], dict[str, str]]]
+
+
+@dataclass(frozen=True)
+class RoundTrip:
+    server: Server
+    """The package, its pinned version and how it starts from its install folder (the audit corpus's `Server`)."""
+    args: tuple[str, ...] = ()
+    """What follows the package in a client entry (`{dir}`: a scratch folder)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """What a client entry sets for it to start and list: dummy values, never a real secret."""
+    kind: str = ""
+    script: str = ""
+    """A PyPI package's console script, when it is not named as the package."""
+
+    @property
+    def key(self) -> str:
+        return self.server.key
+
+    @property
+    def command(self) -> list[str]:
+        """The client entry's command line, as its README writes one."""
+        server = self.server
+        if server.registry == "npm":
+            return ["npx", "-y", server.requirement, *self.args]
+        pins = [word for pin in server.pins for word in ("--with", pin)]
+        package = ["--from", server.requirement, self.script] if self.script else [server.requirement]
+        return ["uvx", *pins, *package, *self.args]
+
+    def start(self, scratch: Path) -> tuple[list[str], dict[str, str]]:
+        """The command and variables that start it here, from its cached install, in `scratch`."""
+        command, env = self.server.start(install(self.server), scratch)
+        return command, {**env, **{name: value.replace("{dir}", str(scratch)) for name, value in self.env.items()}}
+
+
+def _script(name: str, *args: str) -> Start:
+    """A PyPI package's console script from its `--target` folder, run with this Python."""
+
+    def start(installed: Path, scratch: Path) -> tuple[list[str], dict[str, str]]:
+        words = [arg.replace("{dir}", str(scratch)) for arg in args]
+        return [sys.executable, str(installed / "bin" / name), *words], {"PYTHONPATH": str(installed)}
+
+    return start
+
+
+def _node(name: str, *args: str) -> Start:
+    """An npm package's bin from its prefix, run with the `node` on PATH."""
+
+    def start(installed: Path, scratch: Path) -> tuple[list[str], dict[str, str]]:
+        words = [arg.replace("{dir}", str(scratch)) for arg in args]
+        return [str(installed / name), *words], {}
+
+    return start
+
+
+def _pypi(key: str, package: str, version: str, kind: str, script: str, *args: str, **more: object) -> RoundTrip:
+    env = dict(more.pop("env", {}) or {})  # type: ignore[call-overload]
+    pins = tuple(more.pop("pins", ()) or ())  # type: ignore[call-overload]
+    server = Server(key, "pypi", package, version, _script(script, *args), pins=pins)
+    return RoundTrip(server, args, env, kind, "" if script == package else script)
+
+
+def _npm(key: str, package: str, version: str, kind: str, bin_name: str, *args: str, **more: object) -> RoundTrip:
+    env = dict(more.pop("env", {}) or {})  # type: ignore[call-overload]
+    return RoundTrip(Server(key, "npm", package, version, _node(bin_name, *args)), args, env, kind)
+
+
+AUDIT_CORPUS = [
+    RoundTrip(AUDITED["mcp-server-time"], kind="time"),
+    RoundTrip(AUDITED["mcp-server-fetch"], kind="fetch"),
+    RoundTrip(AUDITED["mcp-server-git"], ("--repository", "{dir}/repo"), kind="git"),
+    RoundTrip(AUDITED["mcp-server-sqlite"], ("--db-path", "{dir}/db.sqlite"), kind="database"),
+    RoundTrip(AUDITED["mcp-server-calculator"], kind="calculator"),
+    RoundTrip(AUDITED["excel-mcp-server"], ("stdio",), kind="files (spreadsheets)"),
+    RoundTrip(AUDITED["mcp-server-duckdb"], ("--db-path", "{dir}/db.duckdb"), kind="database"),
+    RoundTrip(AUDITED["server-everything"], kind="reference (all features)"),
+    RoundTrip(AUDITED["server-filesystem"], ("{dir}/allowed",), kind="files"),
+    RoundTrip(AUDITED["server-memory"], env={"MEMORY_FILE_PATH": "{dir}/memory.jsonl"}, kind="knowledge graph"),
+    RoundTrip(AUDITED["server-sequential-thinking"], kind="reasoning"),
+]
+MORE: list[RoundTrip] = []
+SERVERS = AUDIT_CORPUS + MORE
+BY_KEY = {entry.key: entry for entry in SERVERS}

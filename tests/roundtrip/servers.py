@@ -220,6 +220,7 @@ MORE = [
         "--read-write",
     ),
     _pypi("obsidian", "mcp-obsidian", "0.2.3", "notes (Obsidian)", "mcp-obsidian", env={"OBSIDIAN_API_KEY": DUMMY}),
+    _pypi("pandoc", "mcp-pandoc", "0.11.1", "files (document conversion)", "mcp-pandoc"),
 ]
 SERVERS = AUDIT_CORPUS + MORE
 BY_KEY = {entry.key: entry for entry in SERVERS}

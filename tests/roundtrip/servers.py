@@ -79,16 +79,24 @@ def _node(name: str, *args: str) -> Start:
     return start
 
 
-def _pypi(key: str, package: str, version: str, kind: str, script: str, *args: str, **more: object) -> RoundTrip:
-    env = dict(more.pop("env", {}) or {})  # type: ignore[call-overload]
-    pins = tuple(more.pop("pins", ()) or ())  # type: ignore[call-overload]
+def _pypi(
+    key: str,
+    package: str,
+    version: str,
+    kind: str,
+    script: str,
+    *args: str,
+    env: dict[str, str] | None = None,
+    pins: tuple[str, ...] = (),
+) -> RoundTrip:
     server = Server(key, "pypi", package, version, _script(script, *args), pins=pins)
-    return RoundTrip(server, args, env, kind, "" if script == package else script)
+    return RoundTrip(server, args, env or {}, kind, "" if script == package else script)
 
 
-def _npm(key: str, package: str, version: str, kind: str, bin_name: str, *args: str, **more: object) -> RoundTrip:
-    env = dict(more.pop("env", {}) or {})  # type: ignore[call-overload]
-    return RoundTrip(Server(key, "npm", package, version, _node(bin_name, *args)), args, env, kind)
+def _npm(
+    key: str, package: str, version: str, kind: str, bin_name: str, *args: str, env: dict[str, str] | None = None
+) -> RoundTrip:
+    return RoundTrip(Server(key, "npm", package, version, _node(bin_name, *args)), args, env or {}, kind)
 
 
 AUDIT_CORPUS = [
@@ -221,6 +229,7 @@ MORE = [
     ),
     _pypi("obsidian", "mcp-obsidian", "0.2.3", "notes (Obsidian)", "mcp-obsidian", env={"OBSIDIAN_API_KEY": DUMMY}),
     _pypi("pandoc", "mcp-pandoc", "0.11.1", "files (document conversion)", "mcp-pandoc"),
+    _pypi("paper-search", "paper-search-mcp", "0.1.4", "search (papers)", "paper-search-mcp", pins=("mcp==1.30.0",)),
 ]
 SERVERS = AUDIT_CORPUS + MORE
 BY_KEY = {entry.key: entry for entry in SERVERS}

@@ -230,6 +230,22 @@ MORE = [
     _pypi("obsidian", "mcp-obsidian", "0.2.3", "notes (Obsidian)", "mcp-obsidian", env={"OBSIDIAN_API_KEY": DUMMY}),
     _pypi("pandoc", "mcp-pandoc", "0.11.1", "files (document conversion)", "mcp-pandoc"),
     _pypi("paper-search", "paper-search-mcp", "0.1.4", "search (papers)", "paper-search-mcp", pins=("mcp==1.30.0",)),
+    _pypi(
+        "tree-sitter",
+        "mcp-server-tree-sitter",
+        "0.7.0",
+        "code analysis",
+        "mcp-server-tree-sitter",
+        pins=("mcp==1.30.0",),
+    ),
+    _pypi(
+        "clickhouse",
+        "mcp-clickhouse",
+        "0.7.0",
+        "database",
+        "mcp-clickhouse",
+        env={"CLICKHOUSE_HOST": "127.0.0.1", "CLICKHOUSE_USER": "default", "CLICKHOUSE_PASSWORD": DUMMY},
+    ),
 ]
 SERVERS = AUDIT_CORPUS + MORE
 BY_KEY = {entry.key: entry for entry in SERVERS}

@@ -26,7 +26,7 @@ from ..pyliteral import (
     string,
     toml_string,
 )
-from ..spec import aliases, messages, schemas
+from ..spec import aliases, messages, schemas, setting_kinds
 from ..spec import fields as f
 from ..spec.failures import (
     FIELD_TYPES,
@@ -154,6 +154,10 @@ class Setting:
     """The `Setting(...)` expression of the generated settings module, laid out as `ruff format` does."""
     field: dict[str, Any] = dataclasses.field(default_factory=dict)
     """Its type and constraints as a field's, which `failwell install` checks a value against."""
+    given: str = ""
+    """Where the README's table says it is given: its flag, or its place among the arguments."""
+    words: tuple[str, ...] = ()
+    """Its example on a command line: its flag and the example, or the example alone for a positional one."""
 
 
 @dataclass(frozen=True)
@@ -434,6 +438,14 @@ class Project:
     settings_apart: tuple[str, ...] = ()
     """The lines of `settings_in`'s `update={...}`: each path-like setting under a test's folder, each URL on
     127.0.0.1 port 9 (nothing listens), so starter tests touch nothing outside their `tmp_path`."""
+    settings_uses_any: bool = False
+    """Whether a setting's type says `Any` (a JSON setting's schema without a Python type for all of it)."""
+    settings_rest: bool = False
+    """Whether a setting takes the remaining arguments (`positional: rest`: the settings module imports `REST`)."""
+    settings_conflicts: str = ""
+    """The spec's `conflicts` as the `Declared(...)`'s tuple of tuples (empty without them)."""
+    transport_flags_line: str = ""
+    """`TRANSPORT_FLAGS = {...}`: the spec's `server.transport_flags`, each key's spellings (empty without them)."""
     """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the project's `.failwell/`)."""
     tasks: bool = False
     """Whether a tool runs as a task (the spec's `task:`): the generated tests then poll it as a client would."""
@@ -512,7 +524,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         _reader("prompt", n, spec, timeout, defaults)
         for n, spec in sorted((data.get("prompts") or {}).items(), key=lambda item: import_order(python_name(item[0])))
     )
-    settings = bool(server.get("settings"))
+    settings = bool(setting_kinds.declared(server.get("settings")))
     tools = tuple(
         replace(t, context_type=context_type(bool(t.upstreams), bool(t.uses), settings, bool(t.asking.asks)))
         for t in tools
@@ -570,6 +582,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         dependencies=tuple(_dependency(n, d) for n, d in sorted((data.get("dependencies") or {}).items())),
         dependencies_not_opened=inline({n: "not_opened" for n in sorted(data.get("dependencies") or {})}),
         **_settings(name, server.get("settings") or {}),
+        **_transport_flags(server),
     )
 
 
@@ -581,6 +594,8 @@ def _setting_value_text(value: Any) -> str:
 
 def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
     """The Project fields of `server.settings` (none without it, so other projects render as before)."""
+    conflicts = setting_kinds.conflicts(specs)
+    specs = setting_kinds.declared(specs)
     if not specs:
         return {}
     found = []
@@ -588,11 +603,11 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
     example: dict[str, Any] = {}
     for name, spec in specs.items():
         required = bool(spec.get("required", False))
-        field_spec = {k: v for k, v in spec.items() if k not in ("flag", "env", "secret", "required")}
+        field_spec = setting_kinds.field(spec)
         fields[name] = {**field_spec, "required": required}
         flag, env = setting_flag(name, spec), setting_env(server, name, spec)
-        accepts = f.accepts(field_spec, with_example=not spec.get("secret"))
-        boolean = f.json_type(spec) == "boolean" and "enum" not in spec
+        accepts = f.accepts(field_spec, with_example=not spec.get("secret")) + setting_kinds.accepts_note(spec)
+        boolean = f.json_type(spec) == "boolean" and "enum" not in spec and spec.get("flag_value") is not False
         value = f.make_example(field_spec)
         if required:
             example[name] = value
@@ -602,6 +617,7 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
         arguments += ["boolean=True"] if boolean else []
         described = " ".join(str(spec.get("description", "")).split())
         arguments += [f"description={string(described)}"] if described else []
+        arguments += setting_kinds.runtime_arguments(spec)
         declaration = "\n".join(call_lines(("Setting", arguments), 8, ","))
         found.append(
             Setting(
@@ -616,6 +632,8 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
                 example=_setting_value_text(value),
                 declaration=declaration,
                 field=field_spec,
+                given=setting_kinds.given(flag, spec, name),
+                words=(flag, _setting_value_text(value)) if flag else (_setting_value_text(value),),
             )
         )
     models = tuple(f.models("Settings", fields))
@@ -627,7 +645,18 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
         "settings_uses_literal": "Literal[" in annotations,
         "settings_example": _settings_example(example),
         "settings_apart": tuple(_apart_lines(specs, example)),
+        "settings_rest": any(setting_kinds.positional(spec) == -1 for spec in specs.values()),
+        "settings_conflicts": setting_kinds.conflicts_code(conflicts),
+        "settings_uses_any": re.search(r"\bAny\b", annotations) is not None,
     }
+
+
+def _transport_flags(server: dict[str, Any]) -> dict[str, Any]:
+    """`transport_flags_line`: the `TRANSPORT_FLAGS = {...}` of the generated server (empty without them)."""
+    spelled = setting_kinds.spellings(server)
+    line = f"TRANSPORT_FLAGS = {inline(spelled)}"
+    line = line if len(line) <= LINE_LENGTH else f"TRANSPORT_FLAGS = {literal(spelled, 0)}"
+    return {"transport_flags_line": line if spelled else ""}
 
 
 def _settings_example(example: dict[str, Any]) -> str:
@@ -706,7 +735,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
         )
         for upstream, spec in sorted((data.get("upstreams") or {}).items())
     ]
-    for setting, spec in (server.get("settings") or {}).items():
+    for setting, spec in setting_kinds.declared(server.get("settings")).items():
         flag, env = setting_flag(setting, spec), setting_env(name, setting, spec)
         what = " ".join(str(spec.get("description", "")).split()) or f"the `{setting}` setting"
         shown = markdown_text(what) if spec.get("description") else f"the {markdown_code(setting, table=True)} setting"

@@ -187,14 +187,16 @@ def _settings(doc: _Linted, out: list[Diagnostic], server: dict[str, Any], upstr
                     f"give it another `{key}`"
                 )
                 if own:
+                    spelled = "--transport sse" if own == "http" else f"--sse-{own}"
                     message += (
                         f", or spell the server's own {value} as the original server does with "
-                        f"`server.transport_flags` ({own}: {'--transport sse' if own == 'http' else '--sse-' + own}, say)"
+                        f"`server.transport_flags` ({own}: {spelled}, say)"
                     )
                 out.append(doc.diagnostic((*path, key) if key in spec else path, "FW190", message, key=key not in spec))
             else:
                 taken[value] = f"setting `{setting}`"
-        _field(doc, out, path, {**setting_kinds.field(spec), **({"required": spec["required"]} if "required" in spec else {})})
+        if spec.get("type") != "json" or isinstance(spec.get("schema"), dict):  # else FW194 says what is missing
+            _field(doc, out, path, {**setting_kinds.field(spec), **{k: v for k, v in spec.items() if k == "required"}})
     out.extend(setting_kinds.lint(doc, server, taken))
     for kind in ("tools", "resources", "prompts"):
         parts = doc.data.get(kind) if isinstance(doc.data.get(kind), dict) else {}

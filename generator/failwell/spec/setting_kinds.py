@@ -139,7 +139,10 @@ def lint(doc: Document, server: dict[str, Any], taken_flags: dict[str, str]) -> 
     for expected, place in enumerate(numbered, start=1):
         if place != expected:
             name = places[place]
-            message = f"setting `{name}` takes argument {place}, but no setting takes argument {expected}; number them 1, 2, ..."
+            message = (
+                f"setting `{name}` takes argument {place}, but no setting takes argument {expected}; "
+                "number them 1, 2, ..."
+            )
             out.append(doc.diagnostic(("server", "settings", name, "positional"), CODE, message))
             break
     out += _conflicts(doc, settings, specs)
@@ -163,7 +166,9 @@ def _conflicts(doc: Document, settings: dict[str, Any], specs: dict[str, Any]) -
                 message = f"`conflicts` names `{name}`, which is not a setting (the settings are {listed})"
                 out.append(doc.diagnostic((*where, number, index), CODE, message))
             elif isinstance(specs[name], dict) and specs[name].get("required"):
-                message = f"setting `{name}` is required, so it is always given and excludes the others always; drop one"
+                message = (
+                    f"setting `{name}` is required, so it is always given and excludes the others always; drop one"
+                )
                 out.append(doc.diagnostic((*where, number, index), CODE, message))
     return out
 
@@ -188,9 +193,7 @@ def _transport(
         for spelling in spelled:
             words = spelling.split()
             where = ("server", "transport_flags", key)
-            if len(words) == 2 and key == "http" and words[1] != "stdio":
-                flag = words[0]
-            elif len(words) == 1:
+            if (len(words) == 2 and key == "http" and words[1] != "stdio") or len(words) == 1:
                 flag = words[0]
             else:
                 message = (

@@ -292,3 +292,37 @@ def test_validate_refuses_settings_that_cannot_be_built(tmp_path: Path) -> None:
         "7:11: FW190 transport_flags.path: --dir is setting `dirs`'s flag; spell it otherwise",
         "9:39: FW194 setting `first` takes argument 2, but no setting takes argument 1; number them 1, 2, ...",
     ], ran.stdout + ran.stderr
+
+
+def test_install_takes_positional_arguments_repeated_and_inverted_flags(project: Path, tmp_path: Path) -> None:
+    """`failwell install --arg`: a positional argument is the next positional setting's (the `rest` one takes the
+    others), a repeated flag's values and a JSON value are each checked as the server would, an inverted flag stands
+    alone; the entry's args are as given."""
+    script = project / ".venv" / "bin" / "kinds-mcp"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(f'#!/bin/sh\nPYTHONPATH="{project / "src"}" exec "{sys.executable}" -m kinds_mcp "$@"\n')
+    script.chmod(0o755)
+
+    def install(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "failwell", "install", "mcp-json", *args, "--project", str(project)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**_env(project), "HOME": str(tmp_path)},
+        )
+
+    given = ["postgresql://h/db", "/srv/a", "--no-ssl-verify", "--counts", "3", "/srv/b", '--filters={"limit": 2}']
+    ran = install(*(f"--arg={arg}" for arg in given))
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["mcpServers"]["kinds"]["args"] == given
+    missing = install("--arg=--no-ssl-verify")
+    assert missing.returncode == 1
+    assert "setting database_url (--arg VALUE or --env KINDS_DATABASE_URL=VALUE" in missing.stderr, missing.stderr
+    for args, said in [
+        (["db", "--counts", "x"], "--arg --counts: the server would refuse it: it takes a list, each an integer"),
+        (["db", '--filters={"limit": 50}'], '--arg --filters={"limit": 50}: the server would refuse it: it takes'),
+        (["db", "--no-ssl-verify=true"], "--arg --no-ssl-verify=true: --no-ssl-verify stands alone"),
+    ]:
+        refused_install = install(*(f"--arg={arg}" for arg in args))
+        assert refused_install.returncode == 1 and said in refused_install.stderr, refused_install.stderr

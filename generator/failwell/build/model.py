@@ -158,6 +158,10 @@ class Setting:
     """Where the README's table says it is given: its flag, or its place among the arguments."""
     words: tuple[str, ...] = ()
     """Its example on a command line: its flag and the example, or the example alone for a positional one."""
+    positional: int = 0
+    """Its place among the arguments (-1: the remaining ones; 0: none), as `failwell install` reads `--arg`s."""
+    inverted: bool = False
+    """`flag_value: false`: its flag stands alone and sets it false."""
 
 
 @dataclass(frozen=True)
@@ -634,6 +638,8 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
                 field=field_spec,
                 given=setting_kinds.given(flag, spec, name),
                 words=(flag, _setting_value_text(value)) if flag else (_setting_value_text(value),),
+                positional=setting_kinds.positional(spec),
+                inverted=spec.get("flag_value") is False,
             )
         )
     models = tuple(f.models("Settings", fields))

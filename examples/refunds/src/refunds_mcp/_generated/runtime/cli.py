@@ -16,7 +16,7 @@ import anyio
 from mcp.server.auth.provider import TokenVerifier
 
 from . import setting_kinds as kinds
-from .config import ConfigurationError, count_env, port_env
+from .config import ConfigurationError, count_env
 from .logs import configure_logging
 from .scrub import Scrubbed, quoted, remember_secret
 from .server import FailwellServer
@@ -202,17 +202,7 @@ def parser(
     `settings.read`)."""
     env = os.environ.get
     parser = _Parser(description="Serve this MCP server over stdio (default) or streamable HTTP.", allow_abbrev=False)
-    own = kinds.transport_arguments(parser, transport_flags or {}, settings)
-    parser.set_defaults(http=False, host=env("MCP_HOST", "127.0.0.1"), port=port_env("MCP_PORT", 8000))
-    parser.set_defaults(path=env("MCP_PATH", "/mcp"))
-    if own["http"]:
-        parser.add_argument(*own["http"], dest="http", action="store_true", help="serve streamable HTTP, not stdio")
-    if own["host"]:
-        parser.add_argument(*own["host"], dest="host", help="HTTP bind address (MCP_HOST)")
-    if own["port"]:
-        parser.add_argument(*own["port"], dest="port", type=int, help="HTTP port (MCP_PORT)")
-    if own["path"]:
-        parser.add_argument(*own["path"], dest="path", help="HTTP endpoint path (MCP_PATH)")
+    kinds.add_transport(parser, transport_flags or {}, settings)
     parser.add_argument(
         "--allowed-hosts",
         default=env("MCP_ALLOWED_HOSTS", ""),

@@ -16,14 +16,37 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .config import ConfigurationError
+from .config import ConfigurationError, port_env
 from .scrub import Scrubbed
 
-if TYPE_CHECKING:
-    from .settings import Setting
+
+class Setting(Protocol):
+    """What this module reads of a setting (`settings.Setting`, which imports this module)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def flag(self) -> str: ...
+    @property
+    def env(self) -> str: ...
+    @property
+    def accepts(self) -> str: ...
+    @property
+    def boolean(self) -> bool: ...
+    @property
+    def positional(self) -> int: ...
+    @property
+    def many(self) -> bool: ...
+    @property
+    def schema(self) -> Mapping[str, Any] | None: ...
+    @property
+    def inverted(self) -> bool: ...
+    def named(self) -> str: ...
+
 
 REST = -1
 """`positional: rest`: every argument after the numbered ones."""
@@ -141,12 +164,32 @@ def check_conflicts(
             )
 
 
-def transport_arguments(
+def add_transport(
+    parser: argparse.ArgumentParser, spelled: Mapping[str, Sequence[str]], settings: Sequence[Setting]
+) -> None:
+    """failwell's own `--http`, `--host`, `--port` and `--path` (defaults from MCP_HOST, MCP_PORT, MCP_PATH), each
+    spelled as failwell does unless a setting takes that spelling, and as the original does (`spelled`, from
+    `server.transport_flags`)."""
+    env = os.environ.get
+    own = _transport_strings(parser, spelled, settings)
+    parser.set_defaults(http=False, host=env("MCP_HOST", "127.0.0.1"), port=port_env("MCP_PORT", 8000))
+    parser.set_defaults(path=env("MCP_PATH", "/mcp"))
+    if own["http"]:
+        parser.add_argument(*own["http"], dest="http", action="store_true", help="serve streamable HTTP, not stdio")
+    if own["host"]:
+        parser.add_argument(*own["host"], dest="host", help="HTTP bind address (MCP_HOST)")
+    if own["port"]:
+        parser.add_argument(*own["port"], dest="port", type=int, help="HTTP port (MCP_PORT)")
+    if own["path"]:
+        parser.add_argument(*own["path"], dest="path", help="HTTP endpoint path (MCP_PATH)")
+
+
+def _transport_strings(
     parser: argparse.ArgumentParser, spelled: Mapping[str, Sequence[str]], settings: Sequence[Setting]
 ) -> dict[str, list[str]]:
     """The option strings of failwell's own `--http`, `--host`, `--port` and `--path`: the original's spellings
-    (`spelled`, from `server.transport_flags`) and failwell's own where no setting takes it. An `http` spelled with
-    a value (`--transport sse`) adds that flag, taking `stdio` or the values that mean HTTP."""
+    and failwell's own where no setting takes it. An `http` spelled with a value (`--transport sse`) adds that
+    flag, taking `stdio` or the values that mean HTTP."""
     taken = {setting.flag for setting in settings}
     strings: dict[str, list[str]] = {}
     for key in TRANSPORT:

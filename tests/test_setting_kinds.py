@@ -19,8 +19,9 @@ import pytest
 from httpserver import client, free_port, wait_for_port
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from ruamel.yaml import YAML
 
-from conftest import failwell
+from conftest import REPO, failwell
 
 pytestmark = pytest.mark.slow
 
@@ -326,3 +327,48 @@ def test_install_takes_positional_arguments_repeated_and_inverted_flags(project:
     ]:
         refused_install = install(*(f"--arg={arg}" for arg in args))
         assert refused_install.returncode == 1 and said in refused_install.stderr, refused_install.stderr
+
+
+@pytest.mark.anyio
+async def test_the_postgres_ports_server_starts_from_the_originals_command_line(tmp_path: Path) -> None:
+    """The postgres port's settings and transport flags (tests/ports/postgres.yaml), with one tool of its own (the
+    port's pool needs psycopg): `server DATABASE_URL --access-mode=restricted --transport sse --sse-host H --sse-port
+    N`, as postgres-mcp is started, serves streamable HTTP there; the URL's password is never logged."""
+    port_spec = YAML(typ="safe").load((REPO / "tests" / "ports" / "postgres.yaml").read_text())
+    spec = {
+        "failwell": 1,
+        "server": port_spec["server"],
+        "tools": {
+            "mode": {
+                "description": "The access mode: {settings.access_mode}.",
+                "effect": "read",
+                "input": {"detail": {"type": "boolean", "default": False, "description": "More detail."}},
+            }
+        },
+    }
+    (tmp_path / "pg.yaml").write_text(json.dumps(spec))
+    created = failwell("new", str(tmp_path / "pg"), "--spec", str(tmp_path / "pg.yaml"))
+    assert created.returncode == 0, created.stdout + created.stderr
+    port = free_port()
+    url = "postgresql://ada:Pw-9f8e7d6c5b@db.example.com/shop"
+    args = [url, "--access-mode=restricted", "--transport", "sse", "--sse-host", "127.0.0.1", "--sse-port", str(port)]
+    log = (tmp_path / "pg.log").open("w+")
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URI"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "postgres_mcp", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        env={**env, "PYTHONPATH": str(tmp_path / "pg" / "src"), "LOG_LEVEL": "DEBUG"},
+    )
+    try:
+        wait_for_port(port, process)
+        async with client(f"http://127.0.0.1:{port}/mcp") as session:
+            tools = (await session.list_tools()).tools
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log.seek(0)
+        logged = log.read()
+        log.close()
+    assert [tool.description for tool in tools] == ["The access mode: restricted."]
+    assert "Pw-9f8e7d6c5b" not in logged

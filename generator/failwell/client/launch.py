@@ -218,6 +218,11 @@ def _positional(places: list[Setting], arg: str, found: set[str]) -> None:
     setting = next((s for s in places if s.name not in found or s.positional < 0), None)
     if setting is None:
         raise FailwellError(f"--arg {arg}: the server takes no more arguments (see its --help)")
+    if setting.secret:
+        raise FailwellError(
+            f"--arg <the argument {setting.name}, not shown>: {setting.name} is a secret setting, and a client shows "
+            f"its args; pass it as --env {setting.env}=VALUE (or set {setting.env} in this shell)"
+        )
     refusal = setting_refusal(setting, arg)
     if refusal:
         raise FailwellError(f"--arg {arg}: the server would refuse it as {setting.name}: {refusal}")

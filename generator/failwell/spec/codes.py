@@ -222,7 +222,7 @@ CODES: dict[str, tuple[Severity, str]] = {
         "error",
         "a setting's kind that cannot be taken from a command line: `type: json` without `schema`, `type: array` "
         "without `items`, `flag_value` off a boolean, positions with a gap or taken twice, `positional: rest` not an "
-        "array or twice, a secret positional, `conflicts` naming an undeclared or required setting, a "
+        "array or twice, `conflicts` naming an undeclared or required setting, a "
         "`transport_flags` spelling that is not a flag",
     ),
     "FW201": (

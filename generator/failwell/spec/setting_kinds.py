@@ -115,9 +115,6 @@ def lint(doc: Document, server: dict[str, Any], taken_flags: dict[str, str]) -> 
         if spec.get("flag_value") is False and "positional" in spec:
             message = f"setting `{name}`: an inverted boolean's flag stands alone; it cannot be `positional`"
             out.append(doc.diagnostic((*path, "positional"), CODE, message, key=True))
-        if spec.get("secret") and "positional" in spec:
-            message = f"setting `{name}` is secret, and a client shows its arguments; read it from its variable only"
-            out.append(doc.diagnostic((*path, "positional"), CODE, message, key=True))
         place = positional(spec)
         if place == -1:
             if kind != "array":

@@ -14,7 +14,8 @@ from pydantic import BaseModel, ValidationError
 
 from . import setting_kinds as kinds
 from .config import ConfigurationError
-from .scrub import Scrubbed, redact_secrets, remember_secret, secret_named
+from .scrub import Scrubbed, redact_secrets, remember_secret
+from .secret_names import secret_named
 
 REST = kinds.REST
 """`positional: rest`: the setting takes every argument after the numbered ones."""

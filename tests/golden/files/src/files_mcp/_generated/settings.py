@@ -47,7 +47,7 @@ SETTINGS = Declared(
         ),
     ),
     Settings,
-    _hooks,
+    hooks=_hooks,
 )
 """Where each setting is read from, and what it accepts (for the one-line refusal at start)."""
 

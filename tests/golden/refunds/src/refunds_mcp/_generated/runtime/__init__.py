@@ -57,6 +57,8 @@ Serving:
                     to start and each value's check (which `failwell install` runs too); logs.py JSON lines on stderr
     settings.py     the spec's `server.settings`: read from flags and environment, checked before serving, and
                     `{settings.<name>}` filled into descriptions
+    setting_kinds.py  settings as real command lines take them: arrays, JSON, positional arguments, inverted
+                    flags, conflicts, and the original's spellings of --http/--host/--port/--path
     chosen.py       what the settings choose at start: definitions and input fields under `when:` served or not,
                     `from_setting` arguments given, `{settings.<name>}` filled into every description
     startup.py      the collector paused while a command's modules load, resumed once its server is built

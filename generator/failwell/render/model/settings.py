@@ -20,7 +20,7 @@ from ...pyliteral import (
     string,
 )
 from ...spec import fields as f
-from ...spec import setting_kinds
+from ...spec import hooks, setting_kinds
 from ...spec.naming import DEFAULT_TOKENS_ENV, setting_env, setting_flag
 
 REDIS_URL_EXAMPLE = "redis://127.0.0.1:6379/0"
@@ -92,7 +92,7 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
     example: dict[str, Any] = {}
     for name, spec in specs.items():
         required = bool(spec.get("required", False))
-        field_spec = setting_kinds.field(spec)
+        field_spec = {k: v for k, v in setting_kinds.field(spec).items() if k != "default_from"}
         fields[name] = {**field_spec, "required": required}
         flag, env = setting_flag(name, spec), setting_env(server, name, spec)
         accepts = f.accepts(field_spec, with_example=not spec.get("secret")) + setting_kinds.accepts_note(spec)
@@ -104,6 +104,7 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
         arguments += ["required=True"] if required else []
         arguments += ["secret=True"] if spec.get("secret") else []
         arguments += ["boolean=True"] if boolean else []
+        arguments += ["hook=True"] if spec.get("default_from") == "hook" else []
         described = " ".join(str(spec.get("description", "")).split())
         arguments += [f"description={string(described)}"] if described else []
         arguments += setting_kinds.runtime_arguments(spec)
@@ -136,6 +137,7 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
         "settings_uses_literal": "Literal[" in annotations,
         "settings_example": _settings_example(example),
         "settings_apart": tuple(_apart_lines(specs, example)),
+        "setting_hooks": tuple(hooks.hooked(specs)),
         "settings_rest": any(setting_kinds.positional(spec) == -1 for spec in specs.values()),
         "settings_conflicts": setting_kinds.conflicts_code(conflicts),
         "settings_uses_any": re.search(r"\bAny\b", annotations) is not None,

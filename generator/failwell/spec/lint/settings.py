@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from ...errors import Diagnostic
-from .. import messages, setting_kinds
+from .. import chosen, messages, setting_kinds
 from ..naming import (
     DEFAULT_TOKENS_ENV,
     setting_env,
@@ -75,15 +75,9 @@ def _settings(doc: _Linted, out: list[Diagnostic], server: dict[str, Any], upstr
         if spec.get("type") != "json" or isinstance(spec.get("schema"), dict):  # else FW194 says what is missing
             _field(doc, out, path, {**setting_kinds.field(spec), **{k: v for k, v in spec.items() if k == "required"}})
     out.extend(setting_kinds.lint(doc, server, taken))
-    for kind in ("tools", "resources", "prompts"):
-        parts = doc.data.get(kind) if isinstance(doc.data.get(kind), dict) else {}
-        assert isinstance(parts, dict)
-        for part, spec in parts.items():
-            text = spec.get("description") if isinstance(spec, dict) else None
-            if not isinstance(text, str) or doc.is_broken((kind, part, "description")):
-                continue
+    for where, text in chosen.descriptions(doc.data):
+        if not doc.is_broken(where):
             for wanted in _SETTING_PLACEHOLDER.findall(text):
-                where = (kind, part, "description")
                 if wanted not in specs:
                     near = difflib.get_close_matches(wanted, list(specs), n=1)
                     listed = f"; the settings are {', '.join(specs)}" if specs else "; declare it under server.settings"

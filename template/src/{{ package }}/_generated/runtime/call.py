@@ -28,6 +28,7 @@ from . import telemetry
 from .asks import WHAT, CannotAsk, Conversation, Declined, InputNeeded, missing_capability
 from .batches import all_or_nothing_batch, partial_batch
 from .callers import Caller, caller_of, scope_refused
+from .chosen import validated
 from .classes import (
     ASK_DECLINED_MESSAGE,
     ASK_UNANSWERED_MESSAGE,
@@ -115,7 +116,7 @@ async def _answer(
         return refused
     arguments = tool.renamed(arguments)
     try:
-        params = tool.input_model.model_validate(arguments, strict=True)
+        params = validated(tool, arguments)
     except ValidationError as exc:
         return invalid_arguments(tool, exc)
     caller = caller if caller is not None else caller_of(context)

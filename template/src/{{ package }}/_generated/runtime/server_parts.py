@@ -31,7 +31,6 @@ from .reads import refuse_unscoped
 from .resources import ResourceDefinition, listed_uris
 from .results import unknown_name
 from .sealing import state_security
-from .settings import described
 from .store_contracts import CancelRelay, Store
 from .subscriptions import Subscriptions, UpdateRelay
 from .task_records import STALE_ENV, STALE_S, Admit, Call, HandlerContext
@@ -48,13 +47,6 @@ SERVED_ONLY_WITH_A_CAPABILITY = (
 """Methods MCPServer answers on every server; this one answers them only with the capability they belong to."""
 
 Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
-D = TypeVar("D", ToolDefinition, ResourceDefinition, PromptDefinition)
-
-
-def _filled(settings: Any, parts: Sequence[D]) -> Sequence[D]:
-    """Each definition with `{settings.<name>}` in its description replaced by the setting's value, once, at start
-    (none without `server.settings`)."""
-    return parts if settings is None else [replace(p, description=described(p.description, settings)) for p in parts]
 
 
 def _sealing(

@@ -59,6 +59,8 @@ Serving:
                     `{settings.<name>}` filled into descriptions
     setting_kinds.py  settings as real command lines take them: arrays, JSON, positional arguments, inverted
                     flags, conflicts, and the original's spellings of --http/--host/--port/--path
+    chosen.py       what the settings choose at start: definitions and input fields under `when:` served or not,
+                    `from_setting` arguments given, `{settings.<name>}` filled into every description
     startup.py      the collector paused while a command's modules load, resumed once its server is built
     stdio.py        stdio; http.py streamable HTTP; bearer.py, tokens.py, oauth.py its tokens
     envelope.py     the -32700/-32600 answer for a line or body that is not one JSON-RPC message

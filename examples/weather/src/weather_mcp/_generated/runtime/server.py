@@ -43,6 +43,7 @@ from mcp.types import (
 from .asks import Refused
 from .call import is_cancellation, run_tool
 from .callers import caller_in, caller_name, caller_of, missing_scopes, request_context_of, viewer
+from .chosen import When, served
 from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
 from .config import ConfigurationError
 from .contracts import DependencyBinder, Services, ToolDefinition, UpstreamBinder, run_handler
@@ -58,7 +59,6 @@ from .server_parts import (
     _configured,
     _configured_tool,
     _contents,
-    _filled,
     _listed,
     _one_page,
     _sealing,
@@ -76,6 +76,9 @@ logger = logging.getLogger("failwell")
 
 class FailwellServer(BaseServer):
     """An MCPServer whose tools come from the spec and whose failures take the right channel."""
+
+    withheld: dict[str, When]
+    """What the settings hide (the spec's `when:`), by the name a test injects a handler for."""
 
     def __init__(
         self,
@@ -98,7 +101,7 @@ class FailwellServer(BaseServer):
         tool_failure_envelope: bool = True,
         settings: Any = None,
     ) -> None:
-        tools, resources, prompts = _filled(settings, tools), _filled(settings, resources), _filled(settings, prompts)
+        tools, resources, prompts, self.withheld = served(settings, tools, resources, prompts)
         sealing = _sealing(name, tools, prompts, store)
         shorter = dict(deadlines or {})
         self.task_extension = _tasks(tools, shorter, tool_failure_envelope, store, self._served())

@@ -65,6 +65,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from .asks import CannotAsk, Conversation, Declined, InputNeeded, together
 from .callers import caller_name, missing_scopes
+from .chosen import validated
 from .classes import GRACE_S
 from .confirm import QUESTION, questions
 from .contracts import ToolDefinition
@@ -288,7 +289,7 @@ class TaskExtension(TaskRunner, Extension):
         or the caller's scopes), which the task refuses as an inline call would, having asked nothing."""
         arguments = tool.renamed(dict(params.arguments or {}))
         try:
-            tool.input_model.model_validate(arguments)
+            validated(tool, arguments)
         except ValidationError:
             return None  # refused by the call itself, in the task: nothing is asked about a call that cannot run
         if missing_scopes(tool.scopes):

@@ -6,7 +6,7 @@ variable, what they accept and where a client entry sets them; a secret's value 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from . import setting_kinds as kinds
 from .config import ConfigurationError
-from .scrub import Scrubbed, redact_secrets, remember_secret
+from .scrub import Scrubbed, quoted, redact_secrets, remember_secret
 from .secret_names import secret_named
 
 REST = kinds.REST
@@ -38,6 +38,8 @@ class Setting:
     """A flag that may stand alone (`--read-only` is `--read-only=true`)."""
     description: str = ""
     """What it is for, as `--help` says it."""
+    hook: bool = False
+    """Its default is computed at start by `default_<name>()` in handlers/settings.py (`default_from: hook`)."""
     positional: int = 0
     """Its place among the command line's arguments (1 the first), `kinds.REST` all the remaining; 0 none."""
     many: bool = False
@@ -59,6 +61,8 @@ class Declared:
 
     settings: tuple[Setting, ...]
     model: type[BaseModel]
+    hooks: Callable[[], Mapping[str, Callable[[], Any]]] | None = None
+    """The `default_<name>` functions of handlers/settings.py, imported when one is needed."""
     conflicts: tuple[tuple[str, ...], ...] = ()
     """Groups of settings of which at most one may be given (the spec's `conflicts`)."""
 
@@ -80,11 +84,14 @@ def read(declared: Declared, flags: Mapping[str, Any], environ: Mapping[str, str
             raise ConfigurationError(
                 Scrubbed(f"setting {setting.name} is missing: pass {_either(setting)}, {setting.accepts}; {WHERE}")
             )
+        elif setting.hook and declared.hooks is not None:
+            raw[setting.name], source[setting.name] = _hooked(setting, declared.hooks), f"default_{setting.name}()"
     for setting in declared.settings:
         if setting.secret and setting.name in raw:
             for value in raw[setting.name] if isinstance(raw[setting.name], list) else [raw[setting.name]]:
-                remember_secret(value)
-    kinds.check_conflicts(declared.settings, declared.conflicts, source, WHERE)
+                remember_secret(str(value))
+    given = {name: where for name, where in source.items() if where != f"default_{name}()"}  # a hook's is no choice
+    kinds.check_conflicts(declared.settings, declared.conflicts, given, WHERE)
     for setting in declared.settings:
         if setting.name in raw:
             raw[setting.name] = kinds.decoded(setting, raw[setting.name], source[setting.name], WHERE)
@@ -100,6 +107,30 @@ def read(declared: Declared, flags: Mapping[str, Any], environ: Mapping[str, str
                 f"{setting.named()} takes {setting.accepts}; {WHERE}"
             )
         ) from None
+
+
+def _hooked(setting: Setting, hooks: Callable[[], Mapping[str, Callable[[], Any]]]) -> Any:
+    """The value `default_<name>()` in handlers/settings.py computes for a setting given neither way; its failure
+    (an exception, or None) is a ConfigurationError saying so, and how to give the setting instead."""
+    where = f"default_{setting.name}() in handlers/settings.py"
+    try:
+        value = hooks()[setting.name]()
+    except Exception as exc:
+        said = f": {quoted(str(exc), 200)}" if str(exc) else ""
+        raise ConfigurationError(
+            Scrubbed(
+                f"setting {setting.name} has no value: {where} raised {type(exc).__name__}{said}; fix it, or pass "
+                f"{_either(setting)}, {setting.accepts}; {WHERE}"
+            )
+        ) from None
+    if value is None:
+        raise ConfigurationError(
+            Scrubbed(
+                f"setting {setting.name} has no value: {where} returned None; return one, or pass {_either(setting)}, "
+                f"{setting.accepts}; {WHERE}"
+            )
+        )
+    return value
 
 
 def _either(setting: Setting) -> str:

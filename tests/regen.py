@@ -31,6 +31,7 @@ GOLDEN_SPECS: dict[str, Path | None] = {
     "git_port": REPO / "tests" / "ports" / "git.yaml",  # server.settings: the original's `--repository PATH`
     "memory": REPO / "tests" / "any_depth" / "memory.yaml",  # names as written at every depth, `schema:` fields
     "notes": REPO / "tests" / "subscriptions" / "notes.yaml",  # resources that take subscriptions (`subscribe: true`)
+    "files": REPO / "tests" / "chosen" / "files.yaml",  # definitions chosen by settings (`when:`, `from_setting`)
 }
 
 

@@ -205,7 +205,8 @@ def test_a_slow_body_gets_408_and_the_connection_closed(server: Running) -> None
 
 def test_the_shipped_bounds_are_the_documented_ones() -> None:
     """The server above runs with shorter bounds; the ones every project ships are those the docs promise."""
-    shown = "from tasks_mcp._generated.runtime.transport import http_limits as h; print(h.HEADER_TIMEOUT_S, h.BODY_TIMEOUT_S)"
+    shown = "from tasks_mcp._generated.runtime.transport import http_limits as h; "
+    shown += "print(h.HEADER_TIMEOUT_S, h.BODY_TIMEOUT_S)"
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     printed = subprocess.run([sys.executable, "-c", shown], env=env, capture_output=True, text=True, check=True)
     assert printed.stdout.split() == [f"{DOCUMENTED_HEADER_TIMEOUT_S:.1f}", f"{DOCUMENTED_BODY_TIMEOUT_S:.1f}"]

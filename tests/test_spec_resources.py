@@ -203,12 +203,12 @@ CASES = [
     (
         replace("    mime_type: application/json\n", "    mime_type: application/json\n    effect: read\n"),
         "spec.yaml:16:5: FW015 unknown key `effect` in `resources.task`; allowed keys: asks, deadline_s, "
-        "description, failures, mime_type, params, scopes, subscribe, title, upstreams, uri, uses",
+        "description, failures, mime_type, params, scopes, subscribe, title, upstreams, uri, uses, when",
     ),
     (
         replace("    title: Triage a task\n", "    title: Triage a task\n    idempotency: none\n"),
         "spec.yaml:35:5: FW015 unknown key `idempotency` in `prompts.triage`; allowed keys: arguments, asks, "
-        "deadline_s, description, failures, scopes, title, upstreams, uses",
+        "deadline_s, description, failures, scopes, title, upstreams, uses, when",
     ),
     (
         replace("{class: not_found, message", "{class: not_found, changed: possible, message"),

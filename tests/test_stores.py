@@ -218,8 +218,8 @@ async def test_tasks_and_their_keys_expire_after_their_ttl(store: Any) -> None:
 async def test_tasks_in_memory_are_capped_by_forgetting_the_oldest_ended_first(
     ledger_src: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ledger_mcp._generated.runtime.tasks import tasks
     from ledger_mcp._generated.runtime.stores.store_memory import MemoryStore
+    from ledger_mcp._generated.runtime.tasks import tasks
 
     monkeypatch.setattr(tasks, "MAX_KEPT", 5)
     monkeypatch.setattr(tasks, "MAX_KEPT_PER_CALLER", 100)

@@ -100,6 +100,9 @@ def tool_files(project: Project) -> dict[str, str]:
             files[pattern.format(package=project.package, name=dependency.name)] = template.render(
                 project=project, dependency=dependency
             )
+    if project.setting_hooks:  # created once, as every handler module
+        text = env.get_template("settings_hooks.py.jinja").render(project=project)
+        files[f"src/{project.package}/handlers/settings.py"] = text
     if project.dependencies:
         text = env.get_template("handlers_package.py.jinja").render(kind="dependency")
         files[f"src/{project.package}/handlers/dependencies/__init__.py"] = text

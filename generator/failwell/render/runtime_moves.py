@@ -15,7 +15,7 @@ HOMES: dict[str, str] = {
     **{name: "wording." + name for name in ("classes", "patterns", "scrub", "secret_names", "secret_texts")},
     **{name: "wording." + name for name in ("tool_failure", "wording")},
     **{name: "checks." + name for name in ("formats", "params", "schemas")},
-    **{name: "setup." + name for name in ("config", "logs", "settings", "startup")},
+    **{name: "setup." + name for name in ("chosen", "config", "logs", "setting_kinds", "settings", "startup")},
     **{name: "asking." + name for name in ("asks", "sealing")},
     **{name: "calls." + name for name in ("batches", "call", "callers", "confirm", "content", "contracts")},
     **{name: "calls." + name for name in ("idempotency", "inflight", "limits", "progress", "results")},

@@ -108,7 +108,8 @@ def orphans(
     folder = project / "src" / package / "handlers"
     modules = sorted(folder.glob("*.py")) if folder.is_dir() else []
     # a module whose name starts with `_` is a helper the handlers share (no tool's name starts so)
-    gone = {m.stem for m in modules if not m.stem.startswith("_") and m.stem not in tools}
+    # `settings` holds the settings' `default_from: hook` functions (lint refuses a tool of that name beside one)
+    gone = {m.stem for m in modules if not m.stem.startswith("_") and m.stem not in tools and m.stem != "settings"}
     found = [f"src/{package}/handlers/{stem}.py" for stem in sorted(gone)]
     for kinds, names in (("resources", frozenset(resource_names)), ("prompts", frozenset(prompt_names))):
         inner = folder / kinds

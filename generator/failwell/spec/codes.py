@@ -197,6 +197,12 @@ CODES: dict[str, tuple[Severity, str]] = {
         "so its subscribers hear of an update only if a handler calls `ctx.notify_updated` for a change made "
         "elsewhere",
     ),
+    "FW187": (
+        "error",
+        "a `when:` or `from_setting` that names no setting, compares it with a value it never takes, has both or "
+        "neither of `equals`/`not_equals`, hides a required input field, names a required setting or one of another "
+        "type, or sits anywhere but a tool, resource, prompt or a tool's top-level `input` field",
+    ),
     "FW188": (
         "error",
         "an input field's alias that another field claims too, or that is an argument's name; or `aliases` anywhere "
@@ -205,9 +211,14 @@ CODES: dict[str, tuple[Severity, str]] = {
     "FW190": (
         "error",
         "a setting's flag or environment variable that another setting or the server itself already takes "
-        "(`--http`, `--port`, `--help`, `MCP_PORT`, `LOG_LEVEL`, an upstream's variable)",
+        "(`--http`, `--port`, `--help`, `MCP_PORT`, `LOG_LEVEL`, an upstream's variable; a setting may take "
+        "`--http`, `--host`, `--port` or `--path` once `server.transport_flags` spells the server's own otherwise)",
     ),
-    "FW191": ("error", "`{settings.<name>}` in a description names a setting `server.settings` does not declare"),
+    "FW191": (
+        "error",
+        "`{settings.<name>}` in a description (a tool's, resource's, prompt's, or any of their fields', parameters' "
+        "or arguments' at any depth) names a setting `server.settings` does not declare",
+    ),
     "FW192": (
         "error",
         "`{settings.<name>}` in a description names a `secret` setting, or one named like a secret, which is never "
@@ -215,7 +226,15 @@ CODES: dict[str, tuple[Severity, str]] = {
     ),
     "FW193": (
         "error",
-        "a setting that cannot be built: `required` with a `default`, or a name pydantic reserves (`model_...`)",
+        "a setting that cannot be built: `required` with a `default`, or a name pydantic reserves (`model_...`); or "
+        "a `default_from: hook` beside a `default` or `required: true`, or on a server with a tool named `settings`",
+    ),
+    "FW194": (
+        "error",
+        "a setting's kind that cannot be taken from a command line: `type: json` without `schema`, `type: array` "
+        "without `items`, `flag_value` off a boolean, positions with a gap or taken twice, `positional: rest` not an "
+        "array or twice, `conflicts` naming an undeclared or required setting, a "
+        "`transport_flags` spelling that is not a flag",
     ),
     "FW201": (
         "warning",

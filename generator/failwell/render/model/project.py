@@ -17,8 +17,8 @@ from ...pyliteral import (
     string,
     toml_string,
 )
+from ...spec import chosen, messages, setting_kinds
 from ...spec import fields as f
-from ...spec import messages
 from ...spec.failures import (
     scope_template,
     with_idempotency_key,
@@ -28,7 +28,7 @@ from .asks import _before_task_answers_line
 from .common import _rate_limit, context_type
 from .dependencies import Dependency, Upstream, _dependency, _upstream
 from .readers import Reader, _reader
-from .settings import Setting, Variable, _environment, _settings
+from .settings import Setting, Variable, _environment, _settings, _transport_flags
 from .tools import Tool, _tool
 
 
@@ -81,9 +81,19 @@ class Project:
     settings_uses_literal: bool = False
     settings_example: str = ""
     """The `EXAMPLE_SETTINGS = Settings.model_validate(...)` line: the settings of a server built without any."""
+    setting_hooks: tuple[tuple[str, str], ...] = ()
+    """Each setting whose default `handlers/settings.py` computes at start (`default_from: hook`), and its type."""
     settings_apart: tuple[str, ...] = ()
     """The lines of `settings_in`'s `update={...}`: each path-like setting under a test's folder, each URL on
     127.0.0.1 port 9 (nothing listens), so starter tests touch nothing outside their `tmp_path`."""
+    settings_uses_any: bool = False
+    """Whether a setting's type says `Any` (a JSON setting's schema without a Python type for all of it)."""
+    settings_rest: bool = False
+    """Whether a setting takes the remaining arguments (`positional: rest`: the settings module imports `REST`)."""
+    settings_conflicts: str = ""
+    """The spec's `conflicts` as the `Declared(...)`'s tuple of tuples (empty without them)."""
+    transport_flags_line: str = ""
+    """`TRANSPORT_FLAGS = {...}`: the spec's `server.transport_flags`, each key's spellings (empty without them)."""
     """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the project's `.failwell/`)."""
     tasks: bool = False
     """Whether a tool runs as a task (the spec's `task:`): the generated tests then poll it as a client would."""
@@ -149,20 +159,20 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
     retries = {n: int(u.get("retries", 2)) for n, u in (data.get("upstreams") or {}).items()}
     open_world = frozenset(n for n, d in (data.get("dependencies") or {}).items() if d.get("open_world"))
     tools = tuple(
-        _tool(tool_name, spec, timeout, defaults, envs, scope_message, retries, open_world)
+        _tool(tool_name, spec, timeout, defaults, envs, scope_message, retries, open_world, chosen.settings_of(data))
         for tool_name, spec in tool_specs
     )
     resources = tuple(
-        _reader("resource", n, spec, timeout, defaults)
+        _reader("resource", n, spec, timeout, defaults, chosen.settings_of(data))
         for n, spec in sorted(
             (data.get("resources") or {}).items(), key=lambda item: import_order(python_name(item[0]))
         )
     )
     prompts = tuple(
-        _reader("prompt", n, spec, timeout, defaults)
+        _reader("prompt", n, spec, timeout, defaults, chosen.settings_of(data))
         for n, spec in sorted((data.get("prompts") or {}).items(), key=lambda item: import_order(python_name(item[0])))
     )
-    settings = bool(server.get("settings"))
+    settings = bool(setting_kinds.declared(server.get("settings")))
     tools = tuple(
         replace(t, context_type=context_type(bool(t.upstreams), bool(t.uses), settings, bool(t.asking.asks)))
         for t in tools
@@ -187,7 +197,13 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         description_line=docstring(description or f"The {name} MCP server."),
         instructions_line=assignment("INSTRUCTIONS", string(description), 0),
         tools=tools,
-        stdio_calls=literal({n: f.example_arguments(with_idempotency_key(s)) for n, s in tool_specs}),
+        stdio_calls=literal(
+            {
+                n: f.example_arguments(with_idempotency_key(s))
+                for n, s in tool_specs
+                if chosen.served_by_default(s.get("when"), chosen.settings_of(data))
+            }
+        ),
         asking=any(t.confirm_lines or t.asking.asks for t in tools) or any(p.asking.asks for p in prompts),
         tasks=any(t.task for t in tools),
         before_task_answers_line=_before_task_answers_line(tool_specs),
@@ -206,7 +222,12 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         rate_limit=_rate_limit(server.get("rate_limit")),
         idempotency_ttl_s=number(float(server.get("idempotency_ttl_s", 86_400))),
         environment=_environment(data, store if needs_store else "", name),
-        tool_names_line=fitted("TOOL_NAMES: list[str] = ", [name for name, _ in tool_specs], "", 0),
+        tool_names_line=fitted(
+            "TOOL_NAMES: list[str] = ",
+            [name for name, spec in tool_specs if chosen.served_by_default(spec.get("when"), chosen.settings_of(data))],
+            "",
+            0,
+        ),
         auth=auth is not None,
         tokens_env=auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV),
         tokens_env_literal=string(auth_spec.get("tokens_env", DEFAULT_TOKENS_ENV)),
@@ -220,6 +241,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         dependencies=tuple(_dependency(n, d) for n, d in sorted((data.get("dependencies") or {}).items())),
         dependencies_not_opened=inline({n: "not_opened" for n in sorted(data.get("dependencies") or {})}),
         **_settings(name, server.get("settings") or {}),
+        **_transport_flags(server),
     )
 
 

@@ -17,8 +17,8 @@ from ...pyliteral import (
     markdown_text,
     string,
 )
+from ...spec import chosen, messages
 from ...spec import fields as f
-from ...spec import messages
 from ...spec.failures import (
     failure_spec_has_params,
 )
@@ -85,6 +85,8 @@ class Reader:
     first_scope_literal: str = '""'
     subscribe: bool = False
     """A resource a client may subscribe to (the spec's `subscribe: true`)."""
+    when_line: str = ""
+    """`WHEN = When(...)`: served only when its `when:` holds for the settings (empty: always)."""
     name_markdown: str = ""
     """Its name, URI and MIME type as the README's tables print them (`markdown_code`, `markdown_text`)."""
     uri_markdown: str = ""
@@ -101,7 +103,14 @@ def _text_kind(mime_type: str) -> str:
     return "bytes"
 
 
-def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults: dict[str, str]) -> Reader:
+def _reader(
+    kind: str,
+    name: str,
+    spec: dict[str, Any],
+    timeout: float,
+    defaults: dict[str, str],
+    settings: dict[str, Any] | None = None,
+) -> Reader:
     """A resource (`params`) or a prompt (`arguments`), for its generated module, handler and tests."""
     fields: dict[str, Any] = dict(spec.get("params" if kind == "resource" else "arguments") or {})
     label = f"The {name} {kind}"
@@ -187,6 +196,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         first_scope_literal=string((spec.get("scopes") or [""])[0]),
         asking=asked,
         subscribe=kind == "resource" and spec.get("subscribe") is True,
+        when_line=chosen.when_line(spec.get("when"), settings or {}),
     )
     return reader
 

@@ -15,7 +15,7 @@ from ...pyliteral import (
     markdown_code,
     string,
 )
-from ...spec import aliases, messages
+from ...spec import aliases, chosen, messages
 from ...spec import fields as f
 from ...spec.failures import (
     failure_spec_has_params,
@@ -143,6 +143,12 @@ class Tool:
     """Whether a success result carries a text block (false for the spec's `text: none`: structured content only)."""
     aliases: str = ""
     """`{alias: name}`: other names its arguments are accepted by, renamed before checking (empty: none)."""
+    when_line: str = ""
+    """`WHEN = When(...)`: served only when its `when:` holds for the settings (empty: always)."""
+    fields_when_lines: str = ""
+    """`FIELDS_WHEN = {...}`: the input fields taken only when their `when:` holds (empty: none)."""
+    from_setting_line: str = ""
+    """`FROM_SETTING = {...}`: the input fields given a setting's value when it is set (empty: none)."""
 
     @property
     def has_content(self) -> bool:
@@ -163,6 +169,7 @@ def _tool(
     scope_message: str,
     upstream_retries: dict[str, int] | None = None,
     open_world_dependencies: frozenset[str] = frozenset(),
+    settings: dict[str, Any] | None = None,
 ) -> Tool:
     inputs = with_idempotency_key(spec)
     retries_of_first = (upstream_retries or {}).get((spec.get("upstreams") or [""])[0], 2)
@@ -179,9 +186,9 @@ def _tool(
     )
     annotations = f.annotation_code((*input_models, *output_models))
     example = f.example_arguments(inputs)
-    wrong_field, wrong_value = _wrong_argument(inputs)
+    wrong_field, wrong_value = _wrong_argument(chosen.shown(inputs))
     missing_field = next((n for n, s in inputs.items() if f.is_required(s)), None)
-    outside = [(n, f.violation(s)) for n, s in inputs.items()]
+    outside = [(n, f.violation(s)) for n, s in chosen.shown(inputs).items()]
     outside_field, (_, outside_value) = next(((n, v) for n, v in outside if v[0]), (None, (False, None)))
     asked = asking(spec)
     return Tool(
@@ -218,6 +225,11 @@ def _tool(
         ),
         accepts=literal(f.accepts_table(inputs)),
         aliases=literal(renamed) if (renamed := aliases.renames(spec.get("input") or {})) else "",
+        when_line=chosen.when_line(spec.get("when"), settings or {}),
+        fields_when_lines=chosen.fields_when_lines(spec.get("input") or {}, settings or {}),
+        from_setting_line=assignment("FROM_SETTING: dict[str, str]", literal(given), 0)
+        if (given := chosen.from_settings(spec.get("input") or {}))
+        else "",
         failures=tuple(
             _failure(failure, failure_spec, name, spec, inputs, example, defaults)
             for failure, failure_spec in (spec.get("failures") or {}).items()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...errors import Diagnostic
+from .. import chosen, hooks
 from ..load import Document
 from .auth import _scopes, issuer_problem
 from .buildable import _buildable
@@ -90,5 +91,7 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
                 _dependencies_used(doc, out, ("prompts", name), prompt, timeout, dependencies)
                 _scopes(doc, out, ("prompts", name), prompt, auth)
     _settings(doc, out, server, upstreams)
+    out.extend(chosen.lint(doc, doc.is_broken))
+    out.extend(hooks.lint(doc, chosen.settings_of(doc.data)))
     _buildable(doc, out)
     return out

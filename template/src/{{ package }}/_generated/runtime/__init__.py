@@ -19,6 +19,10 @@ setup/              what a server needs to start
     config.py       what must be set to start and each value's check (which `failwell install` runs too)
     settings.py     the spec's `server.settings`: read from flags and environment, checked before serving, and
                     `{settings.<name>}` filled into descriptions
+    setting_kinds.py  settings as real command lines take them: arrays, JSON, positional arguments, inverted
+                    flags, conflicts, and the original's spellings of --http/--host/--port/--path
+    chosen.py       what the settings choose at start: definitions and input fields under `when:` served or not,
+                    `from_setting` arguments given, `{settings.<name>}` filled into every description
     logs.py         JSON lines on stderr
     startup.py      the collector paused while a command's modules load, resumed once its server is built
 asking/             what a handler asks while it runs

@@ -145,6 +145,9 @@ def injected(
     what a keyed failure says about the retry is what `failwell messages` shows (it cannot see a `reconcile`)."""
     deadlines = {name: deadline_s} if deadline_s is not None else None
     server = build_server({name: handler} if handler is not None else None, deadlines, MemoryStore(), settings=settings)
+    hidden = server.withheld.get(name)
+    if hidden is not None:  # its `when:` does not hold for these settings: built with settings under which it does
+        return injected(name, handler, deadline_s, hidden.shown(settings if settings is not None else EXAMPLE_SETTINGS))
     if handler is not None and name in server.definitions:
         server.definitions[name] = replace(server.definitions[name], reconcile=None)
     return server

@@ -25,6 +25,7 @@ from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import BaseModel, ValidationError
 
 from ..asking.asks import WHAT, CannotAsk, Conversation, Declined, InputNeeded, missing_capability
+from ..setup.chosen import validated
 from ..wording.classes import (
     ASK_DECLINED_MESSAGE,
     ASK_UNANSWERED_MESSAGE,
@@ -115,7 +116,7 @@ async def _answer(
         return refused
     arguments = tool.renamed(arguments)
     try:
-        params = tool.input_model.model_validate(arguments, strict=True)
+        params = validated(tool, arguments)
     except ValidationError as exc:
         return invalid_arguments(tool, exc)
     caller = caller if caller is not None else caller_of(context)

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from typing_extensions import TypeVar
 
 from ..asking.asks import Conversation
+from ..setup.chosen import When
 from ..wording.classes import (
     CONFIRM_DECLINED_MESSAGE,
     CONFIRM_UNAVAILABLE_MESSAGE,
@@ -305,6 +306,16 @@ class ToolDefinition:
     """The spec's `content`: what its handler may return besides structured output (None: text or output only)."""
     aliases: Mapping[str, str] = field(default_factory=dict)
     """Other names an argument is accepted by (the spec's `aliases:`, never published), each to the argument's name."""
+    when: When | None = None
+    """Served only when this holds for the server's settings (the spec's `when:`; a resource's or prompt's reader's)."""
+    fields_when: Mapping[str, When] = field(default_factory=dict)
+    """Input fields taken only when their `when:` holds, by name (see `chosen`)."""
+    from_setting: Mapping[str, str] = field(default_factory=dict)
+    """Input fields whose value is the setting named, when it is set (the spec's `from_setting`), by name."""
+    hidden: frozenset[str] = frozenset()
+    """The input fields the settings hide or give, decided at start: not published, an argument for one refused."""
+    given: Mapping[str, Any] = field(default_factory=dict)
+    """The input fields' values taken from the settings, decided at start."""
 
     def renamed(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """The arguments with each alias renamed to its argument's name, in the order sent. An alias sent beside the

@@ -69,6 +69,7 @@ from ..calls.confirm import QUESTION, questions
 from ..calls.contracts import ToolDefinition
 from ..calls.results import ErrorReply, error_result
 from ..calls.store_contracts import TaskRow, TaskStore
+from ..setup.chosen import validated
 from ..wording.classes import GRACE_S
 from .task_records import (
     BEAT_S,
@@ -288,7 +289,7 @@ class TaskExtension(TaskRunner, Extension):
         or the caller's scopes), which the task refuses as an inline call would, having asked nothing."""
         arguments = tool.renamed(dict(params.arguments or {}))
         try:
-            tool.input_model.model_validate(arguments)
+            validated(tool, arguments)
         except ValidationError:
             return None  # refused by the call itself, in the task: nothing is asked about a call that cannot run
         if missing_scopes(tool.scopes):

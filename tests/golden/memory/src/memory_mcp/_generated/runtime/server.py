@@ -57,7 +57,6 @@ from .server_parts import (
     _configured,
     _configured_tool,
     _contents,
-    _filled,
     _listed,
     _one_page,
     _sealing,
@@ -66,6 +65,7 @@ from .server_parts import (
     _tasks,
     completed,
 )
+from .setup.chosen import When, served
 from .setup.config import ConfigurationError
 from .tasks.task_records import Admit, Call, HandlerContext
 from .wording.classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
@@ -76,6 +76,9 @@ logger = logging.getLogger("failwell")
 
 class FailwellServer(BaseServer):
     """An MCPServer whose tools come from the spec and whose failures take the right channel."""
+
+    withheld: dict[str, When]
+    """What the settings hide (the spec's `when:`), by the name a test injects a handler for."""
 
     def __init__(
         self,
@@ -98,7 +101,7 @@ class FailwellServer(BaseServer):
         tool_failure_envelope: bool = True,
         settings: Any = None,
     ) -> None:
-        tools, resources, prompts = _filled(settings, tools), _filled(settings, resources), _filled(settings, prompts)
+        tools, resources, prompts, self.withheld = served(settings, tools, resources, prompts)
         sealing = _sealing(name, tools, prompts, store)
         shorter = dict(deadlines or {})
         self.task_extension = _tasks(tools, shorter, tool_failure_envelope, store, self._served())

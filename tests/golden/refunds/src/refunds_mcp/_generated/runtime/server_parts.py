@@ -33,7 +33,6 @@ from .readers.reads import refuse_unscoped
 from .readers.resources import ResourceDefinition, listed_uris
 from .readers.subscriptions import Subscriptions, UpdateRelay
 from .setup.config import count_env
-from .setup.settings import described
 from .tasks.task_records import STALE_ENV, STALE_S, Admit, Call, HandlerContext
 from .tasks.tasks import TaskExtension
 
@@ -48,13 +47,6 @@ SERVED_ONLY_WITH_A_CAPABILITY = (
 """Methods MCPServer answers on every server; this one answers them only with the capability they belong to."""
 
 Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
-D = TypeVar("D", ToolDefinition, ResourceDefinition, PromptDefinition)
-
-
-def _filled(settings: Any, parts: Sequence[D]) -> Sequence[D]:
-    """Each definition with `{settings.<name>}` in its description replaced by the setting's value, once, at start
-    (none without `server.settings`)."""
-    return parts if settings is None else [replace(p, description=described(p.description, settings)) for p in parts]
 
 
 def _sealing(

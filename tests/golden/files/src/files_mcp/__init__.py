@@ -1,0 +1,1 @@
+"""Files in a folder, read and written."""

@@ -1,0 +1,1 @@
+"""Your prompt handlers: one module per prompt, created once by failwell and never overwritten."""

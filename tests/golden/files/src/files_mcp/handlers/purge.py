@@ -1,0 +1,13 @@
+"""`purge`: Delete every file.
+
+This module is yours: failwell created it once and never overwrites it. Raise a declared failure
+by name; anything else you raise reaches the model as an `internal`
+error with a reference id, and the traceback goes to the log.
+"""
+
+from .._generated.tools.purge import Context, Input
+
+
+async def handle(params: Input, ctx: Context) -> str:
+    """Delete every file."""
+    raise NotImplementedError("purge is not implemented yet")

@@ -227,7 +227,7 @@ def own_modules() -> Iterator[None]:
 
 def vendored_config(project: Path) -> Any:
     """The generated project's own `runtime/setup/config.py` (what its server's preflight runs), imported."""
-    return vendored(project, "config")
+    return vendored(project, "setup.config")
 
 
 def vendored(project: Path, module: str) -> Any:
@@ -296,7 +296,7 @@ def test_install_refuses_a_value_the_servers_preflight_would_refuse(
         "LOG_LEVEL": lambda: config.check_log_level(given),
         "TASKS_TOKENS": lambda: config.check_tokens(name, given),
         "REDIS_URL": lambda: config.check_redis_url(name, given),
-        "MCP_RESOURCE_URL": lambda: vendored(project, "oauth").resource_url(given, "127.0.0.1", 8000, "/mcp"),
+        "MCP_RESOURCE_URL": lambda: vendored(project, "transport.oauth").resource_url(given, "127.0.0.1", 8000, "/mcp"),
     }
     with pytest.raises(config.ConfigurationError) as refused:
         checks[name]()

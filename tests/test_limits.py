@@ -117,7 +117,7 @@ def search_tool() -> Any:
 
 
 async def test_memory_limits_are_exact(tasks: Any) -> None:
-    store = tasks.store_memory.MemoryStore()
+    store = tasks.stores.store_memory.MemoryStore()
 
     def age(seconds: float) -> None:
         store.buckets = {name: (tokens, updated - seconds) for name, (tokens, updated) in store.buckets.items()}
@@ -127,7 +127,7 @@ async def test_memory_limits_are_exact(tasks: Any) -> None:
 
 async def test_sqlite_limits_are_exact_across_two_stores_on_one_file(tasks: Any, tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite3"
-    stores = [tasks.store_sqlite.SQLiteStore(path), tasks.store_sqlite.SQLiteStore(path)]
+    stores = [tasks.stores.store_sqlite.SQLiteStore(path), tasks.stores.store_sqlite.SQLiteStore(path)]
 
     def state(name: str) -> tuple[float, float]:
         with sqlite3.connect(path) as db:
@@ -155,8 +155,8 @@ async def test_buckets_of_callers_gone_quiet_are_forgotten(tasks: Any, tmp_path:
     only the buckets not yet full again (at most one round's), not one per caller ever seen (before: 500).
     SQLite's are counted from outside, in the file."""
     path = tmp_path / "state.sqlite3"
-    store = tasks.store_memory.MemoryStore() if kind == "memory" else tasks.store_sqlite.SQLiteStore(path)
-    limit = tasks.contracts.RateLimit(calls=5, per_s=0.2)
+    store = tasks.stores.store_memory.MemoryStore() if kind == "memory" else tasks.stores.store_sqlite.SQLiteStore(path)
+    limit = tasks.calls.contracts.RateLimit(calls=5, per_s=0.2)
 
     def stored() -> int:
         if kind == "memory":
@@ -183,8 +183,8 @@ async def test_a_sqlite_file_from_before_pruning_gets_each_buckets_period(tasks:
     with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE buckets (bucket TEXT PRIMARY KEY, tokens REAL NOT NULL, updated REAL NOT NULL)")
         db.execute("INSERT INTO buckets VALUES ('token:old', 0.0, ?)", (time.time(),))
-    store = tasks.store_sqlite.SQLiteStore(path)
-    limit = tasks.contracts.RateLimit(calls=5, per_s=60)
+    store = tasks.stores.store_sqlite.SQLiteStore(path)
+    limit = tasks.calls.contracts.RateLimit(calls=5, per_s=60)
     try:
         (wait,) = await store.take_all([("token:old", limit)])
         assert wait > 0, "the old bucket was empty, and still is"

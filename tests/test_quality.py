@@ -33,7 +33,7 @@ def test_mypy_strict() -> None:
 
 
 def test_runtime_source_is_formatted_as_generated_projects_expect() -> None:
-    static = sorted(str(path.relative_to(REPO)) for path in RUNTIME.glob("*.py"))
+    static = sorted(str(path.relative_to(REPO)) for path in RUNTIME.rglob("*.py"))
     assert len(static) > 10, static
     result = run("ruff", "format", "--check", "--no-cache", "--line-length", "120", *static)
     assert result.returncode == 0, result.stdout

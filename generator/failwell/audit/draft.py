@@ -37,16 +37,18 @@ MAX_NAME = 64
 """The longest name a spec takes (a server's, a tool's, a field's)."""
 
 
-def server_name(report: Report) -> str:
+def server_name(report: Report | Mapping[str, Any]) -> str:
     """The server's name as a spec takes it (lowercase letters, digits, `-` and `_`, starting with a letter, at
-    most 64 characters)."""
-    name = _NAME.sub("-", str(report.server.get("name") or "server").lower()).strip("-_")
+    most 64 characters); from a report or its `server` (serverInfo)."""
+    server = report.server if isinstance(report, Report) else report
+    name = _NAME.sub("-", str(server.get("name") or "server").lower()).strip("-_")
     name = re.sub(r"^[^a-z]+", "", name)[:MAX_NAME].rstrip("-_")
     return name or "server"
 
 
-def version(report: Report) -> str:
-    found = re.match(r"^[0-9]+(\.[0-9]+)*", str(report.server.get("version") or ""))
+def version(report: Report | Mapping[str, Any]) -> str:
+    server = report.server if isinstance(report, Report) else report
+    found = re.match(r"^[0-9]+(\.[0-9]+)*", str(server.get("version") or ""))
     return found.group(0) if found else "0.1.0"
 
 
@@ -190,25 +192,39 @@ def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[st
 
 
 def draft(report: Report) -> str:
-    """The draft spec's text: YAML with a comment on each tool saying what to fill in."""
-    server = server_name(report)
+    """The draft spec's text from an audit's report: YAML with a comment on each tool saying what to fill in."""
+    listings = {
+        "tools": report.tools,
+        "resources": report.resources,
+        "resourceTemplates": report.resource_templates,
+        "prompts": report.prompts,
+    }
+    return drafted(report.server, listings, report.target)
+
+
+def drafted(info: Mapping[str, Any], listings: Mapping[str, Any], target: str) -> str:
+    """The draft spec's text from what a server listed: its `serverInfo` (`name`, `version`) and its listings as
+    JSON (`tools`, `resources`, `resourceTemplates`, `prompts`, each as its list result holds them); `target` is
+    the audited command or URL the draft's first comment names. One path for `audit --write-spec` and the round
+    trip's corpus (tests/test_roundtrip.py)."""
+    server = server_name(info)
     description = f"{server}, as `failwell audit` listed it."
-    listed_name = str(report.server.get("name") or "")
+    listed_name = str(info.get("name") or "")
     tools: dict[str, Any] = {}
     renames: dict[str, list[str]] = {}
     taken: set[str] = set()
-    for listed in map(_shown, report.tools):
+    for listed in map(_shown, listings.get("tools") or []):
         name = fitted(str(listed["name"]), _tool_fits, taken)
         renames[name] = [f"the tool `{listed['name']}` as `{name}`"] if name != listed["name"] else []
         tools[name] = tool(listed, renames[name])
     spec: dict[str, Any] = {
         "failwell": 1,
-        "server": {"name": server, "version": version(report), "description": description},
+        "server": {"name": server, "version": version(info), "description": description},
         "tools": tools,
     }
     text = yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=110)
     lines = [
-        f"# A DRAFT written by `failwell audit --write-spec` from what {_comment(report.target)} listed.",
+        f"# A DRAFT written by `failwell audit --write-spec` from what {_comment(target)} listed.",
         "# Check each tool's effect and fields, then declare the ways each tool fails (the lines marked DRAFT),",
         "# and run `failwell new DEST --spec THIS_FILE` to generate the server, hardened.",
     ]

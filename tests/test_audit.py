@@ -116,8 +116,9 @@ def test_a_draft_spec_from_a_listing_validates_as_written(tmp_path: Path) -> Non
 
 
 def test_a_draft_renames_what_a_spec_cannot_take_and_says_so(tmp_path: Path) -> None:
-    """Names real servers publish that a spec does not take as they are (server-filesystem's `edits[].oldText`,
-    a `from` argument, a tool named like a builtin, two arguments with one Python name): renamed, marked, valid."""
+    """Names real servers publish that a spec does not take as they are (a `from` argument, a tool named like a
+    builtin, two arguments with one Python name): renamed, marked, valid. A nested name (server-filesystem's
+    `edits[].oldText`) is kept as listed: the argument is drafted as the `schema:` it lists."""
     report = Report(target="npx demo", transport="stdio", server={"name": "demo", "version": "1"})
     edits = {"type": "object", "properties": {"oldText": {"type": "string"}, "class": {"type": "string"}}}
     report.tools = [
@@ -147,10 +148,10 @@ def test_a_draft_renames_what_a_spec_cannot_take_and_says_so(tmp_path: Path) -> 
     fields = data["tools"]["edit_file"]["input"]
     assert list(fields) == ["from_value", "json_value", "dryRun", "dry_run_value", "edits"]
     assert "required" not in fields["from_value"] and fields["json_value"]["required"] is False
-    assert list(fields["edits"]["items"]["properties"]) == ["old_text", "class_value"]
+    assert fields["edits"] == {"schema": {"type": "array", "items": edits}, "required": False}
     assert "list_value" in data["tools"]
     assert "# DRAFT: renamed to names a spec takes, so clients will see the new ones: `from` as `from_value`" in text
-    assert "the tool `list` as `list_value`" in text and "`oldText` as `old_text`" in text
+    assert "the tool `list` as `list_value`" in text and "`oldText` as" not in text
 
 
 def sample_report() -> Report:

@@ -80,9 +80,15 @@ def fitted(name: str, fits: Any, taken: set[str]) -> str:
 
 
 def _properties(
-    properties: Mapping[str, Any], required: set[str], depth: int, renamed: list[str]
+    properties: Mapping[str, Any],
+    required: set[str],
+    depth: int,
+    renamed: list[str],
+    defs: Mapping[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Fields by the names the spec takes; each rename noted in `renamed` (`oldText` as `old_text`)."""
+    """Fields by the names the spec takes; each rename noted in `renamed` (`oldText` as `old_text`). A tool's own
+    argument (`defs`: its input schema's `$defs`) is drafted in the curated keys when they publish it exactly as
+    listed, else as a `schema:` field holding it as written."""
     out: dict[str, dict[str, Any]] = {}
     taken: set[str] = set()
     for key, value in properties.items():
@@ -91,8 +97,75 @@ def _properties(
         name = fitted(str(key), lambda n: _field_fits(n, published=depth == 0), taken)
         if name != key:
             renamed.append(f"`{key}` as `{name}`")
-        out[name] = field(name, value, key in required, depth, renamed)
+        if defs is None:
+            out[name] = field(name, value, key in required, depth, renamed)
+        else:
+            out[name] = exact_field(name, value, key in required, defs, renamed)
     return out
+
+
+def exact_field(
+    name: str, schema: Mapping[str, Any], required: bool, defs: Mapping[str, Any], renamed: list[str]
+) -> dict[str, Any]:
+    """One argument (or output field) that publishes `schema` as listed: the curated keys when they do (and keep
+    nothing the listing does not say), else `schema:` with the listed schema and the root `$defs` it refers to."""
+    from ..spec import fields, schemas
+
+    short = field(name, schema, required, 0, list(renamed))
+    try:
+        published = fields._published(short, {})
+    except (KeyError, TypeError, ValueError):
+        published = None
+    if published == dict(schema) and fields.is_required(short) == required:
+        return short
+    written: dict[str, Any] = dict(schema)
+    used = _referenced(written, defs)
+    if used:
+        written["$defs"] = {**used, **(written.get("$defs") or {})}
+    out: dict[str, Any] = {"schema": written}
+    if required != ("default" not in written):
+        out["required"] = required
+    if schemas.example(out) is None:
+        found = _example(out, schema)
+        if found is not _NONE:
+            out["example"] = found
+    return out
+
+
+_NONE = object()
+
+
+def _example(spec: dict[str, Any], schema: Mapping[str, Any]) -> Any:
+    """A value that fits a `schema:` field, for its generated tests: one the listing gives, else a plain one."""
+    from ..spec import fields, schemas
+
+    candidates: list[Any] = []
+    for option in [schema, *(o for key in ("anyOf", "oneOf") for o in schema.get(key) or [] if isinstance(o, Mapping))]:
+        candidates += [*(option.get("examples") or []), option.get("default"), option.get("const")]
+        candidates += [*(option.get("enum") or []), fields.FORMAT_EXAMPLES.get(str(option.get("format")))]
+    candidates += ["example", 1, 1.5, True, [], {}, [{}]]
+    for value in candidates:
+        if value is not None and schemas.fits(value, spec) is None:
+            return value
+    return _NONE
+
+
+def _referenced(schema: Any, defs: Mapping[str, Any], found: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The root `$defs` entries `schema` refers to (`#/$defs/Name`), and those they refer to."""
+    found = {} if found is None else found
+    if isinstance(schema, Mapping):
+        reference = schema.get("$ref")
+        if isinstance(reference, str) and reference.startswith("#/$defs/"):
+            name = reference.removeprefix("#/$defs/")
+            if name in defs and name not in found:
+                found[name] = defs[name]
+                _referenced(defs[name], defs, found)
+        for value in schema.values():
+            _referenced(value, defs, found)
+    elif isinstance(schema, list):
+        for value in schema:
+            _referenced(value, defs, found)
+    return found
 
 
 def field(
@@ -125,11 +198,9 @@ def field(
         out["type"] = kind
     else:
         out["type"] = "string"  # what the listing did not say: a draft to check
-    description = schema.get("description") or schema.get("title")
-    if depth == 0:
-        out["description"] = " ".join(str(description or "").split()) or f"The {name.replace('_', ' ')}."
-    elif " ".join(str(description or "").split()):
-        out["description"] = " ".join(str(description).split())
+    description = schema.get("description")
+    if isinstance(description, str) and description.strip():
+        out["description"] = description  # as listed, line breaks kept; none is made up where the listing has none
     if nullable:
         out["nullable"] = True
     for key in _FIELD_KEYS:
@@ -140,11 +211,13 @@ def field(
         out["format"] = schema["format"]
     if "default" in schema and schema["default"] is not None:
         out["default"] = schema["default"]
+        if required:
+            out["required"] = True
     elif depth == 0 and not required:
         out["required"] = False
     examples = schema.get("examples")
-    if isinstance(examples, list) and examples and examples[0] is not None:
-        out["example"] = examples[0]
+    if isinstance(examples, list) and examples and all(value is not None for value in examples):
+        out["examples"] = list(examples)
     if out.get("type") == "array" and isinstance(schema.get("items"), Mapping) and depth < 3:
         out["items"] = field("item", schema["items"], True, depth + 1, renamed)
     if out.get("type") == "object" and isinstance(schema.get("properties"), Mapping) and depth < 3:
@@ -158,24 +231,26 @@ def _own(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def effect(annotations: Mapping[str, Any] | None) -> str:
+    """The effect the hints say, a hint left out meaning MCP's default: not read-only, destructive."""
     annotations = annotations or {}
     if annotations.get("readOnlyHint") is True:
         return "read"
-    if annotations.get("destructiveHint") is True:
-        return "destructive"
-    return "write"
+    if annotations.get("destructiveHint") is False:
+        return "write"
+    return "destructive"
+
+
+HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
 def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[str, Any]:
     """One tool of the draft; the fields renamed to names the spec takes are noted in `renamed`."""
     renamed = [] if renamed is None else renamed
     annotations = listed.get("annotations") or {}
-    out: dict[str, Any] = {
-        "description": " ".join(str(listed.get("description") or "").split()) or f"The {listed['name']} tool.",
-        "effect": effect(annotations),
-    }
-    if " ".join(str(annotations.get("title") or "").split()):
-        out["title"] = " ".join(str(annotations["title"]).split())
+    description = str(listed.get("description") or "").strip()
+    out: dict[str, Any] = {"description": description or f"The {listed['name']} tool.", "effect": effect(annotations)}
+    if isinstance(listed.get("title"), str) and listed["title"].strip():
+        out["title"] = listed["title"]
     if out["effect"] != "read" and annotations.get("idempotentHint") is True:
         out["idempotency"] = "none"  # idempotent by nature, as the server says: no key needed
         out["idempotent"] = True
@@ -184,10 +259,40 @@ def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[st
         )
     elif out["effect"] != "read":
         out["idempotency"] = "optional"  # a key the model may send; `required` once every client sends one
+    out["open_world"] = annotations.get("openWorldHint") is not False  # left out: MCP's default, an open world
+    shown = [hint for hint in HINTS if hint in annotations]
+    annotations_title = annotations.get("title")
+    if len(shown) < len(HINTS) or isinstance(annotations_title, str):
+        out["annotations"] = {
+            **({"title": annotations_title} if isinstance(annotations_title, str) else {}),
+            **({"hints": shown} if len(shown) < len(HINTS) else {}),
+        }
     schema = listed.get("inputSchema") or {}
     required = set(schema.get("required") or [])
     properties = schema.get("properties") or {}
-    out["input"] = _properties(properties, required, 0, renamed)
+    defs: Mapping[str, Any] = schema["$defs"] if isinstance(schema.get("$defs"), Mapping) else {}
+    out["input"] = _properties(properties, required, 0, renamed, defs)
+    if schema.get("additionalProperties") is not False:
+        out["extra_arguments"] = "allow"  # the original leaves its arguments open: extras ignored, and logged
+    output = listed.get("outputSchema")
+    if isinstance(schema.get("$schema"), str):
+        out["schema_uri"] = schema["$schema"]
+    titles = {
+        which: published["title"]
+        for which, published in (("input", schema), ("output", output))
+        if isinstance(published, Mapping) and isinstance(published.get("title"), str) and published["title"]
+    }
+    if titles:
+        out["schema_titles"] = titles
+    if isinstance(output, Mapping) and output.get("type") == "object" and isinstance(output.get("properties"), Mapping):
+        if output.get("additionalProperties") is False:
+            out["closed_output"] = True
+        output_defs: Mapping[str, Any] = output["$defs"] if isinstance(output.get("$defs"), Mapping) else {}
+        out["output"] = {
+            name: exact_field(str(name), value, name in set(output.get("required") or []), output_defs, [])
+            for name, value in output["properties"].items()
+            if isinstance(value, Mapping)
+        }
     return out
 
 

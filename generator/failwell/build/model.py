@@ -26,7 +26,7 @@ from ..pyliteral import (
     string,
     toml_string,
 )
-from ..spec import aliases, messages, schemas
+from ..spec import aliases, listing, messages, schemas
 from ..spec import fields as f
 from ..spec.failures import (
     FIELD_TYPES,
@@ -222,6 +222,7 @@ class Tool:
     input_schema: str
     output_schema: str
     annotations: str
+    extra_arguments: bool
     accepts: str
     failures: tuple[Failure, ...]
     uses_literal: bool
@@ -821,7 +822,8 @@ def _checks_lines(checks: list[dict[str, Any]]) -> str:
 def _output_schema(spec: dict[str, Any], outputs: dict[str, Any] | None) -> dict[str, Any]:
     """The published output schema: the spec's, or for a batch tool the shape the runtime answers with (the
     `$defs` of its `schema:` fields at its root)."""
-    item: dict[str, Any] = f.published_schema(outputs, closed=False) if outputs is not None else {"type": "string"}
+    closed = spec.get("closed_output") is True
+    item: dict[str, Any] = f.published_schema(outputs, closed=closed) if outputs is not None else {"type": "string"}
     batch = spec.get("batch")
     if not batch:
         return item
@@ -942,21 +944,29 @@ def _tool(
         batch_items=batch["items"] if batch else None,
         batch_policy=batch["policy"] if batch else None,
         item_annotation=_item_annotation(inputs[batch["items"]], batch["items"]) if batch else "",
-        input_schema=literal(f.published_schema(inputs)),
-        output_schema=literal(_output_schema(spec, outputs)) if outputs is not None or batch else "None",
+        input_schema=literal(
+            listing.dialect(spec, f.published_schema(inputs, closed=spec.get("extra_arguments") != "allow"), "input")
+        ),
+        output_schema=literal(listing.dialect(spec, _output_schema(spec, outputs), "output"))
+        if outputs is not None or batch
+        else "None",
         annotations=literal(
-            {
-                **_ANNOTATIONS[spec["effect"]],
-                **({"idempotentHint": True} if spec.get("idempotency") == "required" or idempotent else {}),
-                "openWorldHint": bool(
-                    spec.get(
-                        "open_world",
-                        bool(spec.get("upstreams")) or bool(open_world_dependencies & set(spec.get("uses") or ())),
-                    )
-                ),
-            },
+            listing.published_annotations(
+                spec,
+                {
+                    **_ANNOTATIONS[spec["effect"]],
+                    **({"idempotentHint": True} if spec.get("idempotency") == "required" or idempotent else {}),
+                    "openWorldHint": bool(
+                        spec.get(
+                            "open_world",
+                            bool(spec.get("upstreams")) or bool(open_world_dependencies & set(spec.get("uses") or ())),
+                        )
+                    ),
+                },
+            ),
             8,
         ),
+        extra_arguments=spec.get("extra_arguments") == "allow",
         accepts=literal(f.accepts_table(inputs)),
         aliases=literal(renamed) if (renamed := aliases.renames(spec.get("input") or {})) else "",
         failures=tuple(

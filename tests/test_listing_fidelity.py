@@ -18,7 +18,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from failwell.audit.draft import drafted
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 
 SPEC = """\
 failwell: 1

@@ -1,9 +1,11 @@
 """How a ported tool is shown in `tools/list` where its original shows it otherwise (issue 40 point 8): only the
 hints it names (`annotations.hints`, one left out meaning MCP's default) and `annotations.title`; `extra_arguments:
 allow` (published without `additionalProperties: false`, an extra argument ignored and logged, not refused);
-`schema_uri` and `schema_titles` at the schemas' roots; `closed_output`. failwell's own specs stay as they were:
-inputs closed, all four hints. And what `audit --write-spec` drafts from a listing: a tool without annotations is a
-destructive one in an open world that publishes no hint; no argument description is made up; line breaks kept.
+`schema_root` keywords at the schemas' roots, as written; `execution` as its `task` is. failwell's own specs stay
+as they were: inputs closed, all four hints. And what `audit --write-spec` drafts from a listing: a tool without
+annotations is a destructive one in an open world that publishes no hint; no argument description is made up; line
+breaks kept.
+A field named `formats` before one with a `format` (firecrawl's) does not hide the runtime's `formats` module.
 The project runs as a subprocess under the real `mcp` client over stdio."""
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ tools:
     open_world: true
     annotations: {title: Lookup words, hints: [readOnlyHint]}
     extra_arguments: allow
-    schema_uri: http://json-schema.org/draft-07/schema#
-    schema_titles: {input: lookupArguments, output: lookupOutput}
-    closed_output: true
+    execution: {taskSupport: forbidden}
+    schema_root:
+      input: {$schema: "http://json-schema.org/draft-07/schema#", title: lookupArguments}
+      output: {$schema: "http://json-schema.org/draft-07/schema#", title: lookupOutput, additionalProperties: false}
     input:
       word: {type: string, minLength: 1, example: cat}
     output:
@@ -46,6 +49,8 @@ tools:
     effect: read
     input:
       word: {type: string, minLength: 1, example: cat}
+      formats: {type: array, items: {type: string}, required: false}  # a field named as the runtime's module
+      source: {type: string, format: uri, required: false}
     output:
       word: {type: string}
 """
@@ -60,8 +65,22 @@ async def handle(params: Input, ctx: Context) -> Output:
 '''
 
 
-def test_the_listing_keys_lint_clean() -> None:
+def test_the_listing_keys_lint_clean_and_a_root_that_says_what_the_tool_does_not_do_is_refused() -> None:
     assert [str(d) for d in diagnose(SPEC, "lookup.yaml")] == []
+    refusing = SPEC.replace("    extra_arguments: allow\n", "").replace(
+        "title: lookupArguments}", "title: x, additionalProperties: true}"
+    )
+    found = [str(d) for d in diagnose(refusing, "lookup.yaml")]
+    assert len(found) == 1 and " FW165 the input schema is published open" in found[0], found
+    empty = SPEC.replace("title: lookupArguments}", "title: x, required: []}")
+    found = [str(d) for d in diagnose(empty, "lookup.yaml")]
+    assert len(found) == 1 and " FW165 `required: []` is published while `word` is required" in found[0], found
+    optional = SPEC.replace("{taskSupport: forbidden}", "{taskSupport: optional}")
+    found = [str(d) for d in diagnose(optional, "lookup.yaml")]
+    assert (
+        len(found) == 1
+        and " FW165 `execution.taskSupport: optional` is published, but the tool's `task` is not set" in found[0]
+    ), found
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +103,7 @@ async def test_a_tool_is_listed_as_its_spec_says_and_extra_arguments_are_ignored
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(project / "src")}
     params = StdioServerParameters(command=sys.executable, args=["-m", "lookup_mcp"], env=env)
     with (project / "stderr.log").open("w") as errlog:
-        async with Client(stdio_client(params, errlog=errlog)) as client:
+        async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:  # as snapshots are taken
             tools = {
                 tool.name: tool.model_dump(mode="json", by_alias=True, exclude_none=True)
                 for tool in (await client.list_tools()).tools
@@ -110,6 +129,7 @@ async def test_a_tool_is_listed_as_its_spec_says_and_extra_arguments_are_ignored
                     "title": "lookupOutput",
                 },
                 "annotations": {"title": "Lookup words", "readOnlyHint": True},
+                "execution": {"taskSupport": "forbidden"},
             }
             strict = tools["strict_lookup"]
             assert strict["inputSchema"]["additionalProperties"] is False

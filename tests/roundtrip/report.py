@@ -1,6 +1,7 @@
 """The round trip of issue 40 point 8: a real server's listings (a snapshot, tests/roundtrip/<key>.json) drafted into
 a spec by the code `failwell audit --write-spec` runs (`failwell.audit.draft.drafted`), generated with `failwell new`,
-started over stdio and listed by the real `mcp` client, and compared with the original's as JSON.
+started over stdio and listed by the real `mcp` client in the 2025 era (`mode="legacy"`, as the snapshots were
+taken), and compared with the original's as JSON.
 
 What is set aside, and only this: `_meta` on every item; on a tool the original does not mark `idempotentHint: true`,
 the `idempotency_key` argument failwell adds to a write (its property, and its name in `required`, the `required`
@@ -76,7 +77,7 @@ async def listed(project: Path) -> dict[str, list[dict[str, Any]]]:
     }
     params = StdioServerParameters(command=sys.executable, args=["-m", _package(project)], env=env)
     out: dict[str, list[dict[str, Any]]] = {}
-    async with Client(params) as client:
+    async with Client(params, mode="legacy") as client:  # the 2025 era, as the snapshots were listed
         for key, method, attribute, _ in KINDS:
             items: list[dict[str, Any]] = []
             cursor: str | None = None

@@ -143,11 +143,49 @@ def _example(spec: dict[str, Any], schema: Mapping[str, Any]) -> Any:
     for option in [schema, *(o for key in ("anyOf", "oneOf") for o in schema.get(key) or [] if isinstance(o, Mapping))]:
         candidates += [*(option.get("examples") or []), option.get("default"), option.get("const")]
         candidates += [*(option.get("enum") or []), fields.FORMAT_EXAMPLES.get(str(option.get("format")))]
-    candidates += ["example", 1, 1.5, True, [], {}, [{}]]
+    candidates += [_value(spec["schema"], spec["schema"], 0), "example", 1, 1.5, True, [], {}, [{}]]
     for value in candidates:
         if value is not None and schemas.fits(value, spec) is None:
             return value
     return _NONE
+
+
+def _value(schema: Any, root: Mapping[str, Any], depth: int) -> Any:
+    """A value made to fit `schema`, a string of a `format` as that format's example (a draft's last try)."""
+    from ..spec import fields
+
+    if not isinstance(schema, Mapping) or depth > 8:
+        return None
+    for key in ("const", "default"):
+        if schema.get(key) is not None:
+            return schema[key]
+    for key in ("examples", "enum"):
+        if isinstance(schema.get(key), list) and schema[key]:
+            return schema[key][0]
+    reference = schema.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/$defs/"):
+        return _value((root.get("$defs") or {}).get(reference.removeprefix("#/$defs/")), root, depth + 1)
+    for key in ("anyOf", "oneOf", "allOf"):
+        options = [o for o in schema.get(key) or [] if isinstance(o, Mapping) and o.get("type") != "null"]
+        if options:
+            return _value(options[0], root, depth + 1)
+    kind = schema.get("type")
+    kind = next((k for k in kind if k != "null"), None) if isinstance(kind, list) else kind
+    if kind == "string":
+        text = fields.FORMAT_EXAMPLES.get(str(schema.get("format")), "example")
+        return text[: schema.get("maxLength", len(text))].ljust(schema.get("minLength", 0), "x")
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 1)
+    if kind == "boolean":
+        return True
+    if kind == "array":
+        return [_value(schema.get("items", {"type": "string"}), root, depth + 1)] * max(
+            int(schema.get("minItems", 1)), 0
+        )
+    if kind == "object" or isinstance(schema.get("properties"), Mapping):
+        properties = schema.get("properties") or {}
+        return {name: _value(properties.get(name), root, depth + 1) for name in schema.get("required") or []}
+    return None
 
 
 def _referenced(schema: Any, defs: Mapping[str, Any], found: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -275,24 +313,30 @@ def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[st
     if schema.get("additionalProperties") is not False:
         out["extra_arguments"] = "allow"  # the original leaves its arguments open: extras ignored, and logged
     output = listed.get("outputSchema")
-    if isinstance(schema.get("$schema"), str):
-        out["schema_uri"] = schema["$schema"]
-    titles = {
-        which: published["title"]
+    roots = {
+        which: said
         for which, published in (("input", schema), ("output", output))
-        if isinstance(published, Mapping) and isinstance(published.get("title"), str) and published["title"]
+        if isinstance(published, Mapping) and (said := _root(published, which))
     }
-    if titles:
-        out["schema_titles"] = titles
+    if roots:
+        out["schema_root"] = roots
+    execution = listed.get("execution")
+    if isinstance(execution, Mapping) and execution.get("taskSupport") == "forbidden" and len(execution) == 1:
+        out["execution"] = {"taskSupport": "forbidden"}  # a task the port runs is failwell's `task:`, drafted by hand
     if isinstance(output, Mapping) and output.get("type") == "object" and isinstance(output.get("properties"), Mapping):
-        if output.get("additionalProperties") is False:
-            out["closed_output"] = True
         output_defs: Mapping[str, Any] = output["$defs"] if isinstance(output.get("$defs"), Mapping) else {}
-        out["output"] = {
-            name: exact_field(str(name), value, name in set(output.get("required") or []), output_defs, [])
-            for name, value in output["properties"].items()
-            if isinstance(value, Mapping)
-        }
+        out["output"] = _properties(output["properties"], set(output.get("required") or []), 0, renamed, output_defs)
+    return out
+
+
+def _root(schema: Mapping[str, Any], which: str) -> dict[str, Any]:
+    """The keywords at a listed schema's root that failwell's would not say the same (`schema_root`)."""
+    out = {key: schema[key] for key in ("$schema", "$id", "title", "description") if isinstance(schema.get(key), str)}
+    if schema.get("required") == []:
+        out["required"] = []
+    said = schema.get("additionalProperties")
+    if isinstance(said, bool) and (which == "output" or said is True):
+        out["additionalProperties"] = said
     return out
 
 

@@ -1,12 +1,14 @@
 """How a tool is shown in `tools/list` where a ported server's original shows it otherwise (issue 40 point 8):
 the hints its annotations publish (`annotations.hints`, a hint left out meaning MCP's default) and their `title`;
-the `$schema` its input and output schemas declare (`schema_uri`) and their root `title` (`schema_titles`). Its input
-schema left open (`extra_arguments: allow`) and its output schema closed (`closed_output: true`) are
-`fields.published_schema(closed=...)`; failwell's own specs publish inputs closed and outputs open."""
+keywords at the root of its input and output schemas (`schema_root`: `$schema`, `title`, `required: []`,
+`additionalProperties`, ...). Its input schema left open (`extra_arguments: allow`) is
+`fields.published_schema(closed=False)`; failwell's own specs publish inputs closed and all four hints."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from . import fields
 
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
@@ -22,12 +24,54 @@ def published_annotations(spec: dict[str, Any], hints: dict[str, bool]) -> dict[
 
 
 def dialect(spec: dict[str, Any], schema: dict[str, Any], which: str) -> dict[str, Any]:
-    """A published schema (`which`: input or output) with the spec's `schema_uri` as its `$schema`, first, and its
-    `schema_titles` entry as its `title`."""
-    uri = spec.get("schema_uri")
-    title = (spec.get("schema_titles") or {}).get(which)
-    return {
-        **({"$schema": uri} if isinstance(uri, str) else {}),
-        **schema,
-        **({"title": title} if isinstance(title, str) else {}),
-    }
+    """A published schema (`which`: input or output) with the spec's `schema_root` keywords for it, as written
+    (`$schema` first)."""
+    root = (spec.get("schema_root") or {}).get(which) or {}
+    if not root:
+        return schema
+    first = {key: root[key] for key in ("$schema", "$id") if key in root}
+    return {**first, **schema, **{key: value for key, value in root.items() if key not in first}}
+
+
+def lint(doc: Any, path: tuple[str | int, ...], tool: dict[str, Any]) -> list[Any]:
+    """FW165 for what the listing keys say the tool does not do: an `execution.taskSupport` other than its `task`;
+    an input published open (`additionalProperties: true`) that refuses extra arguments, or closed while it takes
+    them; `required: []` beside a required field."""
+    out = []
+    execution = tool.get("execution")
+    support = execution.get("taskSupport") if isinstance(execution, dict) else None
+    if isinstance(support, str) and support != (tool.get("task") or "forbidden"):
+        message = (
+            f"`execution.taskSupport: {support}` is published, but the tool's `task` is "
+            f"{tool.get('task') or 'not set'}; publish `{tool.get('task') or 'forbidden'}`"
+        )
+        out.append(doc.diagnostic((*path, "execution", "taskSupport"), "FW165", message))
+    roots = tool.get("schema_root")
+    if not isinstance(roots, dict):
+        return out
+    allow = tool.get("extra_arguments") == "allow"
+    said = (roots.get("input") or {}).get("additionalProperties") if isinstance(roots.get("input"), dict) else None
+    if said is True and not allow:
+        message = (
+            "the input schema is published open (`additionalProperties: true`) but the tool refuses an argument it "
+            "does not take; add `extra_arguments: allow`, or remove it"
+        )
+        out.append(doc.diagnostic((*path, "schema_root", "input", "additionalProperties"), "FW165", message))
+    if said is False and allow:
+        message = (
+            "the input schema is published closed (`additionalProperties: false`) but `extra_arguments: allow` "
+            "takes arguments it does not list; remove one of them"
+        )
+        out.append(doc.diagnostic((*path, "schema_root", "input", "additionalProperties"), "FW165", message))
+    for which in ("input", "output"):
+        root = roots.get(which)
+        section = tool.get(which)
+        if not isinstance(root, dict) or "required" not in root or not isinstance(section, dict):
+            continue
+        required = [name for name, field in section.items() if isinstance(field, dict) and fields.is_required(field)]
+        if required:
+            message = (
+                f"`required: []` is published while `{required[0]}` is required; remove it, or make the field optional"
+            )
+            out.append(doc.diagnostic((*path, "schema_root", which, "required"), "FW165", message))
+    return out

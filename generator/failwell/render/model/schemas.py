@@ -60,8 +60,7 @@ def _checks_lines(checks: list[dict[str, Any]]) -> str:
 def _output_schema(spec: dict[str, Any], outputs: dict[str, Any] | None) -> dict[str, Any]:
     """The published output schema: the spec's, or for a batch tool the shape the runtime answers with (the
     `$defs` of its `schema:` fields at its root)."""
-    closed = spec.get("closed_output") is True
-    item: dict[str, Any] = f.published_schema(outputs, closed=closed) if outputs is not None else {"type": "string"}
+    item: dict[str, Any] = f.published_schema(outputs, closed=False) if outputs is not None else {"type": "string"}
     batch = spec.get("batch")
     if not batch:
         return item

@@ -57,6 +57,7 @@ class Tool:
     output_schema: str
     annotations: str
     extra_arguments: bool
+    execution: str
     accepts: str
     failures: tuple[Failure, ...]
     uses_literal: bool
@@ -225,6 +226,7 @@ def _tool(
             8,
         ),
         extra_arguments=spec.get("extra_arguments") == "allow",
+        execution=literal(spec["execution"]) if spec.get("execution") else "",
         accepts=literal(f.accepts_table(inputs)),
         aliases=literal(renamed) if (renamed := aliases.renames(spec.get("input") or {})) else "",
         failures=tuple(
@@ -239,7 +241,7 @@ def _tool(
         or asked.uses_field,
         uses_alias_choices=any(m.alias for model in output_models for m in model.fields),
         checks_lines=_checks_lines(checks),
-        uses_formats="formats.check(" in annotations or asked.uses_formats,
+        uses_formats="_formats.check(" in annotations or asked.uses_formats,
         example_arguments=literal(example),
         example_arguments_indented=literal(example, 4),
         missing_field=missing_field,

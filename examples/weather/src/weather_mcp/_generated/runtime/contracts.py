@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol, runtime_checkable
 
-from mcp.types import Tool, ToolAnnotations
+from mcp.types import Tool, ToolAnnotations, ToolExecution
 from pydantic import BaseModel
 from typing_extensions import TypeVar
 
@@ -410,6 +410,8 @@ class ToolDefinition:
     """Other names an argument is accepted by (the spec's `aliases:`, never published), each to the argument's name."""
     extra_arguments: bool = False
     """Arguments it does not take are ignored and logged, not refused (the spec's `extra_arguments: allow`)."""
+    execution: Mapping[str, str] | None = None
+    """The `execution` object `tools/list` shows (the spec's `execution`, as a ported original lists it)."""
 
     def renamed(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """The arguments with each alias renamed to its argument's name, in the order sent; for a tool whose spec
@@ -453,6 +455,7 @@ class ToolDefinition:
             input_schema=self.input_schema,
             output_schema=self.output_schema,
             annotations=ToolAnnotations.model_validate(self.annotations),
+            execution=ToolExecution.model_validate(dict(self.execution)) if self.execution else None,
         )
 
 

@@ -1,11 +1,11 @@
 """How a ported tool is shown in `tools/list` where its original shows it otherwise (issue 40 point 8): only the
 hints it names (`annotations.hints`, one left out meaning MCP's default) and `annotations.title`; `extra_arguments:
 allow` (published without `additionalProperties: false`, an extra argument ignored and logged, not refused);
-`schema_root` keywords at the schemas' roots, as written; `execution` as its `task` is. failwell's own specs stay
-as they were: inputs closed, all four hints. And what `audit --write-spec` drafts from a listing: a tool without
-annotations is a destructive one in an open world that publishes no hint; no argument description is made up; line
-breaks kept.
-A field named `formats` before one with a `format` (firecrawl's) does not hide the runtime's `formats` module.
+`schema_root` keywords at the schemas' roots and `verbatim_description`, as written; `execution` as its `task` is.
+failwell's own specs stay as they were: inputs closed, all four hints. And what `audit --write-spec` drafts from
+a listing: a tool without annotations is a destructive one in an open world that publishes no hint; no argument
+description is made up; line breaks kept. A field named `formats` before one with a `format` (firecrawl's) does
+not hide the runtime's `formats` module.
 The project runs as a subprocess under the real `mcp` client over stdio."""
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ server:
 tools:
   lookup:
     title: Look up
-    description: "Look a word up.\\nSecond line."
+    description: "Look a word up.\\nSecond line.\\n    "
+    verbatim_description: true
     effect: read
     open_world: true
     annotations: {title: Lookup words, hints: [readOnlyHint]}
@@ -112,7 +113,7 @@ async def test_a_tool_is_listed_as_its_spec_says_and_extra_arguments_are_ignored
             assert lookup == {
                 "name": "lookup",
                 "title": "Look up",
-                "description": "Look a word up.\nSecond line.",
+                "description": "Look a word up.\nSecond line.\n    ",
                 "inputSchema": {
                     "$schema": "http://json-schema.org/draft-07/schema#",
                     "type": "object",
@@ -155,6 +156,12 @@ def test_the_draft_keeps_what_a_listing_says_and_leaves_out_what_it_does_not() -
             }
         ]
     }
+    tables = {"uri": "db://tables", "description": "The tables.", "mimeType": "text/csv"}
+    listings["resources"] = [{"name": "tables", **tables}]
+    listings["resourceTemplates"] = [{"name": "row", "uriTemplate": "db://rows/{rowId}", "description": "A row."}]
+    listings["prompts"] = [
+        {"name": "explain", "description": "Explain a query.", "arguments": [{"name": "query", "required": True}]}
+    ]
     text = drafted({"name": "db", "version": "1.0.0"}, listings, "db-server")
     assert [str(d) for d in diagnose(text, "db.yaml") if d.severity == "error"] == []
     wipe = yaml.safe_load(text)["tools"]["wipe"]
@@ -162,3 +169,10 @@ def test_the_draft_keeps_what_a_listing_says_and_leaves_out_what_it_does_not() -
     assert (wipe["effect"], wipe["open_world"], wipe["annotations"]) == ("destructive", True, {"hints": []})
     assert wipe["input"] == {"table": {"type": "string"}}, "no description made up"
     assert wipe["extra_arguments"] == "allow", "the original leaves its arguments open"
+    spec = yaml.safe_load(text)
+    assert spec["resources"] == {
+        "tables": {"uri": "db://tables", "description": "The tables.", "mime_type": "text/csv"}
+    }
+    explain = {"description": "Explain a query.", "arguments": {"query": {"type": "string"}}}
+    assert spec["prompts"] == {"explain": explain}
+    # {rowId} is not a variable name a spec takes (FW171): the template is left out, the rest still validates

@@ -285,8 +285,11 @@ def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[st
     """One tool of the draft; the fields renamed to names the spec takes are noted in `renamed`."""
     renamed = [] if renamed is None else renamed
     annotations = listed.get("annotations") or {}
-    description = str(listed.get("description") or "").strip()
-    out: dict[str, Any] = {"description": description or f"The {listed['name']} tool.", "effect": effect(annotations)}
+    description = str(listed.get("description") or "")
+    out: dict[str, Any] = {"description": description if description.strip() else f"The {listed['name']} tool."}
+    if description.strip() and description != description.strip():
+        out["verbatim_description"] = True  # its whitespace around it published as listed
+    out["effect"] = effect(annotations)
     if isinstance(listed.get("title"), str) and listed["title"].strip():
         out["title"] = listed["title"]
     if out["effect"] != "read" and annotations.get("idempotentHint") is True:
@@ -326,6 +329,64 @@ def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[st
     if isinstance(output, Mapping) and output.get("type") == "object" and isinstance(output.get("properties"), Mapping):
         output_defs: Mapping[str, Any] = output["$defs"] if isinstance(output.get("$defs"), Mapping) else {}
         out["output"] = _properties(output["properties"], set(output.get("required") or []), 0, renamed, output_defs)
+    return out
+
+
+def _readers(spec: Mapping[str, Any], listings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The resources, resource templates and prompts a server listed, each as the spec says it; one the spec
+    cannot take as listed (a relative URI, a name it refuses) is left out, for its author to write by hand."""
+    from ..render.pipeline import diagnose
+
+    out: dict[str, dict[str, Any]] = {"resources": {}, "prompts": {}}
+    listed = [
+        *(("resources", "uri", item) for item in listings.get("resources") or []),
+        *(("resources", "uriTemplate", item) for item in listings.get("resourceTemplates") or []),
+        *(("prompts", "", item) for item in listings.get("prompts") or []),
+    ]
+    taken: dict[str, set[str]] = {"resources": set(), "prompts": set()}
+    for kind, key, item in map(lambda one: (one[0], one[1], _shown(one[2])), listed):
+        if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
+            continue
+        name = fitted(item["name"], lambda n: not naming.problem_with_published_name(n, "tool"), set(taken[kind]))
+        drafted = _resource(item, key) if kind == "resources" else _prompt(item)
+        alone = {**spec, "tools": {}, kind: {name: drafted}}
+        text = yaml.safe_dump(dict(alone), sort_keys=False, allow_unicode=True)
+        if any(found.severity == "error" for found in diagnose(text, "draft.yaml")):
+            continue
+        taken[kind].add(naming.python_name(name))
+        out[kind][name] = drafted
+    return {kind: items for kind, items in out.items() if items}
+
+
+def _resource(listed: Mapping[str, Any], key: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"uri": listed.get(key)}
+    if isinstance(listed.get("title"), str) and listed["title"].strip():
+        out["title"] = listed["title"]
+    out["description"] = str(listed.get("description") or "").strip() or f"The {listed['name']} resource."
+    if isinstance(listed.get("mimeType"), str):
+        out["mime_type"] = listed["mimeType"]
+    if key == "uriTemplate":
+        variables = re.findall(r"\{([^{}]+)\}", str(listed.get(key)))
+        out["params"] = {variable: {"type": "string"} for variable in variables}
+    return out
+
+
+def _prompt(listed: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if isinstance(listed.get("title"), str) and listed["title"].strip():
+        out["title"] = listed["title"]
+    out["description"] = str(listed.get("description") or "").strip() or f"The {listed['name']} prompt."
+    arguments: dict[str, Any] = {}
+    for argument in listed.get("arguments") or []:
+        if isinstance(argument, Mapping) and isinstance(argument.get("name"), str):
+            one: dict[str, Any] = {"type": "string"}
+            if isinstance(argument.get("description"), str) and argument["description"].strip():
+                one["description"] = argument["description"]
+            if argument.get("required") is not True:
+                one["required"] = False
+            arguments[argument["name"]] = one
+    if arguments:
+        out["arguments"] = arguments
     return out
 
 
@@ -371,6 +432,8 @@ def drafted(info: Mapping[str, Any], listings: Mapping[str, Any], target: str) -
         "server": {"name": server, "version": version(info), "description": description},
         "tools": tools,
     }
+    readers = _readers(spec, listings)
+    spec.update(readers)
     text = yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=110)
     lines = [
         f"# A DRAFT written by `failwell audit --write-spec` from what {_comment(target)} listed.",

@@ -1,5 +1,6 @@
 """How a tool is shown in `tools/list` where a ported server's original shows it otherwise (issue 40 point 8):
 the hints its annotations publish (`annotations.hints`, a hint left out meaning MCP's default) and their `title`;
+its description with the whitespace around it (`verbatim_description`);
 keywords at the root of its input and output schemas (`schema_root`: `$schema`, `title`, `required: []`,
 `additionalProperties`, ...). Its input schema left open (`extra_arguments: allow`) is
 `fields.published_schema(closed=False)`; failwell's own specs publish inputs closed and all four hints."""
@@ -21,6 +22,14 @@ def published_annotations(spec: dict[str, Any], hints: dict[str, bool]) -> dict[
     out: dict[str, bool | str] = {"title": shown["title"]} if "title" in shown else {}
     out.update((hint, value) for hint, value in hints.items() if hint in named)
     return out
+
+
+def description(spec: dict[str, Any]) -> str:
+    """The tool's description as published: stripped of leading and trailing whitespace (a YAML block's last line
+    break), or exactly as written with `verbatim_description: true` (a docstring's indentation, as a port's
+    original publishes it)."""
+    text = str(spec["description"])
+    return text if spec.get("verbatim_description") is True else text.strip()
 
 
 def dialect(spec: dict[str, Any], schema: dict[str, Any], which: str) -> dict[str, Any]:

@@ -192,7 +192,7 @@ def _tool(
         name_markdown=markdown_code(name, table=True),
         title_literal=string(spec["title"]) if "title" in spec else "None",
         description=spec["description"].strip(),
-        description_literal=string(spec["description"].strip()),
+        description_literal=string(listing.description(spec)),
         description_doc=docstring(spec["description"]),
         effect=spec["effect"],
         effect_literal=string(spec["effect"]),

@@ -12,8 +12,9 @@ import math
 from mcp.types import CallToolResult
 
 from . import telemetry
-from .contracts import RateLimit, Store, ToolDefinition
+from .contracts import ToolDefinition
 from .results import ErrorReply, error_result
+from .store_contracts import RateLimit, Store
 from .wording import seconds
 
 

@@ -31,6 +31,7 @@ _FIELD_KEYS = (
 _FORMATS = {"date", "date-time", "time", "email", "uri", "uuid", "ipv4", "ipv6", "hostname"}
 _TYPES = ("string", "integer", "number", "boolean", "array", "object")
 _NAME = re.compile(r"[^a-z0-9_-]+")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 MAX_NAME = 64
@@ -111,13 +112,15 @@ def exact_field(
     nothing the listing does not say), else `schema:` with the listed schema and the root `$defs` it refers to."""
     from ..spec import fields, schemas
 
-    short = field(name, schema, required, 0, list(renamed))
+    noted: list[str] = []
+    short = field(name, schema, required, 0, noted)
     try:
         published = fields._published(short, {})
     except (KeyError, TypeError, ValueError):
         published = None
-    if published == dict(schema) and fields.is_required(short) == required:
-        return short
+    if (published == dict(schema) and fields.is_required(short) == required) or not _names_fit(schema):
+        renamed.extend(noted)
+        return short  # exact; or holding a name no client could send, renamed in the curated keys
     written: dict[str, Any] = dict(schema)
     used = _referenced(written, defs)
     if used:
@@ -186,6 +189,19 @@ def _value(schema: Any, root: Mapping[str, Any], depth: int) -> Any:
         properties = schema.get("properties") or {}
         return {name: _value(properties.get(name), root, depth + 1) for name in schema.get("required") or []}
     return None
+
+
+def _names_fit(schema: Any) -> bool:
+    """Whether every property name in `schema`, at any depth, is a plain one (letters, digits, `_`, `-`, `.`; a
+    keyword such as `from` too): one that no line break or quote in a listing's text makes."""
+    if isinstance(schema, Mapping):
+        names: Mapping[str, Any] = schema["properties"] if isinstance(schema.get("properties"), Mapping) else {}
+        if not all(_PLAIN_NAME.fullmatch(str(name)) for name in names):
+            return False
+        return all(_names_fit(value) for value in schema.values())
+    if isinstance(schema, list):
+        return all(_names_fit(value) for value in schema)
+    return True
 
 
 def _referenced(schema: Any, defs: Mapping[str, Any], found: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -287,8 +303,8 @@ def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[st
     annotations = listed.get("annotations") or {}
     description = str(listed.get("description") or "")
     out: dict[str, Any] = {"description": description if description.strip() else f"The {listed['name']} tool."}
-    if description.strip() and description != description.strip():
-        out["verbatim_description"] = True  # its whitespace around it published as listed
+    if description.strip():
+        out["verbatim_description"] = True  # published as listed, the whitespace around it too (a docstring's)
     out["effect"] = effect(annotations)
     if isinstance(listed.get("title"), str) and listed["title"].strip():
         out["title"] = listed["title"]

@@ -79,16 +79,24 @@ def _node(name: str, *args: str) -> Start:
     return start
 
 
-def _pypi(key: str, package: str, version: str, kind: str, script: str, *args: str, **more: object) -> RoundTrip:
-    env = dict(more.pop("env", {}) or {})  # type: ignore[call-overload]
-    pins = tuple(more.pop("pins", ()) or ())  # type: ignore[call-overload]
+def _pypi(
+    key: str,
+    package: str,
+    version: str,
+    kind: str,
+    script: str,
+    *args: str,
+    env: dict[str, str] | None = None,
+    pins: tuple[str, ...] = (),
+) -> RoundTrip:
     server = Server(key, "pypi", package, version, _script(script, *args), pins=pins)
-    return RoundTrip(server, args, env, kind, "" if script == package else script)
+    return RoundTrip(server, args, env or {}, kind, "" if script == package else script)
 
 
-def _npm(key: str, package: str, version: str, kind: str, bin_name: str, *args: str, **more: object) -> RoundTrip:
-    env = dict(more.pop("env", {}) or {})  # type: ignore[call-overload]
-    return RoundTrip(Server(key, "npm", package, version, _node(bin_name, *args)), args, env, kind)
+def _npm(
+    key: str, package: str, version: str, kind: str, bin_name: str, *args: str, env: dict[str, str] | None = None
+) -> RoundTrip:
+    return RoundTrip(Server(key, "npm", package, version, _node(bin_name, *args)), args, env or {}, kind)
 
 
 AUDIT_CORPUS = [
@@ -168,6 +176,76 @@ MORE = [
     _npm("exa", "exa-mcp-server", "3.4.1", "search", "exa-mcp-server", env={"EXA_API_KEY": DUMMY}),
     _pypi("duckduckgo", "duckduckgo-mcp-server", "0.7.0", "search", "duckduckgo-mcp-server"),
     _pypi("wikipedia", "wikipedia-mcp", "2.0.1", "knowledge (encyclopedia)", "wikipedia-mcp"),
+    _npm(
+        "youtube-transcript",
+        "@kimtaeyoon83/mcp-server-youtube-transcript",
+        "0.1.1",
+        "media (transcripts)",
+        "mcp-server-youtube-transcript",
+    ),
+    _npm(
+        "notion",
+        "@notionhq/notion-mcp-server",
+        "2.5.2",
+        "SaaS API (Notion, from OpenAPI)",
+        "notion-mcp-server",
+        env={"NOTION_TOKEN": DUMMY},
+    ),
+    _npm("mongodb", "mongodb-mcp-server", "3.0.4", "database", "mongodb-mcp-server"),
+    _npm(
+        "brave-search",
+        "@brave/brave-search-mcp-server",
+        "2.1.4",
+        "search",
+        "brave-search-mcp-server",
+        env={"BRAVE_API_KEY": DUMMY},
+    ),
+    _npm(
+        "server-aws-kb-retrieval",
+        "@modelcontextprotocol/server-aws-kb-retrieval",
+        "0.6.2",
+        "SaaS API (AWS knowledge base)",
+        "mcp-server-aws-kb-retrieval",
+        env={"AWS_ACCESS_KEY_ID": DUMMY, "AWS_SECRET_ACCESS_KEY": DUMMY, "AWS_REGION": "us-east-1"},
+    ),
+    _npm(
+        "server-everart",
+        "@modelcontextprotocol/server-everart",
+        "0.6.2",
+        "SaaS API (images)",
+        "mcp-server-everart",
+        env={"EVERART_API_KEY": DUMMY},
+    ),
+    _npm("playwright", "@playwright/mcp", "0.0.83", "browser", "playwright-mcp", "--headless"),
+    _pypi(
+        "motherduck",
+        "mcp-server-motherduck",
+        "1.1.0",
+        "database",
+        "mcp-server-motherduck",
+        "--db-path",
+        ":memory:",
+        "--read-write",
+    ),
+    _pypi("obsidian", "mcp-obsidian", "0.2.3", "notes (Obsidian)", "mcp-obsidian", env={"OBSIDIAN_API_KEY": DUMMY}),
+    _pypi("pandoc", "mcp-pandoc", "0.11.1", "files (document conversion)", "mcp-pandoc"),
+    _pypi("paper-search", "paper-search-mcp", "0.1.4", "search (papers)", "paper-search-mcp", pins=("mcp==1.30.0",)),
+    _pypi(
+        "tree-sitter",
+        "mcp-server-tree-sitter",
+        "0.7.0",
+        "code analysis",
+        "mcp-server-tree-sitter",
+        pins=("mcp==1.30.0",),
+    ),
+    _pypi(
+        "clickhouse",
+        "mcp-clickhouse",
+        "0.7.0",
+        "database",
+        "mcp-clickhouse",
+        env={"CLICKHOUSE_HOST": "127.0.0.1", "CLICKHOUSE_USER": "default", "CLICKHOUSE_PASSWORD": DUMMY},
+    ),
 ]
 SERVERS = AUDIT_CORPUS + MORE
 BY_KEY = {entry.key: entry for entry in SERVERS}

@@ -147,6 +147,12 @@ CODES: dict[str, tuple[Severity, str]] = {
     ),
     "FW163": ("error", "`schema:` outside a tool's input or output, or a key beside it that belongs inside it"),
     "FW164": ("error", "two `schema:` fields of one tool whose `$defs` give one name two meanings (both places named)"),
+    "FW165": (
+        "error",
+        "a tool's listing keys say what it does not do: an `execution.taskSupport` other than its `task`, an input "
+        "published open that refuses extra arguments (or closed with `extra_arguments: allow`), or `required: []` "
+        "beside a required field",
+    ),
     "FW170": (
         "error",
         "a resource URI that is not one: no scheme (or not lowercase), whitespace, over 2,048 characters",

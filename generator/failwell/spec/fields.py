@@ -176,7 +176,7 @@ def models(
 
 def annotation_code(models: Iterable[ModelClass]) -> str:
     """The models' annotations with every string literal in them taken out: what they use (`Annotated[`, `Literal[`,
-    `Field(`, `formats.check(`) is read from the code, never from text in it (an enum value such as `Literal[`)."""
+    `Field(`, `_formats.check(`) is read from the code, never from text in it (an enum value such as `Literal[`)."""
     joined = " ".join(member.annotation for model in models for member in model.fields)
     return _STRING_LITERAL.sub('""', joined) if "'" in joined or '"' in joined else joined
 
@@ -372,7 +372,7 @@ def _annotation(
     constraints = [
         f"{_CONSTRAINTS[key]}={_constraint_literal(key, spec[key], kind)}" for key in _CONSTRAINTS if key in spec
     ]
-    formatted = [f"formats.check({string(spec['format'])})"] if kind == "string" and "format" in spec else []
+    formatted = [f"_formats.check({string(spec['format'])})"] if kind == "string" and "format" in spec else []
     if "enum" in spec or not (constraints or formatted):
         return base
     field = [f"Field({', '.join(constraints)})"] if constraints else []

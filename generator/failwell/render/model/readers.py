@@ -158,7 +158,7 @@ def _reader(
         uses_field="Field(" in annotations
         or any(m.alias for model in models for m in model.fields)
         or asked.uses_field,
-        uses_formats="formats.check(" in annotations or asked.uses_formats,
+        uses_formats="_formats.check(" in annotations or asked.uses_formats,
         uses_literal="Literal[" in annotations or asked.uses_literal,
         params_schema=literal(f.published_schema(fields)),
         accepts=literal(f.accepts_table(fields)),

@@ -15,7 +15,7 @@ from ...pyliteral import (
     markdown_code,
     string,
 )
-from ...spec import aliases, chosen, messages
+from ...spec import aliases, chosen, listing, messages
 from ...spec import fields as f
 from ...spec.failures import (
     failure_spec_has_params,
@@ -56,6 +56,8 @@ class Tool:
     input_schema: str
     output_schema: str
     annotations: str
+    extra_arguments: bool
+    execution: str
     accepts: str
     failures: tuple[Failure, ...]
     uses_literal: bool
@@ -197,7 +199,7 @@ def _tool(
         name_markdown=markdown_code(name, table=True),
         title_literal=string(spec["title"]) if "title" in spec else "None",
         description=spec["description"].strip(),
-        description_literal=string(spec["description"].strip()),
+        description_literal=string(listing.description(spec)),
         description_doc=docstring(spec["description"]),
         effect=spec["effect"],
         effect_literal=string(spec["effect"]),
@@ -208,21 +210,30 @@ def _tool(
         batch_items=batch["items"] if batch else None,
         batch_policy=batch["policy"] if batch else None,
         item_annotation=_item_annotation(inputs[batch["items"]], batch["items"]) if batch else "",
-        input_schema=literal(f.published_schema(inputs)),
-        output_schema=literal(_output_schema(spec, outputs)) if outputs is not None or batch else "None",
+        input_schema=literal(
+            listing.dialect(spec, f.published_schema(inputs, closed=spec.get("extra_arguments") != "allow"), "input")
+        ),
+        output_schema=literal(listing.dialect(spec, _output_schema(spec, outputs), "output"))
+        if outputs is not None or batch
+        else "None",
         annotations=literal(
-            {
-                **_ANNOTATIONS[spec["effect"]],
-                **({"idempotentHint": True} if spec.get("idempotency") == "required" or idempotent else {}),
-                "openWorldHint": bool(
-                    spec.get(
-                        "open_world",
-                        bool(spec.get("upstreams")) or bool(open_world_dependencies & set(spec.get("uses") or ())),
-                    )
-                ),
-            },
+            listing.published_annotations(
+                spec,
+                {
+                    **_ANNOTATIONS[spec["effect"]],
+                    **({"idempotentHint": True} if spec.get("idempotency") == "required" or idempotent else {}),
+                    "openWorldHint": bool(
+                        spec.get(
+                            "open_world",
+                            bool(spec.get("upstreams")) or bool(open_world_dependencies & set(spec.get("uses") or ())),
+                        )
+                    ),
+                },
+            ),
             8,
         ),
+        extra_arguments=spec.get("extra_arguments") == "allow",
+        execution=literal(spec["execution"]) if spec.get("execution") else "",
         accepts=literal(f.accepts_table(inputs)),
         aliases=literal(renamed) if (renamed := aliases.renames(spec.get("input") or {})) else "",
         when_line=chosen.when_line(spec.get("when"), settings or {}),
@@ -242,7 +253,7 @@ def _tool(
         or asked.uses_field,
         uses_alias_choices=any(m.alias for model in output_models for m in model.fields),
         checks_lines=_checks_lines(checks),
-        uses_formats="formats.check(" in annotations or asked.uses_formats,
+        uses_formats="_formats.check(" in annotations or asked.uses_formats,
         example_arguments=literal(example),
         example_arguments_indented=literal(example, 4),
         missing_field=missing_field,

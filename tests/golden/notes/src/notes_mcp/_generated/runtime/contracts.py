@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol
 
-from mcp.types import Tool, ToolAnnotations
+from mcp.types import Tool, ToolAnnotations, ToolExecution
 from pydantic import BaseModel
 from typing_extensions import TypeVar
 
@@ -261,7 +261,8 @@ class ToolDefinition:
     input_schema: dict[str, Any]
     output_model: type[BaseModel] | None
     output_schema: dict[str, Any] | None
-    annotations: dict[str, bool]
+    annotations: dict[str, bool | str]
+    """The hints `tools/list` publishes (those the spec's `annotations.hints` names), and its `annotations.title`."""
     accepts: dict[str, str]
     handler: Handler
     upstreams: UpstreamsFactory | None = None
@@ -316,11 +317,28 @@ class ToolDefinition:
     """The input fields the settings hide or give, decided at start: not published, an argument for one refused."""
     given: Mapping[str, Any] = field(default_factory=dict)
     """The input fields' values taken from the settings, decided at start."""
+    extra_arguments: bool = False
+    """Arguments it does not take are ignored and logged, not refused (the spec's `extra_arguments: allow`)."""
+    execution: Mapping[str, str] | None = None
+    """The `execution` object `tools/list` shows (the spec's `execution`, as a ported original lists it)."""
 
     def renamed(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        """The arguments with each alias renamed to its argument's name, in the order sent. An alias sent beside the
-        name it stands for (or beside another alias of it) is kept as sent, and refused as an argument the tool does
-        not take: which value was meant is not guessed."""
+        """The arguments with each alias renamed to its argument's name, in the order sent; for a tool whose spec
+        says `extra_arguments: allow`, without those it does not take (their names logged)."""
+        out = self._aliased(arguments)
+        if not self.extra_arguments:
+            return out
+        known = self.input_schema.get("properties") or {}
+        extras = [key for key in out if key not in known]
+        if not extras:
+            return out
+        logging.getLogger("failwell").info("extra arguments ignored", extra={"tool": self.name, "arguments": extras})
+        return {key: value for key, value in out.items() if key in known}
+
+    def _aliased(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments with each alias renamed. An alias sent beside the name it stands for (or beside another
+        alias of it) is kept as sent, and refused as an argument the tool does not take: which value was meant is
+        not guessed."""
         if not self.aliases or self.aliases.keys().isdisjoint(arguments):
             return arguments
         out: dict[str, Any] = {}
@@ -346,6 +364,7 @@ class ToolDefinition:
             input_schema=self.input_schema,
             output_schema=self.output_schema,
             annotations=ToolAnnotations.model_validate(self.annotations),
+            execution=ToolExecution.model_validate(dict(self.execution)) if self.execution else None,
         )
 
 

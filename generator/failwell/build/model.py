@@ -26,7 +26,7 @@ from ..pyliteral import (
     string,
     toml_string,
 )
-from ..spec import aliases, messages, schemas
+from ..spec import aliases, dependency_errors, messages, rate_limits, schemas
 from ..spec import fields as f
 from ..spec.failures import (
     FIELD_TYPES,
@@ -40,6 +40,7 @@ from ..spec.failures import (
     with_idempotency_key,
 )
 from ..spec.lint import default_deadline, verbatim_fields
+from ..spec.listing import listing_order
 from ..spec.naming import DEFAULT_TOKENS_ENV, import_order, pascal, python_name, setting_env, setting_flag
 
 SPEC_FILE = "failwell.yaml"
@@ -108,7 +109,7 @@ class Dependency:
     """The `DependencyConfig(...)` call's keyword lines after `open` and `close`."""
     description: str
     errors: str
-    """Its `errors:` map as a Python literal."""
+    """Its `errors:` entries as a tuple of `ErrorRule(...)`, in the order written."""
     lazy: bool = False
 
 
@@ -446,6 +447,8 @@ class Project:
     notifier_tool: str = ""
     """The tool the generated subscription tests inject a notifying handler into: the first that neither confirms,
     asks nor runs as a task (so its handler runs at once, in-process)."""
+    listed_tools: tuple[Tool, ...] = ()
+    """The tools in the order `tools/list` shows them (the spec's `server.tool_order`)."""
     before_task_answers_line: str = ""
     """`BEFORE_TASK_ANSWERS = {...}`: an answer that fits every form a task tool asks before its task is made (the
     generated tests' person fills those in, as a handler injected in a test cannot answer them)."""
@@ -537,6 +540,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         description_line=docstring(description or f"The {name} MCP server."),
         instructions_line=assignment("INSTRUCTIONS", string(description), 0),
         tools=tools,
+        listed_tools=listing_order(tools, list(data.get("tools") or {}), server.get("tool_order", "name")),
         stdio_calls=literal({n: f.example_arguments(with_idempotency_key(s)) for n, s in tool_specs}),
         asking=any(t.confirm_lines or t.asking.asks for t in tools) or any(p.asking.asks for p in prompts),
         tasks=any(t.task for t in tools),
@@ -849,9 +853,9 @@ def _batch_schema(batch: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]
     }
 
 
-def _rate_limit(spec: dict[str, Any] | None) -> str:
+def _rate_limit(spec: dict[str, Any] | None, inputs: dict[str, Any] | None = None) -> str:
     """The `RateLimit(...)` expression of a limit, or empty when there is none."""
-    return f"RateLimit(calls={int(spec['calls'])}, per_s={number(float(spec['per_s']))})" if spec else ""
+    return rate_limits.expression(spec, inputs)
 
 
 def _store_expression(kind: str, server: dict[str, Any], name: str) -> str:
@@ -891,7 +895,7 @@ def _dependency(name: str, spec: dict[str, Any]) -> Dependency:
     }
     lines = "".join(f"    {key}={value},\n" for key, value in arguments.items())
     description = " ".join(str(spec.get("description") or f"The {name} dependency.").split())
-    errors = literal(dict(sorted((spec.get("errors") or {}).items())))
+    errors = dependency_errors.rules_literal(spec.get("errors") or {})
     return Dependency(name, name.upper(), lines, docstring(description), errors, bool(spec.get("lazy")))
 
 
@@ -1007,7 +1011,7 @@ def _tool(
             ),
             4,
         ),
-        rate_limit=_rate_limit(spec.get("rate_limit")),
+        rate_limit=_rate_limit(spec.get("rate_limit"), spec.get("input")),
         scopes=tuple(scopes),
         scopes_line=fitted("scopes=", scopes, ",", 8),
         scopes_list=inline(scopes),
@@ -1212,7 +1216,7 @@ def _reader(kind: str, name: str, spec: dict[str, Any], timeout: float, defaults
         mime_type_doc=docstring(mime_type),
         upstreams=tuple(spec.get("upstreams") or ()),
         uses=tuple(spec.get("uses") or ()),
-        output_annotation=_text_kind(mime_type) if kind == "resource" else "str | list[Message]",
+        output_annotation=_text_kind(mime_type) if kind == "resource" else "str | list[Message] | Described",
         template="{" in uri,
         example_uri_literal=string(example_uri),
         arguments_literal=_prompt_arguments(fields),
@@ -1309,7 +1313,7 @@ def _failure(
 ) -> Failure:
     effect, keyed, batch = tool_spec["effect"], "idempotency_key" in inputs, tool_spec.get("batch")
     template = failure_template(spec, defaults)
-    params = failure_params(spec["class"], spec.get("fields") or [])
+    params = failure_params(spec["class"], spec.get("fields") or [], template)
     arguments, kwargs, values = example_values(template, params, tool, inputs, example)
     values["reference"] = REFERENCE_MARK
     changed = spec.get("changed")
@@ -1332,7 +1336,7 @@ def _failure(
         "changed": changed or messages.default_changed(spec["class"], effect),
     }
     if spec["class"] == "permission_denied":
-        envelope.update(permission=values["permission"], role=values["role"])
+        envelope.update({key: values[key] for key in ("permission", "role") if key in kwargs})
     if batch:
         expected, envelope = _batch_expectation(spec, name, batch, effect, keyed, template, arguments, values, envelope)
     if not envelope["retryable"]:

@@ -53,7 +53,11 @@ class ToolFailure(Exception):
         self.retry_after_s = retry_after_s
         self.explicit_changed = changed
         """What the raiser says changed; None: the spec's `changed`, else the class and the tool's effect decide."""
-        self.values = values
+        self.values = {
+            key: value for key, value in values.items() if value is not None or key not in ("permission", "role")
+        }
+        """The values passed in; a permission_denied failure's `permission` or `role` left out (None) is not there,
+        so its words do not name it."""
         self.index: int | None = None
 
     def at(self, index: int) -> ToolFailure:
@@ -451,10 +455,17 @@ class Batch:
 
 @dataclass(frozen=True)
 class RateLimit:
-    """At most `calls` calls per `per_s` seconds, per caller (for the whole server, or one tool)."""
+    """At most `calls` calls per `per_s` seconds, per caller (for the whole server, or one tool), and with `per`,
+    per value of that argument too (per host, with `per_host`: a `format: uri` argument)."""
 
     calls: int
     per_s: float
+    per: str | None = None
+    """The argument whose each value has a budget of its own (the spec's `per`)."""
+    per_host: bool = False
+    """Whether `per`'s budget is per host of the URL it holds (lower-cased, with its port when the URL gives one)."""
+    calls_setting: str | None = None
+    """The setting `calls` is read from at start (the spec's `calls: "{settings.<name>}"`)."""
 
 
 @dataclass

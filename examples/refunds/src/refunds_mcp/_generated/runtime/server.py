@@ -62,6 +62,7 @@ from .contracts import (
     run_handler,
 )
 from .inflight import InFlight
+from .limits import configured, limited
 from .prompts import PromptDefinition
 from .reads import LastGuard, admit, invalid_parameters, jsonrpc_error, refuse_unscoped, run_read
 from .resources import Listings, ResourceDefinition, listed_uris, unknown_resource
@@ -102,6 +103,7 @@ class FailwellServer(BaseServer):
         settings: Any = None,
     ) -> None:
         tools, resources, prompts = _filled(settings, tools), _filled(settings, resources), _filled(settings, prompts)
+        tools, rate_limit = limited(tools, settings), configured(rate_limit, settings)
         sealing = _sealing(name, tools, prompts, store)
         shorter = dict(deadlines or {})
         self.task_extension = _tasks(self, tools, shorter, tool_failure_envelope, store)

@@ -39,7 +39,9 @@ def configured(limit: RateLimit | None, settings: Any) -> RateLimit | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigurationError(
-            Scrubbed(f"the setting {limit.calls_setting} is a rate limit's calls, so it must be a whole number of 1 or more")
+            Scrubbed(
+                f"the setting {limit.calls_setting} is a rate limit's calls, so it must be a whole number of 1 or more"
+            )
         )
     return replace(limit, calls=value)
 
@@ -90,7 +92,10 @@ async def rate_limited(
         (name, limit)
         for name, limit in (
             (caller, server_limit),
-            ("" if tool.rate_limit is None else bucket(caller, tool, tool.rate_limit, arguments or {}), tool.rate_limit),
+            (
+                "" if tool.rate_limit is None else bucket(caller, tool, tool.rate_limit, arguments or {}),
+                tool.rate_limit,
+            ),
         )
         if limit is not None
     ]

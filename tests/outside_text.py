@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 
 MARKER = "PWNED"
 """The file a payload writes when it runs as code: in the folder it runs in (a generated project's, where its

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "generator"))
 
 from failwell import generate, new  # noqa: E402
-from failwell.build.pipeline import STARTER_NAME, diagnose  # noqa: E402
+from failwell.render.pipeline import STARTER_NAME, diagnose  # noqa: E402
 
 UNCHANGED_BY_AUTHORS = ("README.md", ".pre-commit-config.yaml", ".github/workflows/failwell.yml")
 """The examples' created-once files that hold exactly what `failwell new` writes (tests/test_examples_fresh.py)."""

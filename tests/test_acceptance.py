@@ -16,9 +16,9 @@ import pydantic
 import pytest
 
 from conftest import REPO
-from failwell.build.model import Project, build
-from failwell.build.pipeline import diagnose
-from failwell.build.render import render
+from failwell.render.model import Project, build
+from failwell.render.pipeline import diagnose
+from failwell.render.render import render
 from failwell.spec import naming
 from failwell.spec.lint import _PEP440
 

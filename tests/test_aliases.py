@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 
 SPEC = """\
 failwell: 1

@@ -20,7 +20,7 @@ from httpserver import http_server
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="

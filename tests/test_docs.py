@@ -24,9 +24,9 @@ import typer
 
 from conftest import BIN, REPO
 from failwell import cli
-from failwell.build.expand import tool_files
-from failwell.build.pipeline import diagnose, load_checked
 from failwell.errors import FailwellError
+from failwell.render.expand import tool_files
+from failwell.render.pipeline import diagnose, load_checked
 from failwell.spec.codes import CODES
 
 DOCS = REPO / "docs"

@@ -12,7 +12,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from conftest import REPO, failwell
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 
 PORTS = REPO / "tests" / "ports"
 NAMES = ("fetch", "git", "time", "sqlite", "postgres", "context7", "filesystem")

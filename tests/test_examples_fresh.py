@@ -21,7 +21,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from conftest import EXAMPLES, REPO, copy_project, failwell
-from failwell.build import pin
+from failwell.render import pin
 
 NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "failwell.yaml").is_file())
 IDENTICAL = (".pre-commit-config.yaml", ".github/workflows/failwell.yml", "README.md")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from failwell import new
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 from failwell.spec.fields import accepts
 
 URL_NO_RETRIES = """\

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import GOLDEN, REGEN, REPO, tree
 from failwell import generate, new
-from failwell.build.pipeline import STARTER_NAME
+from failwell.render.pipeline import STARTER_NAME
 from regen import GOLDEN_SPECS, invalid_output
 
 

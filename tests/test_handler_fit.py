@@ -14,7 +14,7 @@ import pytest
 
 from conftest import EXAMPLES, copy_project, failwell, tree
 from failwell import FailwellError, generate, new
-from failwell.build.handlers import is_stub
+from failwell.render.handlers import is_stub
 
 TASKS = EXAMPLES / "tasks"
 HANDLERS = "src/tasks_mcp/handlers"

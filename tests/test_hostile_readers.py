@@ -21,7 +21,7 @@ from test_readers import raw
 
 from conftest import EXAMPLES
 from failwell import new
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 
 pytestmark = pytest.mark.slow
 

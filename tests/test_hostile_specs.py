@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import REPO
-from failwell.build.pipeline import diagnose
 from failwell.cli import app
 from failwell.errors import INTERNAL_ERROR
+from failwell.render.pipeline import diagnose
 from failwell.spec import quickyaml
 from failwell.spec.bounds import MAX_BYTES
 from failwell.spec.load import _load_with_ruamel
@@ -150,7 +150,7 @@ import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
 sys.path.insert(0, {generator!r})
 from pathlib import Path
-from failwell.build.pipeline import diagnose, read_spec
+from failwell.render.pipeline import diagnose, read_spec
 for spec in sorted(Path({invalid!r}).glob("*.yaml")):
     assert diagnose(spec.read_bytes(), spec.name), spec
 assert diagnose("failwell: 1\\ntools: " + "[" * 50000 + "]" * 50000, "deep.yaml")
@@ -165,12 +165,12 @@ def test_every_hostile_spec_runs_in_one_gib_and_a_minute() -> None:
 
 
 def test_an_internal_error_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
-    import failwell.build.pipeline
+    import failwell.render.pipeline
 
     def broken(*_args: object) -> list[object]:
         raise KeyError("a bug")
 
-    monkeypatch.setattr(failwell.build.pipeline, "lint", broken)
+    monkeypatch.setattr(failwell.render.pipeline, "lint", broken)
     code, output, _ = run("validate", str(EXAMPLE))
     assert code == 2
     assert output.strip() == f"failwell: {INTERNAL_ERROR} (KeyError)"

@@ -1,4 +1,4 @@
-"""The generator is laid out by stage (issue 27): `failwell/spec/` reads and checks a spec, `failwell/build/` turns
+"""The generator is laid out by stage (issue 27): `failwell/spec/` reads and checks a spec, `failwell/render/` turns
 it into a project, `failwell/client/` runs what was built; shared helpers sit at the package root, and the CLI and
 the public API on top. This test reads every module's imports (those inside functions and under TYPE_CHECKING
 too) and fails on a cycle, or on a stage importing a later one."""
@@ -15,9 +15,9 @@ import failwell
 from conftest import REPO
 
 PACKAGE = REPO / "generator" / "failwell"
-ORDER = {"base": 0, "spec": 1, "importers": 1.5, "build": 2, "client": 3, "audit": 4, "front": 5}
+ORDER = {"base": 0, "spec": 1, "importers": 1.5, "render": 2, "client": 3, "audit": 4, "front": 5}
 """An importer (`failwell import openapi`) is a front end that writes a spec: it may use `spec/` and the shared
-base, never `build/` or `client/` (the CLI hands its result to the public API). `audit/` talks to a server as a
+base, never `render/` or `client/` (the CLI hands its result to the public API). `audit/` talks to a server as a
 client and judges its answers: it may use `spec/` (the wording lint) and `client/` (the SEP-3313 reader), and
 nothing imports it but the CLI."""
 FRONT = {"failwell", "failwell.__main__", "failwell.cli"}
@@ -75,7 +75,7 @@ def test_every_module_belongs_to_a_stage_folder_or_the_shared_base() -> None:
         "failwell.templates",
         "failwell.version",
     ], "a new module at the package root: put it in the stage it serves"
-    for folder in ("spec", "importers", "build", "client", "audit"):
+    for folder in ("spec", "importers", "render", "client", "audit"):
         assert (PACKAGE / folder / "__init__.py").read_text().startswith('"""Stage')
 
 
@@ -130,14 +130,16 @@ def test_the_public_api_is_where_it_was(name: str) -> None:
 
 def test_a_cycle_or_a_backward_import_would_be_seen(tmp_path: Path) -> None:
     """The checks read real import statements: a relative import inside a function, two levels up, counts."""
-    modules = {"failwell.spec.lint", "failwell.build.model", "failwell.errors"}
+    modules = {"failwell.spec.lint", "failwell.render.model", "failwell.errors"}
     module = PACKAGE / "spec" / "probe_for_layout_test.py"
-    module.write_text("def f() -> None:\n    from ..build.model import build\n    from ..errors import FailwellError\n")
+    module.write_text(
+        "def f() -> None:\n    from ..render.model import build\n    from ..errors import FailwellError\n"
+    )
     try:
         found = imports(module, modules | {"failwell.spec.probe_for_layout_test"})
     finally:
         module.unlink()
-    assert found == {"failwell.build.model", "failwell.errors"}
+    assert found == {"failwell.render.model", "failwell.errors"}
 
 
 def test_the_docs_name_each_stage_folder_and_its_modules() -> None:
@@ -165,7 +167,7 @@ def test_the_docs_name_each_stage_folder_and_its_modules() -> None:
 
 def test_the_checks_see_a_cycle_and_a_backward_import() -> None:
     """The two checks, on graphs that break the rules: a cycle of three spec modules, and the spec stage
-    importing the build (itself a cycle once the build imports the spec back)."""
+    importing the render stage (itself a cycle once it imports the spec back)."""
     assert cycles(
         {
             "failwell.spec.a": {"failwell.spec.b"},
@@ -174,8 +176,8 @@ def test_the_checks_see_a_cycle_and_a_backward_import() -> None:
         }
     ) == [["failwell.spec.a", "failwell.spec.b", "failwell.spec.c", "failwell.spec.a"]]
     broken = {**graph()}
-    broken["failwell.spec.naming"] = broken["failwell.spec.naming"] | {"failwell.build.model"}
-    assert backward(broken) == ["failwell.spec.naming (spec) imports failwell.build.model (build)"]
+    broken["failwell.spec.naming"] = broken["failwell.spec.naming"] | {"failwell.render.model.project"}
+    assert backward(broken) == ["failwell.spec.naming (spec) imports failwell.render.model.project (render)"]
     assert cycles(broken) != []
     assert cycles({"failwell.spec": {"failwell.spec.load"}, "failwell.spec.load": {"failwell.spec"}}) == []
 
@@ -200,3 +202,33 @@ def test_every_line_the_cli_prints_goes_through_its_one_escape() -> None:
     writes = re.findall(r"sys\.std\w+\.write\((.*)\)", session)
     assert len(writes) == 1, writes  # the relay of the server's stderr, and nothing else
     assert all(write.startswith("visible(") for write in writes), writes
+
+
+MODULE_BOUND = 600
+"""The most lines a module of the generator holds (issue 40, "Where it goes"): a concept that grows gets a room."""
+OVER_BOUND = {
+    "cli.py": 1023,
+    "importers/openapi/mapping.py": 827,
+    "importers/openapi/schemas.py": 629,
+    "spec/fields.py": 686,
+    "spec/patterns.py": 691,
+    "spec/wording.py": 601,
+}
+"""The modules past the bound when it was set, each at most as long as it was then: they may shrink, never grow."""
+
+
+def test_no_generator_module_is_past_its_bound_and_no_folder_is_named_build() -> None:
+    """Issue 40: render/model.py (1,526 lines) and spec/lint.py (1,276) became packages by concept; every module
+    stays within the bound (the few past it when it was set, within their size then), and the render stage is not
+    a `build/` folder, which tools, IDE indexers and Python's .gitignore treat as output."""
+    sizes = {
+        path.relative_to(PACKAGE).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "__pycache__" not in path.parts
+    }
+    past = {name: lines for name, lines in sizes.items() if lines > OVER_BOUND.get(name, MODULE_BOUND)}
+    assert past == {}, f"split these by concept (bound {MODULE_BOUND} lines): {past}"
+    assert not (PACKAGE / "build").exists()
+    assert (PACKAGE / "render" / "model" / "__init__.py").is_file() and not (PACKAGE / "render" / "model.py").exists()
+    assert (PACKAGE / "spec" / "lint" / "__init__.py").is_file() and not (PACKAGE / "spec" / "lint.py").exists()
+    assert max(size for name, size in sizes.items() if name.startswith(("render/model/", "spec/lint/"))) <= 450

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 
 GOOD = """\
 failwell: 1

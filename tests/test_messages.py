@@ -10,7 +10,7 @@ import typing
 import pytest
 
 from conftest import REPO, failwell
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 from failwell.spec import messages
 
 EFFECTS = ("read", "write", "destructive")

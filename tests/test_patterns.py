@@ -24,8 +24,8 @@ from ledger import importable
 
 from conftest import REPO, failwell
 from failwell import new
-from failwell.build.pipeline import diagnose
 from failwell.errors import FailwellError
+from failwell.render.pipeline import diagnose
 from failwell.spec.failures import IDEMPOTENCY_KEY
 from failwell.spec.load import load_text
 from failwell.spec.patterns import PatternError, matches, search, translate

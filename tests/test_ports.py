@@ -25,7 +25,7 @@ from ruamel.yaml import YAML
 
 from conftest import REPO
 from failwell import new
-from failwell.build.pipeline import load_project
+from failwell.render.pipeline import load_project
 
 PORTS = REPO / "tests" / "ports"
 

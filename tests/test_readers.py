@@ -267,7 +267,7 @@ def test_the_generator_types_a_handler_as_the_runtime_sends_its_contents(mime_ty
     """model.py types a resource handler's output by MIME type; runtime/resources.py sends it by the same rule."""
     from ledger import importable
 
-    from failwell.build.model import _text_kind
+    from failwell.render.model import _text_kind
 
     with importable(SRC, "tasks_mcp"):
         from tasks_mcp._generated.runtime.resources import content_kind

@@ -22,6 +22,8 @@ from mcp.server.mcpserver import MCPServer
 from conftest import EXAMPLES, GOLDEN, REPO
 
 RUNTIME = REPO / "template" / "src" / "{{ package }}" / "_generated" / "runtime"
+MAX_LINES = 450
+"""The most lines one runtime module holds: past it, a module holds more than one concern and is split."""
 SDK_INTERNALS = ("_lowlevel_server", "_tool_input_schema", "auth_context_var", "last_context")
 """The SDK internals the runtime uses; only sdk.py may name them."""
 
@@ -71,6 +73,12 @@ def test_no_runtime_module_imports_one_that_imports_it_back() -> None:
         cycle = cycle_from(name, (name,))
         assert cycle is None, " -> ".join(cycle or ())
     assert graph["call"] >= {"results", "idempotency", "limits", "batches", "callers"}, "the graph is read"
+
+
+def test_no_runtime_module_runs_over_the_bound() -> None:
+    """Issue 40: tasks.py (833 lines), scrub.py (836), server.py (579) and contracts.py (480) were split by concern."""
+    long = {path.name: n for path in sources() if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}, f"runtime modules over {MAX_LINES} lines: {long}"
 
 
 def test_every_runtime_module_says_its_one_job_and_no_function_runs_over_60_lines() -> None:
@@ -140,14 +148,15 @@ def test_projects_require_the_mcp_minor_the_internals_were_checked_against() -> 
 
 START_PROBE = """
 import atexit, json, os, re, sys
-from {package}._generated.runtime import formats, scrub
 from {package}._generated.runtime.cli import serve
 from {package}._generated.server import build_server
 
 def report():
+    scrubbing = ("scrub", "secret_names", "secret_texts", "formats")
+    runtime = [sys.modules[f"{package}._generated.runtime.{{name}}"] for name in scrubbing]
     compiled = [
         f"{{module.__name__}}.{{name}}"
-        for module in (scrub, formats)
+        for module in runtime
         for name, value in vars(module).items()
         if isinstance(value, re.Pattern) or "_compiled" in getattr(value, "__dict__", {{}})
     ]
@@ -158,7 +167,8 @@ atexit.register(report)
 serve(build_server, [])
 """
 """A generated server's stdio start (what `python -m <package>` runs), reporting at exit what it imported and which
-of scrub.py's and formats.py's module-level regular expressions it compiled."""
+of the scrubber's and formats.py's module-level regular expressions (scrub.py, secret_names.py, secret_texts.py) it
+compiled."""
 FIRST_REQUESTS = [
     {"jsonrpc": "2.0", "id": 0, "method": "initialize",
      "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}},
@@ -214,7 +224,7 @@ def test_a_stdio_start_imports_and_compiles_only_what_the_first_requests_need(ex
     loaded = {name.removeprefix(runtime) for name in probe["modules"] if name.startswith(runtime)}
     assert loaded & set(ONLY_LATER) == set()
     assert "httpx" not in probe["modules"]
-    assert "scrub" in loaded and "formats" in loaded, "the modules are imported: what they hold at import is read"
+    assert {"scrub", "secret_names", "secret_texts", "formats"} <= loaded, "what these hold at import is read"
     if example == "weather":
         assert "upstream" in loaded, "the upstream module is imported, without its HTTP client"
 

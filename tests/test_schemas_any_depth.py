@@ -19,7 +19,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import REPO
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 
 SPEC = (REPO / "tests" / "any_depth" / "memory.yaml").read_text(encoding="utf-8")
 """The spec, also a golden case (tests/regen.py)."""

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import failwell
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 from failwell.spec import uri
 from failwell.spec.wording import render_rows
 

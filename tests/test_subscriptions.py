@@ -27,7 +27,7 @@ from mcp.types import ResourceUpdatedNotification
 
 from conftest import REPO
 from failwell import new
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 from failwell.spec import wording
 
 HERE = REPO / "tests" / "subscriptions"

@@ -365,7 +365,7 @@ def test_a_store_blip_as_a_task_ends_does_not_lose_its_outcome(tmp_path: Path, r
 
 EVICTION = """
 import asyncio
-from tasking_mcp._generated.runtime.tasks import MAX_KEPT, MemoryTasks, Task
+from tasking_mcp._generated.runtime.task_records import MAX_KEPT, MemoryTasks, Task
 
 async def main() -> None:
     store = MemoryTasks()

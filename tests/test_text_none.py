@@ -114,7 +114,7 @@ async def test_text_none_answers_with_structured_content_only(project: Path) -> 
 
 
 def test_text_none_needs_an_output_and_is_otherwise_clean() -> None:
-    from failwell.build.pipeline import diagnose
+    from failwell.render.pipeline import diagnose
 
     assert [str(d) for d in diagnose(SPEC, "gauge.yaml")] == []
     spec = SPEC.replace("    output:\n      points: {type: integer}\n", "")

@@ -31,7 +31,7 @@ from mcp.shared.exceptions import MCPError
 
 from conftest import EXAMPLES
 from failwell import new
-from failwell.build.pipeline import diagnose
+from failwell.render.pipeline import diagnose
 
 SPEC = """\
 failwell: 1

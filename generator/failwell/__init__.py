@@ -14,7 +14,7 @@ from .errors import Diagnostic, FailwellError, spec_error
 from .version import VERSION
 
 if TYPE_CHECKING:
-    from .build import sync
+    from .render import sync
     from .spec import wording
 
 # Each function imports its stages when it runs: `failwell --version`, `failwell call` and the client commands
@@ -54,7 +54,7 @@ def schema() -> dict[str, Any]:
 
 def validate(spec: Path, *, strict: bool = False) -> list[Diagnostic]:
     """Every problem in `spec`; raises FailwellError when there is an error (or a warning, if strict)."""
-    from .build.pipeline import diagnose, read_spec
+    from .render.pipeline import diagnose, read_spec
 
     diagnostics = diagnose(read_spec(spec), str(spec))
     if any(d.severity == "error" or strict for d in diagnostics):
@@ -64,7 +64,7 @@ def validate(spec: Path, *, strict: bool = False) -> list[Diagnostic]:
 
 def review(spec: Path) -> list[wording.Row]:
     """Every message `spec`'s server can send, rendered with example values and checked for its six parts."""
-    from .build.pipeline import diagnose, read_spec
+    from .render.pipeline import diagnose, read_spec
     from .spec import wording
     from .spec.load import load_text
 
@@ -78,9 +78,9 @@ def review(spec: Path) -> list[wording.Row]:
 def new(dest: Path, spec: Path | None = None, name: str | None = None) -> Result:
     """Render a complete project into `dest`, which must be empty or absent. Without `spec`, the starter spec,
     its server called `name` (default: made from the folder's name, `my-server` for `./my-server`)."""
-    from .build import sync
-    from .build.pipeline import server_name
-    from .build.render import render
+    from .render import sync
+    from .render.pipeline import server_name
+    from .render.render import render
 
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise FailwellError(f"{dest} is not empty; pick a new folder, or run `failwell generate` inside a project")
@@ -107,12 +107,12 @@ def generate(
     hand since the last generate is refused (FailwellError naming it) unless `force`. Each (old, new) of
     `renames` first moves a renamed tool's (resource's, prompt's) handler and test to the new name.
     """
-    from .build import handlers, manifest, pin, rename, sync
-    from .build.locate import find_project
-    from .build.migrate import migrate
-    from .build.model import SPEC_FILE
-    from .build.pipeline import read_spec
-    from .build.render import render
+    from .render import handlers, manifest, pin, rename, sync
+    from .render.locate import find_project
+    from .render.migrate import migrate
+    from .render.model import SPEC_FILE
+    from .render.pipeline import read_spec
+    from .render.render import render
 
     project = find_project(project)
     spec = project / SPEC_FILE
@@ -195,7 +195,7 @@ def _checked(
 ) -> Result:
     """`result` with what no render shows: handlers still on their stub, imports of what `_generated/` (its
     files, `generated`) does not have, and for each kept orphan what to do with it."""
-    from .build import handlers
+    from .render import handlers
 
     stubs = handlers.stubs(project, package, named)
     missing = [(kind, name, handlers.handler_path(package, kind, name)) for kind, name in named]
@@ -212,6 +212,6 @@ def _checked(
 def _pin_notes(project: Path) -> tuple[str, ...]:
     """What the project's pyproject.toml should pin and does not: this failwell, and the `mcp` range its runtime
     was checked against. Said on every generate, the ones with nothing to render too."""
-    from .build import pin
+    from .render import pin
 
     return tuple(filter(None, [pin.pin_warning(project), pin.sdk_pin_warning(project)]))

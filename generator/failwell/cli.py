@@ -138,7 +138,7 @@ def validate_command(
 
     def action() -> None:
         from . import validate
-        from .build.locate import find_spec
+        from .render.locate import find_spec
 
         found = find_spec(spec)
         warnings = validate(found, strict=strict)  # an error raises: what is left are warnings
@@ -233,7 +233,7 @@ def generate_command(
 
     def action() -> int:
         from . import generate
-        from .build.rename import parse as parse_rename
+        from .render.rename import parse as parse_rename
 
         renames = tuple(parse_rename(pair) for pair in rename or [])
         result = generate(project, check=check, show_diff=diff, force=force, renames=renames)
@@ -344,9 +344,9 @@ def _launch(
     `recorded`: below them and the shell's environment, the env `install` or `dev` recorded in
     `.failwell/mcp.json` (`inspector.recorded`), and its settings' flags, each replaced by one `args` gives.
     `writes`: the command writes a file once the server is known (a refusal then says nothing was written)."""
-    from .build.locate import find_project
     from .client.inspector import recorded as recorded_entry
     from .client.launch import launch, merged_flags
+    from .render.locate import find_project
 
     try:
         pairs = {}
@@ -750,7 +750,7 @@ def audit_command(
             from .audit.report import as_html, terminal
             from .audit.report import as_json as report_json
             from .audit.run import Options, Target, audit
-            from .build.pipeline import diagnose
+            from .render.pipeline import diagnose
         except ImportError as missing:
             raise FailwellError(
                 f"failwell audit needs the mcp SDK ({missing.name} is missing): pip install 'failwell[client]'"
@@ -791,7 +791,7 @@ def audit_command(
 @app.command("expand", hidden=True)
 def expand_command(dest: Annotated[Path, typer.Argument()] = Path(".")) -> None:
     """Write the per-tool files into a project Copier just rendered (the copier.yml task)."""
-    from .build.expand import main as expand_main
+    from .render.expand import main as expand_main
 
     raise typer.Exit(expand_main(["expand", str(dest)]))
 
@@ -815,7 +815,7 @@ def messages_command(
 
     def action() -> int:
         from . import review
-        from .build.locate import find_spec
+        from .render.locate import find_spec
         from .spec.wording import render_rows
 
         rows = review(find_spec(spec))

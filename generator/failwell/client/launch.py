@@ -21,10 +21,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..build.locate import find_project
-from ..build.model import SPEC_FILE, Project, Setting
-from ..build.pipeline import load_project, read_spec
 from ..errors import FailwellError
+from ..render.locate import find_project
+from ..render.model import SPEC_FILE, Project, Setting
+from ..render.pipeline import load_project, read_spec
 from ..spec import fields as f
 from ..spec.messages import runtime
 

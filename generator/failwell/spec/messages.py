@@ -189,7 +189,7 @@ def scrub(text: str) -> str:
 
 def secret_named(name: str) -> bool:
     """Whether the runtime masks a field of this name wherever it is shown (`api_key`, `password`, ...)."""
-    return bool(runtime("scrub").secret_named(name))
+    return bool(runtime("secret_names").secret_named(name))
 
 
 def fill(template: str, values: dict[str, str]) -> str:

@@ -20,9 +20,10 @@ from mcp.types import CallToolResult
 
 from . import telemetry
 from .config import ConfigurationError
-from .contracts import RateLimit, Store, ToolDefinition
+from .contracts import ToolDefinition
 from .results import ErrorReply, error_result
 from .scrub import Scrubbed
+from .store_contracts import RateLimit, Store
 from .wording import seconds
 
 MAX_KEY = 128

@@ -6,23 +6,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.shared.exceptions import MCPError
 from mcp.types import (
-    INVALID_PARAMS,
     CallToolResult,
     CompleteRequestParams,
     CompleteResult,
-    Completion,
     CompletionsCapability,
-    EmptyResult,
     GetPromptRequestParams,
     GetPromptResult,
     InputRequiredResult,
@@ -32,7 +27,6 @@ from mcp.types import (
     ListToolsResult,
     LoggingCapability,
     PaginatedRequestParams,
-    PromptReference,
     PromptsCapability,
     ReadResourceRequestParams,
     ReadResourceResult,
@@ -50,29 +44,33 @@ from .asks import Refused
 from .call import is_cancellation, run_tool
 from .callers import caller_in, caller_name, caller_of, missing_scopes, request_context_of, viewer
 from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_MESSAGE, FailureClass
-from .config import ConfigurationError, count_env
-from .contracts import (
-    CancelRelay,
-    DependencyBinder,
-    RateLimit,
-    Services,
-    Store,
-    ToolDefinition,
-    UpstreamBinder,
-    run_handler,
-)
+from .config import ConfigurationError
+from .contracts import DependencyBinder, Services, ToolDefinition, UpstreamBinder, run_handler
 from .inflight import InFlight
-from .limits import configured, limited
+from .limits import configured
 from .prompts import PromptDefinition
-from .reads import LastGuard, admit, invalid_parameters, jsonrpc_error, refuse_unscoped, run_read
-from .resources import Listings, ResourceDefinition, listed_uris, unknown_resource
+from .reads import LastGuard, admit, invalid_parameters, jsonrpc_error, run_read
+from .resources import Listings, ResourceDefinition, unknown_resource
 from .results import internal_error, unknown_name
 from .scrub import Scrubbed, quoted
 from .sdk import BaseServer, cancel_event, cancel_mark
-from .sealing import state_security
-from .settings import described
-from .subscriptions import Subscriptions, UpdateRelay
-from .tasks import STALE_ENV, STALE_S, TaskExtension
+from .server_parts import (
+    SERVED_ONLY_WITH_A_CAPABILITY,
+    _configured,
+    _configured_tool,
+    _contents,
+    _filled,
+    _limited,
+    _listed,
+    _one_page,
+    _sealing,
+    _set_level,
+    _subscriptions,
+    _tasks,
+    completed,
+)
+from .store_contracts import CancelRelay, RateLimit, Store
+from .task_records import Admit, Call, HandlerContext
 from .telemetry import TelemetryMiddleware
 
 logger = logging.getLogger("failwell")
@@ -102,11 +100,10 @@ class FailwellServer(BaseServer):
         tool_failure_envelope: bool = True,
         settings: Any = None,
     ) -> None:
-        tools, resources, prompts = _filled(settings, tools), _filled(settings, resources), _filled(settings, prompts)
-        tools, rate_limit = limited(tools, settings), configured(rate_limit, settings)
+        tools, resources, prompts = _limited(settings, tools), _filled(settings, resources), _filled(settings, prompts)
         sealing = _sealing(name, tools, prompts, store)
         shorter = dict(deadlines or {})
-        self.task_extension = _tasks(self, tools, shorter, tool_failure_envelope, store)
+        self.task_extension = _tasks(tools, shorter, tool_failure_envelope, store, self._served())
         """The tasks extension, when a tool runs as a task (the spec's `task:`)."""
         sealing["extensions"] = [self.task_extension] if self.task_extension is not None else []
         super().__init__(name=name, version=version, instructions=instructions or None, lifespan=_lifespan, **sealing)
@@ -121,7 +118,7 @@ class FailwellServer(BaseServer):
         }
         """The prompts the server serves, by name."""
         self.in_flight = InFlight(name)
-        self.subscriptions = _subscriptions(self, name, self.resources, scope_message, store)
+        self.subscriptions = _subscriptions(self._admitted, name, self.resources, scope_message, store)
         self.relay: CancelRelay | None = None
         """Where cancels this process cannot apply go (set for stateless HTTP with the Redis store)."""
         self._answer_what_is_served()
@@ -133,7 +130,7 @@ class FailwellServer(BaseServer):
             store=store,
             upstreams=upstreams,
             dependencies=dependencies,
-            rate_limit=rate_limit,
+            rate_limit=configured(rate_limit, settings),
             idempotency_ttl_s=idempotency_ttl_s,
             outcome_unknown=outcome_unknown,
             settings=settings,
@@ -142,6 +139,18 @@ class FailwellServer(BaseServer):
         self.middleware.append(LastGuard(self.services))
         self.listings = Listings()
         """The `resources/list` listings being paged, and the secret their cursors are signed with."""
+
+    async def _admitted(self, method: str, context: Any) -> None:
+        """Admit one request of `method` (its rate limit, as for every counted request), or raise its refusal."""
+        await admit(method, _mcp_context(self, context), self.services)
+
+    def _handler_context(self, request: Any, params: Any) -> Context[None, Any]:
+        return _mcp_context(self, request, params)
+
+    def _served(self) -> tuple[Call, HandlerContext, Admit]:
+        """What the tasks extension needs of the server: its tools/call handler, a request as a handler's context,
+        and its admission of one request."""
+        return self.call_tool_handler(), self._handler_context, self._admitted
 
     def _answer_what_is_served(self) -> None:
         """Declare what is served, and serve exactly that: the methods of a capability the server does not have
@@ -295,31 +304,7 @@ class FailwellServer(BaseServer):
     async def _complete(self, context: Any, params: CompleteRequestParams) -> CompleteResult:
         """Values for a template parameter or a prompt argument that has an enum or examples, by prefix."""
         await admit("completion/complete", _mcp_context(self, context), self.services)
-        ref = params.ref
-        if isinstance(ref, PromptReference):
-            prompt = self.prompts.get(ref.name)
-            if prompt is None:
-                raise unknown_name("prompt", "prompt", ref.name, list(self.prompts), "prompts/list")
-            refuse_unscoped(prompt.reader, self.services)
-            known: Mapping[str, Sequence[str]] = prompt.completions
-            names = [argument.name for argument in prompt.arguments]
-        else:
-            template = next((each for each in self.resources if each.variables and each.uri == ref.uri), None)
-            if template is None:
-                templates = [each.uri for each in self.resources if each.variables]
-                raise unknown_name("resource template", "uri", ref.uri, templates, "resources/templates/list")
-            refuse_unscoped(template.reader, self.services)
-            known, names = template.completions, list(template.variables)
-        asked = params.argument.name
-        if asked not in names:
-            raise MCPError(
-                code=INVALID_PARAMS,
-                message=f"Unknown argument: {asked}; this one takes {', '.join(names) or 'none'}.",
-                data={"argument": asked, "available": names},
-            )
-        matching = [value for value in known.get(asked, ()) if value.startswith(params.argument.value)]
-        completion = Completion(values=matching[:100], total=len(matching), has_more=len(matching) > 100)
-        return CompleteResult(completion=completion)
+        return completed(params, self.prompts, self.resources, self.services)
 
     async def aclose(self) -> None:
         """End the tasks this process runs as stopped, let keyed writes past their deadline finish their grace period,
@@ -415,151 +400,20 @@ class FailwellServer(BaseServer):
         await self.in_flight.cancel_anywhere(caller_name(http=True), request_id, self.relay)
 
 
-SERVED_ONLY_WITH_A_CAPABILITY = (
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "subscriptions/listen",
-)
-"""Methods MCPServer answers on every server; this one answers them only with the capability they belong to."""
-
 _NEVER_SENT = CallToolResult(content=[])
 """What `call_tool` returns for a call a client cancelled: the SDK has marked the request cancelled, and sends
 nothing for it."""
 
 
-Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
 Answer = TypeVar(
     "Answer", GetPromptResult | InputRequiredResult, ListResourcesResult, ReadResourceResult | InputRequiredResult
 )
-
-
-D = TypeVar("D", ToolDefinition, ResourceDefinition, PromptDefinition)
-
-
-def _filled(settings: Any, parts: Sequence[D]) -> Sequence[D]:
-    """Each definition with `{settings.<name>}` in its description replaced by the setting's value, once, at start
-    (none without `server.settings`)."""
-    return parts if settings is None else [replace(p, description=described(p.description, settings)) for p in parts]
-
-
-def _sealing(
-    name: str, tools: Sequence[ToolDefinition], prompts: Sequence[PromptDefinition], store: Store | None
-) -> dict[str, Any]:
-    """How `requestState` is sealed, for a server whose tools or prompts ask (a store replicas share, such as
-    Redis, needs keys they share too; see `sealing`); none otherwise."""
-    if not any(tool.confirm or tool.asks for tool in tools) and not any(p.reader.asks for p in prompts):
-        return {}
-    return {"request_state_security": state_security(name, shared=isinstance(store, CancelRelay))}
-
-
-def _tasks(
-    server: FailwellServer,
-    tools: Sequence[ToolDefinition],
-    shorter: Mapping[str, float],
-    envelope: bool,
-    store: Store | None,
-) -> TaskExtension | None:
-    """The tasks extension for the tools that run as tasks, configured as the server configures them, kept in the
-    server's store (in memory without one), its `tasks/*` requests counted against the caller's rate limit as every
-    read request is; None when no tool runs as a task."""
-    task_tools = {tool.name: _configured_tool(tool, shorter, envelope) for tool in tools if tool.task is not None}
-    if not task_tools:
-        return None
-
-    async def admitted(method: str, context: Any) -> None:
-        await admit(method, _mcp_context(server, context), server.services)
-
-    stale_s = count_env(STALE_ENV) or STALE_S
-
-    def context(request: Any, params: Any) -> Context[None, Any]:
-        return _mcp_context(server, request, params)
-
-    return TaskExtension(task_tools, store, server.call_tool_handler(), context, admitted, stale_s)
-
-
-def _subscriptions(
-    server: FailwellServer,
-    name: str,
-    resources: Sequence[ResourceDefinition],
-    scope_message: str,
-    store: Store | None,
-) -> Subscriptions | None:
-    """Who listens to which URI, when a resource takes subscriptions (the spec's `subscribe: true`): each request
-    counted against the caller's rate limit as every read request is, and with a store that relays updates (Redis)
-    an update reaching the subscribers of every replica; None when no resource takes them."""
-    if not any(resource.subscribe for resource in resources):
-        return None
-
-    async def admitted(method: str, context: Any) -> None:
-        await admit(method, _mcp_context(server, context), server.services)
-
-    subscriptions = Subscriptions(name, resources, admitted, scope_message)
-    if isinstance(store, UpdateRelay):
-        subscriptions.bus.relay = store
-    return subscriptions
-
-
-def _configured_tool(tool: ToolDefinition, shorter: Mapping[str, float], envelope: bool) -> ToolDefinition:
-    """The tool with the shorter deadline its spec gives it, if any, and without the SEP-3313 object on its error
-    results when `server.tool_failure_envelope` is false."""
-    if tool.name in shorter:
-        tool = replace(tool, deadline_s=shorter[tool.name])
-    return tool if envelope else replace(tool, tool_failure_envelope=False)
-
-
-def _configured(definition: Reader, deadline_s: float | None, tool_failure_envelope: bool) -> Reader:
-    """A resource or prompt with its reader's deadline shortened (by tests), and without the SEP-3313 object in
-    its errors' `data` when the spec turns it off."""
-    reader = replace(definition.reader, tool_failure_envelope=tool_failure_envelope)
-    return replace(definition, reader=reader if deadline_s is None else replace(reader, deadline_s=deadline_s))
-
-
-def _contents(resource: ResourceDefinition, uri: str) -> Callable[[Any, Any], Awaitable[ReadResourceResult]]:
-    """The body that reads `uri`: the handler, and its output as the resource's contents (a handler that returns
-    the wrong type fails inside the boundary, as `internal`)."""
-
-    async def body(params: Any, ctx: Any) -> ReadResourceResult:
-        output = await run_handler(resource.reader.handler, params, ctx)
-        return ReadResourceResult(contents=[resource.contents(uri, output)])
-
-    return body
-
-
-def _listed(template: ResourceDefinition, threads: anyio.CapacityLimiter) -> Any:
-    """The body that lists a template's resources, run as a read of it: the `listing` handler, and its parameters
-    checked and made URIs off the event loop (a handler returning anything else fails as `internal`)."""
-    assert template.listing is not None
-    listing = template.listing
-
-    async def body(params: Any, ctx: Any) -> list[str]:
-        found = list(await listing(ctx))
-        return await anyio.to_thread.run_sync(listed_uris, template, found, limiter=threads)
-
-    return body
 
 
 def _mcp_context(server: FailwellServer, context: Any, params: Any = None) -> Context[None, Any]:
     """The request context as a tool handler's `Context` (what the error boundary and the log read), with the
     request's params when its handler may ask (`inputResponses`, `requestState`)."""
     return Context(request_context=context, mcp_server=server, input_params=params)
-
-
-def _one_page(method: str, params: PaginatedRequestParams) -> None:
-    """Every list is one page, so no cursor is one the server gave out: a client's cursor is invalid (-32602)."""
-    if params.cursor is not None:
-        raise MCPError(
-            code=INVALID_PARAMS,
-            message=f"Invalid cursor: {method} answers with one page, so it takes no cursor.",
-            data={"method": method, "cursor": params.cursor},
-        )
-
-
-async def _set_level(context: Any, params: SetLevelRequestParams) -> EmptyResult:
-    """`logging/setLevel`: accepted. The server sends no log notifications (it logs to stderr), so none to filter."""
-    return EmptyResult()
 
 
 @asynccontextmanager

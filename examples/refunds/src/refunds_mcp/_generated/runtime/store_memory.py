@@ -7,9 +7,9 @@ import time
 from collections.abc import Sequence
 
 from .classes import AfterUnknown
-from .contracts import Begin, RateLimit
 from .records import MAX_BUCKETS, BucketPruning, Record, claimed, decide, new_owner, take_tokens
-from .tasks import MemoryTasks
+from .store_contracts import Begin, RateLimit
+from .task_records import MemoryTasks
 
 
 class MemoryStore(MemoryTasks):

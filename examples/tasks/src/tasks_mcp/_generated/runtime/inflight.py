@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 import anyio
 
-from .contracts import CancelRelay
+from .store_contracts import CancelRelay
 
 logger = logging.getLogger("failwell")
 

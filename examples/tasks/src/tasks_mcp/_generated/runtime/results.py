@@ -24,7 +24,8 @@ from pydantic import BaseModel, ValidationError
 from .classes import CLASSES, GRACE_MARGIN_S, STORE_MESSAGE, Changed, FailureClass, default_changed, is_retryable
 from .content import OutputT, TooLarge, WithContent, blocks, is_media
 from .contracts import ToolDefinition, ToolFailure
-from .scrub import scrub, secret_named
+from .scrub import scrub
+from .secret_names import secret_named
 from .tool_failure import TOOL_FAILURE_KEY, tool_failure
 from .wording import Values, argument_problem, compose, display, invalid_arguments_text, schema_problem, seconds
 

@@ -9,7 +9,8 @@ import sys
 from typing import Any
 
 from .config import LOG_LEVELS, check_log_level
-from .scrub import Scrubbed, redact_secrets, secret_named
+from .scrub import Scrubbed, redact_secrets
+from .secret_names import secret_named
 
 _STANDARD_ATTRS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
     "message",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .classes import AfterUnknown
-from .contracts import Begin, RateLimit
+from .store_contracts import Begin, RateLimit
 
 
 def new_owner() -> str:

@@ -16,8 +16,8 @@ from pathlib import Path
 import anyio.to_thread
 
 from .classes import AfterUnknown
-from .contracts import Begin, RateLimit, TaskRow
 from .records import MAX_BUCKETS, BucketPruning, Record, claimed, decide, new_owner, take_tokens
+from .store_contracts import Begin, RateLimit, TaskRow
 
 
 def owner_is_dead(owner: str) -> bool:

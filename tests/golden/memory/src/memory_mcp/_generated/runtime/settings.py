@@ -13,7 +13,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .config import ConfigurationError
-from .scrub import Scrubbed, redact_secrets, remember_secret, secret_named
+from .scrub import Scrubbed, redact_secrets, remember_secret
+from .secret_names import secret_named
 
 WHERE = 'a client entry passes flags in its "args" and variables in its "env"'
 """Where a setting is set, said with every message about one."""

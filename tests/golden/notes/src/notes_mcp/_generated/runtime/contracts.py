@@ -12,9 +12,9 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Generic, Literal, Protocol
 
 from mcp.types import Tool, ToolAnnotations
 from pydantic import BaseModel
@@ -32,6 +32,8 @@ from .classes import (
 )
 from .content import ContentPolicy
 from .progress import Progress
+from .store_contracts import RateLimit as RateLimit  # the spec's rate limits, named in generated modules
+from .store_contracts import Store as Store
 
 
 class ToolFailure(Exception):
@@ -73,110 +75,6 @@ S = TypeVar("S", default=Any)
 """The server's `Settings` (a project with `server.settings`; `Any` for one without)."""
 A = TypeVar("A", default=None)
 """What a handler may ask (`ctx.ask`): a generated `Asks`, or None for one that asks nothing."""
-
-
-@dataclass(frozen=True)
-class Begin:
-    """What `Store.begin` decided for one call."""
-
-    outcome: Literal["started", "replay", "in_progress", "mismatch", "unknown", "reconcile"]
-    owner: str = ""
-    result: str = ""
-    retry_after_s: float = 0.0
-    takeover: bool = False
-    """True when the call takes over a key whose earlier run ended with its outcome unknown."""
-
-
-@dataclass(frozen=True)
-class TaskRow:
-    """One task as a store keeps it: its record, and what others asked of the process that runs it."""
-
-    record: str
-    """The task as JSON (`tasks.Task`), as the process running it last wrote it."""
-    open: bool
-    """False once the task reached its terminal state (that record is then never replaced)."""
-    age_s: float
-    """Seconds since the process running it last wrote it (its heartbeat), by the store's clock."""
-    cancel: bool = False
-    """`tasks/cancel` asked for it."""
-    answers: Mapping[str, str] = field(default_factory=dict)
-    """`tasks/update`'s answers so far, by input key, each as JSON."""
-
-
-class TaskStore(Protocol):
-    """Where tasks are kept (`tasks.py`): written before a task is answered, readable from any process that shares
-    the store, each ended once."""
-
-    async def task_create(self, task_id: str, record: str, ttl_s: float, key: str | None) -> str:
-        """Keep a new open task for `ttl_s` seconds and answer `task_id`; with `key` (the caller, tool and
-        idempotency key), only when no task kept holds that key: then the id of the one that does, and nothing
-        written."""
-
-    async def task_held(self, key: str) -> str | None:
-        """The id of the task kept that holds `key` (a caller, tool and idempotency key), or None."""
-
-    async def task_read(self, task_id: str) -> TaskRow | None:
-        """The task, or None when there is none (never made, or expired)."""
-
-    async def task_write(self, task_id: str, record: str, ended: bool) -> TaskRow | None:
-        """Replace an open task's record (its heartbeat too; `ended` closes it for good) and answer the row as it is
-        now; None, and nothing written, when the task has ended already or is gone."""
-
-    async def task_signal(self, task_id: str, cancel: bool, answers: Mapping[str, str]) -> None:
-        """Ask an open task's process to stop (`cancel`) or give it answers, however many replicas away it runs."""
-
-
-class Store(TaskStore, Protocol):
-    """Where idempotency records, rate-limit buckets and tasks live; one test suite covers every store.
-
-    A record is `running` (a call holds its lease), `done` (its result is kept for replay) or `unknown` (a run
-    ended without a known outcome). A running record whose lease ran out, or whose process died, is unknown.
-    """
-
-    async def begin(
-        self, scope: str, fingerprint: str, lease_s: float, ttl_s: float, after_unknown: AfterUnknown = "refuse"
-    ) -> Begin:
-        """Claim `scope` for a run, unless its result is stored, another run holds it, the arguments differ, or
-        an earlier run's outcome is unknown (then `after_unknown` decides)."""
-
-    async def complete(self, scope: str, owner: str, result: str, ttl_s: float) -> bool:
-        """Store the final result, if `owner` still holds the lease; False when it lost it."""
-
-    async def release(self, scope: str, owner: str) -> None:
-        """Forget a running claim whose run changed nothing, so the key may run again."""
-
-    async def abandon(self, scope: str, owner: str) -> None:
-        """Mark a running claim's outcome unknown (a deadline, a cancellation): the key is not run again."""
-
-    async def take_all(self, buckets: Sequence[tuple[str, RateLimit]]) -> list[float]:
-        """Take one token from every bucket, in one atomic step, or from none when any bucket has none (so a call
-        one limit refuses uses up no other): each bucket's seconds until it has a token, all 0 when taken."""
-
-    async def ping(self) -> None:
-        """Raise when the store cannot be reached (the health endpoint and the start-up check ask)."""
-
-    async def risks(self) -> list[str]:
-        """How this store, as it is configured, could forget a record, so a key's write could run twice: one
-        sentence each, logged as a warning at start. Empty when records survive the crash of any process."""
-
-    async def consume(self, key: str, ttl_s: float) -> bool:
-        """Mark `key` used, for `ttl_s` seconds, in one atomic step: True the first time, False ever after (a
-        confirmation's nonce, so that one confirmation runs a handler at most once on every replica)."""
-
-    async def aclose(self) -> None:
-        """Close connections."""
-
-
-@runtime_checkable
-class CancelRelay(Protocol):
-    """Passes a client's cancel to every replica of one server (the Redis store is one), so the replica that runs
-    the call it names can stop it."""
-
-    async def announce_cancel(self, server: str, note: str) -> None:
-        """Send `note` (the caller, the request id, the sender) to every replica of `server` that listens."""
-
-    def cancels(self, server: str) -> AsyncIterator[str]:
-        """The notes announced for `server`, as they come, until the connection is lost (which raises)."""
 
 
 @dataclass
@@ -451,21 +349,6 @@ class Batch:
 
     items: str
     policy: Literal["partial", "all_or_nothing"]
-
-
-@dataclass(frozen=True)
-class RateLimit:
-    """At most `calls` calls per `per_s` seconds, per caller (for the whole server, or one tool), and with `per`,
-    per value of that argument too (per host, with `per_host`: a `format: uri` argument)."""
-
-    calls: int
-    per_s: float
-    per: str | None = None
-    """The argument whose each value has a budget of its own (the spec's `per`)."""
-    per_host: bool = False
-    """Whether `per`'s budget is per host of the URL it holds (lower-cased, with its port when the URL gives one)."""
-    calls_setting: str | None = None
-    """The setting `calls` is read from at start (the spec's `calls: "{settings.<name>}"`)."""
 
 
 @dataclass

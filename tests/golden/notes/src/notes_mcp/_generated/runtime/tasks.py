@@ -44,282 +44,55 @@ import json
 import logging
 import os
 import secrets
-import socket
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime
-from functools import partial
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding
-from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     HEADER_MISMATCH,
-    INTERNAL_ERROR,
     INVALID_PARAMS,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     CallToolResult,
     InputRequiredResult,
 )
 from mcp_types import CallToolRequestParams, RequestParams
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from .asks import CannotAsk, Conversation, Declined, InputNeeded, together
 from .callers import caller_name, missing_scopes
-from .classes import ASK_UNANSWERED_MESSAGE, GRACE_S, UNANSWERED_RETRY
+from .classes import GRACE_S
 from .confirm import QUESTION, questions
-from .contracts import TaskRow, TaskStore, ToolDefinition
-from .progress import TASK_PROGRESS
-from .results import ErrorReply, error_result, new_reference
-from .scrub import redact_secrets
+from .contracts import ToolDefinition
+from .results import ErrorReply, error_result
+from .store_contracts import TaskRow, TaskStore
+from .task_records import (
+    BEAT_S,
+    CANCEL_WAIT_S,
+    HOST,
+    KEEP_S,
+    MAX_ANSWER_BYTES,
+    MAX_WORKING,
+    MODERN,
+    NOT_FOUND,
+    POLL_INTERVAL_MS,
+    STALE_S,
+    TASKS,
+    Admit,
+    Call,
+    HandlerContext,
+    Local,
+    MemoryTasks,
+    Task,
+    _alive,
+)
+from .task_runner import TaskRunner
 
 logger = logging.getLogger("failwell")
-
-TASKS = "io.modelcontextprotocol/tasks"
-"""The extension's identifier, in the client's per-request capabilities and the server's."""
-MODERN = "2026-07-28"
-"""The first protocol version the extension serves (under 2025-11-25 it must not enable tasks)."""
-POLL_INTERVAL_MS = 1000
-"""How often a client is asked to poll `tasks/get`."""
-MAX_WORKING = 16
-"""How many tasks one caller may have running at once in one process; one more is refused as `rate_limited`."""
-MAX_KEPT = 50_000
-"""How many tasks a store in memory keeps in all; past it the oldest ended ones are forgotten first."""
-MAX_KEPT_PER_CALLER = 1_000
-"""How many tasks a store in memory keeps for one caller; past it that caller's oldest ended ones are forgotten
-first, so that one caller's flood never forgets another's task."""
-CANCEL_WAIT_S = 5.0
-"""How long `tasks/cancel` waits for the handler to stop before it acknowledges."""
-KEEP_S = 3600.0
-"""How long a task is kept beyond its tool's deadline: its `ttlMs` is the two together."""
-BEAT_S = 1.0
-"""How often the process running a task writes it (its heartbeat) and reads what others asked of it."""
-STALE_S = 10.0
-"""How old a running task's heartbeat may be before its process counts as gone."""
-STALE_ENV = "FAILWELL_TASK_STALE_S"
-"""Environment variable that sets STALE_S for a server (whole seconds, at least three heartbeats)."""
-MAX_ANSWER_BYTES = 65_536
-"""The most JSON one answer in `tasks/update` may be; a longer one is ignored, and the question stays open."""
-MAX_STATUS_CHARS = 200
-"""The most of a handler's progress message a task's `statusMessage` shows."""
-NOT_FOUND = "Task not found: no task with this taskId is visible to this caller; it may have expired."
-"""The one answer for an unknown, expired or another caller's task id, so that none can be told from another."""
-STOPPED = (
-    "{tool}'s task ended without an outcome: the server process running it stopped answering (it was restarted, "
-    "killed, crashed or stuck), so whether it finished is unknown."
-)
-"""The error message of a task whose process stopped; one of `STOPPED_NEXT` follows it."""
-CANCELLED = {
-    "read": "The task was cancelled. Nothing was changed.",
-    "asking": "The task was cancelled while it waited for an answer. Nothing was changed.",
-    "keyed": (
-        "The task was cancelled while {tool} ran, so whether its change was applied is unknown: it may have "
-        "happened. It is not run again: the same idempotency_key answers this task. Check whether the change took "
-        "effect{check} before you use a new idempotency_key."
-    ),
-    "write": (
-        "The task was cancelled while {tool} ran: the change may have happened. Check whether it took "
-        "effect{check} before you call {tool} again."
-    ),
-}
-"""A cancelled task's `statusMessage`: all a cancelled task says, so it tells what a retry needs to know."""
-FINAL_TRIES = 60
-"""How often (one BEAT_S apart) the process that ran a task tries to keep its outcome while the store is down."""
-STOPPED_NEXT = {
-    "read": " Nothing was changed: call {tool} again to start a new task.",
-    "keyed": (
-        " It is not run again: the same idempotency_key answers this task. First check whether the change took "
-        "effect{check}, then use a new idempotency_key if it did not."
-    ),
-    "write": " The change may have been applied: check whether it took effect{check} before you call {tool} again.",
-}
-
-Admit = Callable[[str, ServerRequestContext[Any, Any]], Awaitable[None]]
-"""Admits one request of a method for its caller, or raises the JSON-RPC error that refuses it (-31429)."""
-Call = Callable[[ServerRequestContext[Any, Any], CallToolRequestParams], Awaitable[HandlerResult]]
-"""Runs one `tools/call` as an inline call runs (the SDK's handler over `FailwellServer.call_tool`)."""
-HandlerContext = Callable[[ServerRequestContext[Any, Any], CallToolRequestParams], Context[Any, Any]]
-"""The request as a handler's `Context` (its answers and `requestState`, its client's capabilities)."""
-
-Status = Literal["working", "input_required", "completed", "cancelled", "failed"]
-OPEN: frozenset[str] = frozenset({"working", "input_required"})
-
-
-@dataclass
-class Task:
-    """One task, as it is kept in the store and as `tasks/get` tells it."""
-
-    task_id: str
-    owner: str
-    tool: str
-    ttl_ms: int
-    key: str | None
-    fingerprint: str
-    created_at: str = field(default_factory=lambda: _now())
-    last_updated_at: str = ""
-    status: Status = "working"
-    status_message: str = "The operation is now in progress."
-    result: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-    input_requests: dict[str, Any] | None = None
-    host: str = field(default_factory=socket.gethostname)
-    """The machine whose process runs it."""
-    pid: int = field(default_factory=os.getpid)
-    """That process: on the same machine, whether it lives tells whether the task can still end."""
-
-    def __post_init__(self) -> None:
-        self.last_updated_at = self.last_updated_at or self.created_at
-
-    def dumps(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"))
-
-    @classmethod
-    def loads(cls, text: str) -> Task:
-        return cls(**json.loads(text))
-
-    @property
-    def open(self) -> bool:
-        return self.status in OPEN
-
-    def set(self, status: Status, message: str, **outcome: dict[str, Any] | None) -> None:
-        """Move the task on; a terminal state is never left (a cancel racing a finish changes nothing)."""
-        if not self.open:
-            return
-        self.status, self.status_message, self.last_updated_at = status, message, _now()
-        self.result, self.error = outcome.get("result"), outcome.get("error")
-        self.input_requests = outcome.get("input_requests")
-
-    def wire(self) -> dict[str, Any]:
-        """The `Task` fields: `ttlMs` and `pollIntervalMs` integers (milliseconds), no `requestState`."""
-        return {
-            "taskId": self.task_id,
-            "status": self.status,
-            "statusMessage": self.status_message,
-            "createdAt": self.created_at,
-            "lastUpdatedAt": self.last_updated_at,
-            "ttlMs": self.ttl_ms,
-            "pollIntervalMs": POLL_INTERVAL_MS,
-        }
-
-    def detailed(self, answered: Mapping[str, str]) -> dict[str, Any]:
-        """The `DetailedTask` of `tasks/get`: the result when completed, the error when failed, the questions not yet
-        answered when waiting for input (`working` again when all are answered and the handler is resuming)."""
-        shown = self.wire()
-        if self.status == "completed" and self.result is not None:
-            shown["result"] = self.result
-        if self.status == "failed" and self.error is not None:
-            shown["error"] = self.error
-        if self.status == "input_required":
-            waiting = {key: value for key, value in (self.input_requests or {}).items() if key not in answered}
-            if waiting:
-                shown["inputRequests"] = waiting
-            else:
-                shown.update(status="working", statusMessage="The task received its input and is resuming.")
-        return shown
-
-
-@dataclass
-class Local:
-    """A task this process runs: its handler's asyncio task and what it waits on."""
-
-    task: Task
-    runner: asyncio.Task[None] | None = None
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set when an answer or a cancel may have come."""
-    asked: dict[str, str] = field(default_factory=dict)
-    """The input keys outstanding on the wire, each to the question's own key."""
-    answered: set[str] = field(default_factory=set)
-    """Every input key answered so far: never sent again (SEP-2663: unique over the task's life)."""
-    cancelling: bool = False
-    """`tasks/cancel` asked for it: however the handler ends, the task ends `cancelled`."""
-    lost: bool = False
-    """Another process ended it (it counted this one gone): nothing this process learns is kept."""
-
-
-class MemoryTasks:
-    """Tasks in this process's memory: for a server without a store, and the memory store. At most MAX_KEPT are
-    kept: past it, the oldest ended tasks are forgotten first (running ones are bounded by MAX_WORKING)."""
-
-    def __init__(self) -> None:
-        self.rows: dict[str, dict[str, Any]] = {}
-        self.keys: dict[str, str] = {}
-        self.callers: dict[str, dict[str, None]] = {}
-        """Each caller's task ids, oldest first."""
-        self.made = 0
-
-    def _prune(self, now: float) -> None:
-        for task_id in [task_id for task_id, row in self.rows.items() if row["expires_at"] <= now]:
-            del self.rows[task_id]
-        if len(self.rows) >= MAX_KEPT:
-            ended = [task_id for task_id, row in self.rows.items() if not row["open"]]
-            for task_id in ended[: len(self.rows) - MAX_KEPT + 1]:
-                del self.rows[task_id]
-        self.keys = {key: task_id for key, task_id in self.keys.items() if task_id in self.rows}
-        self.callers = {
-            caller: kept for caller, ids in self.callers.items() if (kept := {i: None for i in ids if i in self.rows})
-        }
-
-    def _make_room(self, caller: str) -> None:
-        """Forget the caller's oldest ended task when it has MAX_KEPT_PER_CALLER."""
-        ids = self.callers.setdefault(caller, {})
-        for task_id in [task_id for task_id in ids if task_id not in self.rows]:
-            del ids[task_id]
-        if len(ids) < MAX_KEPT_PER_CALLER:
-            return
-        oldest = next((task_id for task_id in ids if not self.rows[task_id]["open"]), None)
-        if oldest is not None:
-            del ids[oldest], self.rows[oldest]
-
-    async def task_create(self, task_id: str, record: str, ttl_s: float, key: str | None) -> str:
-        now = time.time()
-        self.made += 1
-        if self.made % 100 == 0 or len(self.rows) >= MAX_KEPT:
-            self._prune(now)
-        held = await self.task_held(key) if key is not None else None
-        if held is not None:
-            return held
-        caller = _owner(record)
-        self._make_room(caller)
-        self.callers[caller][task_id] = None
-        self.rows[task_id] = {
-            "record": record,
-            "open": True,
-            "beat": now,
-            "cancel": False,
-            "answers": {},
-            "expires_at": now + ttl_s,
-        }
-        if key is not None:
-            self.keys[key] = task_id
-        return task_id
-
-    async def task_held(self, key: str) -> str | None:
-        task_id = self.keys.get(key)
-        row = self.rows.get(task_id) if task_id is not None else None
-        return task_id if row is not None and row["expires_at"] > time.time() else None
-
-    async def task_read(self, task_id: str) -> TaskRow | None:
-        row = self.rows.get(task_id)
-        if row is None or row["expires_at"] <= time.time():
-            return None
-        age = time.time() - row["beat"]
-        return TaskRow(row["record"], row["open"], age, row["cancel"], dict(row["answers"]))
-
-    async def task_write(self, task_id: str, record: str, ended: bool) -> TaskRow | None:
-        row = self.rows.get(task_id)
-        if row is None or not row["open"]:
-            return None
-        row.update(record=record, open=not ended, beat=time.time())
-        return await self.task_read(task_id)
-
-    async def task_signal(self, task_id: str, cancel: bool, answers: Mapping[str, str]) -> None:
-        row = self.rows.get(task_id)
-        if row is not None and row["open"]:
-            row["cancel"] = row["cancel"] or cancel
-            row["answers"].update(answers)
 
 
 class TaskParams(RequestParams):
@@ -335,7 +108,7 @@ class UpdateParams(TaskParams):
     input_responses: dict[str, Any] | None = Field(default=None, alias="inputResponses")
 
 
-class TaskExtension(Extension):
+class TaskExtension(TaskRunner, Extension):
     """The tasks extension: task tools' `tools/call` intercepted, and `tasks/get`, `update` and `cancel` served."""
 
     identifier = TASKS
@@ -506,19 +279,6 @@ class TaskExtension(Extension):
         stuck = tool is not None and time.time() - started > tool.deadline_s + GRACE_S + self.stale_s
         return stuck or not _alive(task.pid)
 
-    async def _stopped(self, task: Task) -> None:
-        """End a task whose process is gone: `failed`, its outcome unknown, never run again."""
-        kind, check = self._unknown(task)
-        message = (STOPPED + STOPPED_NEXT[kind]).format(tool=task.tool, check=check)
-        error = {
-            "code": INTERNAL_ERROR,
-            "message": message,
-            "data": {"failure": "server_stopped", "outcome": "unknown"},
-        }
-        task.set("failed", message, error=error)
-        if await self.store.task_write(task.task_id, task.dumps(), ended=True) is not None:
-            logger.warning("task ended: its process stopped", extra={"tool": task.tool, "task": task.task_id[:8]})
-
     async def _ask_first(
         self, tool: ToolDefinition, params: CallToolRequestParams, ctx: ServerRequestContext[Any, Any]
     ) -> InputRequiredResult | None:
@@ -558,156 +318,6 @@ class TaskExtension(Extension):
         reply = ErrorReply("rate_limited", "tasks_running", body, values, changed="none")
         return error_result(tool, replace(reply, retry_after_s=wait_s))
 
-    async def _run(
-        self, local: Local, params: CallToolRequestParams, call_next: CallNext, ctx: ServerRequestContext[Any, Any]
-    ) -> None:
-        """Run the call's rounds, beating meanwhile, and keep how it ended (`cancelled` once `tasks/cancel` asked,
-        however the handler ended; `failed` as stopped when the process shuts down under it). The handler's progress
-        reports become the task's `statusMessage`, written at the next heartbeat."""
-        task = local.task
-        TASK_PROGRESS.set(partial(_progressed, task))  # this asyncio task's own context: this call's reports only
-        beat = asyncio.get_running_loop().create_task(self._beat(local))
-        try:
-            try:
-                await self._rounds(local, params, call_next, ctx)
-            except asyncio.CancelledError:
-                if not local.cancelling and not local.lost:
-                    await self._stopped(task)
-                    raise
-            except Exception:  # never here (`_rounds` keeps every outcome); ended rather than left working
-                logger.exception("task runner failed", extra={"tool": task.tool})
-                task.set("failed", "Internal error.", error={"code": INTERNAL_ERROR, "message": "Internal error."})
-            if local.cancelling:
-                task.set("cancelled", self._cancelled(task, waiting=bool(local.asked)))
-            if not local.lost:
-                await self._keep_outcome(task)
-        finally:
-            beat.cancel()  # only now: while the outcome waits for the store, the task is still seen alive
-            self.local.pop(task.task_id, None)
-
-    def _cancelled(self, task: Task, waiting: bool) -> str:
-        """What a cancelled task says: whether its change may have happened, and what a retry with its key gets."""
-        kind, check = self._unknown(task)
-        said = "asking" if waiting and kind != "read" else kind  # a handler asks before it changes anything
-        return CANCELLED[said].format(tool=task.tool, check=check)
-
-    def _unknown(self, task: Task) -> tuple[Literal["read", "keyed", "write"], str]:
-        """For a task that ended without its outcome: what its tool is (`read`, `keyed` or `write`, which decides
-        what a retry must do first) and the words naming its `check_with` tool, if it has one."""
-        tool = self.definitions.get(task.tool)
-        check = f" (with {tool.check_with})" if tool is not None and tool.check_with else ""
-        if tool is None or tool.effect == "read":
-            return "read", check
-        return ("keyed" if task.key is not None else "write"), check
-
-    async def _keep_outcome(self, task: Task) -> None:
-        """End the task in the store with its outcome, trying again while the store is down (bounded)."""
-        for _ in range(FINAL_TRIES):
-            if await self._save(task, ended=True):
-                return
-            await asyncio.sleep(BEAT_S)  # the outcome is kept here meanwhile, and the heartbeat goes on
-        logger.error("task outcome not saved", extra={"tool": task.tool, "task": task.task_id[:8]})
-
-    async def _rounds(
-        self, local: Local, params: CallToolRequestParams, call_next: CallNext, ctx: ServerRequestContext[Any, Any]
-    ) -> None:
-        """The call, and again with each answer `tasks/update` brings, until it ends; its outcome kept on `task`."""
-        task = local.task
-        tool = self.definitions[task.tool]
-        started = time.monotonic()
-        answer = await _settled(task, lambda: call_next(ctx))
-        while isinstance(answer, InputRequiredResult):
-            await self._ask(local, answer)
-            left = tool.deadline_s - (time.monotonic() - started)
-            answers = await self._answers(local, left)
-            if answers is None:
-                asked = ", ".join(sorted(set(local.asked.values())))
-                values = {"deadline_s": f"{tool.deadline_s:g}", "ask": asked}
-                reply = ErrorReply("timeout", "unanswered", ASK_UNANSWERED_MESSAGE, values, changed="none")
-                unanswered = error_result(tool, replace(reply, retry=UNANSWERED_RETRY, retryable=True))
-                _complete(task, unanswered)
-                return
-            task.set("working", "The task received its input and is resuming.")
-            await self._save(task, ended=False)
-            again = CallToolRequestParams.model_validate(
-                {
-                    **params.model_dump(by_alias=True, exclude_none=True),
-                    "requestState": answer.request_state,
-                    "inputResponses": answers,
-                }
-            )
-            answer = await _settled(task, partial(self.call, ctx, again))
-        if answer is not None:
-            _complete(task, answer)
-
-    async def _ask(self, local: Local, asked: InputRequiredResult) -> None:
-        """Put the task in `input_required` with this round's questions, each under an input key never answered."""
-        wire: dict[str, Any] = {}
-        local.asked = {}
-        for key, request in (asked.input_requests or {}).items():
-            sent, n = key, 1
-            while sent in local.answered or sent in local.asked:
-                n += 1
-                sent = f"{key}~{n}"
-            local.asked[sent] = key
-            dumped = request.model_dump(by_alias=True, mode="json", exclude_none=True)
-            wire[sent] = dumped if isinstance(request, BaseModel) else request
-        local.task.set("input_required", "The task is waiting for input.", input_requests=wire)
-        await self._save(local.task, ended=False)
-
-    async def _answers(self, local: Local, left_s: float) -> dict[str, Any] | None:
-        """The answers to this round's questions once any comes (by the question's own key), or None when none
-        came within `left_s` seconds (the task's deadline)."""
-        end = time.monotonic() + left_s
-        while time.monotonic() < end:
-            row = await self.store.task_read(local.task.task_id)
-            answered = {key: text for key, text in (row.answers if row else {}).items() if key in local.asked}
-            if answered:
-                got = {local.asked.pop(key): json.loads(text) for key, text in answered.items()}
-                local.answered.update(answered)
-                return got
-            local.wake.clear()
-            try:
-                await asyncio.wait_for(local.wake.wait(), timeout=max(0.0, min(BEAT_S, end - time.monotonic())))
-            except TimeoutError:
-                pass
-        return None
-
-    async def _beat(self, local: Local) -> None:
-        """Write the task every BEAT_S (so every replica knows its process lives), and act on what others asked:
-        a cancel stops the handler, an answer wakes it; a task another process ended stops here too."""
-        while True:
-            await asyncio.sleep(BEAT_S)
-            try:
-                row = await self.store.task_write(local.task.task_id, local.task.dumps(), ended=False)
-            except Exception:  # the store is unreachable for now: the next beat tries again
-                logger.warning("task heartbeat failed", extra={"tool": local.task.tool}, exc_info=True)
-                continue
-            runner = local.runner
-            if not local.task.open:
-                continue  # the outcome is being kept: nothing to stop
-            if row is None:
-                local.lost = True
-            elif row.cancel and not local.cancelling:
-                local.cancelling = True
-            elif row.answers:
-                local.wake.set()
-                continue
-            else:
-                continue
-            if runner is not None and not runner.done():
-                runner.cancel()
-            return
-
-    async def _save(self, task: Task, ended: bool) -> bool:
-        """Write the task; False when the store could not be reached (the heartbeat writes it again)."""
-        try:
-            await self.store.task_write(task.task_id, task.dumps(), ended=ended)
-        except Exception:  # the store is unreachable for now
-            logger.warning("task not saved", extra={"tool": task.tool}, exc_info=True)
-            return False
-        return True
-
     async def aclose(self) -> None:
         """Stop the tasks this process runs (the server is shutting down), each ended as stopped, before the store
         closes."""
@@ -716,83 +326,6 @@ class TaskExtension(Extension):
             runner.cancel()
         if runners:
             await asyncio.wait(runners, timeout=CANCEL_WAIT_S)
-
-
-async def _settled(
-    task: Task, call: Callable[[], Awaitable[HandlerResult]]
-) -> CallToolResult | InputRequiredResult | dict[str, Any] | None:
-    """What one round of the call answered; None when it ended the task (`failed` with its JSON-RPC error, or a
-    masked fault)."""
-    try:
-        answer = await call()
-    except MCPError as refused:  # a JSON-RPC error the call itself would have answered (failwell's own, scrubbed)
-        shown = {"code": refused.error.code, "message": refused.error.message}
-        if refused.error.data is not None:
-            shown["data"] = refused.error.data
-        task.set("failed", refused.error.message, error=shown)
-        return None
-    except Exception:  # the last guard: a fault outside the handler's error boundary, never its text
-        reference = new_reference()
-        logger.exception("task failed", extra={"tool": task.tool, "reference": reference})
-        message = f"Internal error (reference {reference})."
-        task.set(
-            "failed", message, error={"code": INTERNAL_ERROR, "message": message, "data": {"reference": reference}}
-        )
-        return None
-    if isinstance(answer, InputRequiredResult):
-        return answer
-    if isinstance(answer, Mapping) and answer.get("resultType") == "input_required":
-        return InputRequiredResult.model_validate(answer)
-    if isinstance(answer, CallToolResult):
-        return answer
-    return dict(answer or {}) if not isinstance(answer, BaseModel) else CallToolResult.model_validate(answer)
-
-
-HOST = socket.gethostname()
-
-
-def _owner(record: str) -> str:
-    """The caller a task's record names ("" for a record that names none)."""
-    try:
-        owner = json.loads(record).get("owner", "")
-    except (ValueError, AttributeError):
-        return ""
-    return owner if isinstance(owner, str) else ""
-
-
-def _alive(pid: int) -> bool:
-    """Whether process `pid` exists on this machine."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # it exists, and belongs to another user
-        return True
-    return True
-
-
-def _progressed(task: Task, progress: float, total: float | None, message: str | None) -> None:
-    """A progress report of the handler, as its working task's status: `Working: 3 of 10 (copying rows).`"""
-    if task.status != "working":
-        return
-    done = f"{progress:g} of {total:g}" if total is not None else f"{progress:g}"
-    said = f" ({redact_secrets(message)[:MAX_STATUS_CHARS]})" if message else ""
-    task.status_message, task.last_updated_at = f"Working: {done}{said}.", _now()
-
-
-def _complete(task: Task, answer: CallToolResult | dict[str, Any]) -> None:
-    """End the task `completed` with the call's result, as an inline call would have answered it."""
-    dumped = answer.model_dump(by_alias=True, mode="json", exclude_none=True) if isinstance(answer, BaseModel) else {}
-    # Every 2026-07-28 `Result` carries `resultType`; a strict client's codec requires it in the inlined result too.
-    result = {"resultType": "complete", **(dumped or dict(answer))}
-    meta = {key: value for key, value in dict(result.get("_meta") or {}).items() if key not in _NOT_INLINED}
-    result = {key: value for key, value in result.items() if key != "_meta"} | ({"_meta": meta} if meta else {})
-    failed = bool(result.get("isError"))
-    task.set("completed", "The tool answered with an error." if failed else "The task completed.", result=result)
-
-
-_NOT_INLINED = frozenset({"io.modelcontextprotocol/related-task", "io.modelcontextprotocol/serverInfo"})
-"""`_meta` keys of a call's result that a task's inlined `result` leaves out (the envelope and `toolFailure` stay)."""
 
 
 def declared(ctx: ServerRequestContext[Any, Any]) -> bool:
@@ -827,7 +360,3 @@ def missing(what: str) -> MCPError:
         message=f"{what}: declare the {TASKS} extension in the request's client capabilities.",
         data={"requiredCapabilities": {"extensions": {TASKS: {}}}},
     )
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

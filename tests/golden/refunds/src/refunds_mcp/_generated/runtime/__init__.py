@@ -2,7 +2,8 @@
 """The failwell runtime, vendored: the same in every project, one concern per module.
 
 Calling a tool, in the order a call meets them:
-    server.py       FailwellServer: serves exactly what it declares, answers an unknown name (-32602), hands on
+    server.py       FailwellServer: serves exactly what it declares, answers an unknown name (-32602), hands on;
+                    server_parts.py what it is put together from (definitions configured, tasks, subscriptions)
     params.py       request params the SDK's models refuse: -32602 naming the field and what it must be
     inflight.py     the calls in flight, so a client's cancel finds its call (on another replica too), and
                     only its sender's
@@ -18,7 +19,8 @@ Calling a tool, in the order a call meets them:
     batches.py      partial and all_or_nothing batch tools
     tasks.py        tools that run as tasks (`task:`, SEP-2663): the call answers a task at once; tasks/get, update
                     and cancel, bound to the caller, kept in the store for every replica; a keyed call's task is
-                    the same task when sent again; a task whose process stopped ends failed, never run again
+                    the same task when sent again; a task whose process stopped ends failed, never run again;
+                    task_records.py a task's record and bounds, task_runner.py its rounds and heartbeat
     progress.py     a call's progress notifications: increasing, at most ten a second (thinned, never lost),
                     none after the answer
     results.py      every result: success, and the one function that builds each error result and envelope
@@ -38,10 +40,11 @@ Reading a resource or a prompt:
 What the model reads:
     classes.py      the eight failure classes and the sentences each adds
     wording.py      the six-part composition and the lines about bad arguments and batches
-    scrub.py        what may leave the server: scrubbed values, masked secrets
+    scrub.py        what may leave the server: scrubbed values, masked secrets (secret_names.py the names and
+                    shapes of secrets, secret_texts.py secrets in command lines, files and printed structures)
 What they share:
-    contracts.py    ToolDefinition, ToolContext, ToolFailure, the Store and upstream contracts; run_handler (a
-                    plain `def` handler in a thread of its own)
+    contracts.py    ToolDefinition, ToolContext, ToolFailure, the upstream contracts; run_handler (a plain `def`
+                    handler in a thread of its own); store_contracts.py the Store contract and the cancel relay
     formats.py      string formats (`uri`, `email`, `date`, ...) checked as the clients' ajv-formats checks them
     patterns.py     regular expressions compiled on first use, not at import (scrub.py's and formats.py's)
     schemas.py      `schema:` fields: JSON Schema 2020-12 checked by `jsonschema`, each problem at its path

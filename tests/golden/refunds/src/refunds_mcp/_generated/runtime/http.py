@@ -25,7 +25,6 @@ from starlette.routing import Route, request_response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .bearer import BearerGate
-from .contracts import CancelRelay
 from .http_envelope import EnvelopeCheck
 from .http_limits import (
     MAX_HEADER_BYTES,
@@ -38,6 +37,7 @@ from .oauth import metadata_url
 from .rebinding import RebindingGuard, protection
 from .sdk import answer_nothing_after_cancel
 from .server import FailwellServer
+from .store_contracts import CancelRelay
 
 logger = logging.getLogger("failwell.http")
 access_logger = logging.getLogger("failwell.http.access")

@@ -29,481 +29,54 @@ from collections.abc import Callable
 from urllib.parse import unquote_plus
 
 from .patterns import compiled, compiled_later
-
-_SECRET_WORD = (
-    r"(?:password|passwd|passphrase|pass|pwd|pw|secret|token|api[_ .-]?key|apikey|access[_ .-]?key|private[_ .-]?key"
-    r"|account[_ .-]?key|shared[_ .-]?access[_ .-]?(?:key|signature)|credentials?|authorization|authtok|auth|cookie"
-    r"|session(?:[_ .-]?(?:id|key))?|signature|sig|dsn|conn(?:ection)?[_ .-]?str(?:ing)?)"
+from .secret_names import (
+    _ARGV_OPTION,
+    _CONTINUED,
+    _HEADER,
+    _JWT_PART,
+    _KEY_SHAPES,
+    _LONG_TOKEN,
+    _PEM,
+    _PERCENT_ENCODED,
+    _PGPASS,
+    _PYDANTIC_INPUT,
+    _QUERY_SECRET,
+    _SCHEME_CREDENTIAL,
+    _URL_USERINFO,
+    _VALUE_AFTER_NAME,
+    _WRAPPED,
+    _mask_argv_option,
+    _mask_shape,
+    _mask_value,
 )
-_NOT_A_SECRET = r"(?![_ .-]?(?:count|limit|type|usage|len|length|name|url|uri|endpoint|expiry|expires|ttl)\b)"
-_COMPOUND = (  # a secret word run into the word before it, as daemons name their settings: `requirepass`,
-    # `masterauth`, `bindpw`, `rootpw`, `adminpwd` (four letters or more before it, so `compass`, `bypass` and
-    # `preauth` are not)
-    r"(?:passwd(?<=[a-z]{4}passwd)|pass(?<=[a-z]{4}pass)(?<!trespass)(?<!overpass)(?<!underpass)(?<!compass)"
-    r"|pwd(?<=[a-z]{4}pwd)|pw(?<=[a-z]{4}pw)|auth(?<=[a-z]{4}auth))(?![a-z])"
+from .secret_names import secret_named as secret_named  # scrub.py says what is masked, and which names hold secrets
+from .secret_texts import (
+    _COLUMNS,
+    _COMMAND,
+    _DIRECTIVE_ARGUMENT,
+    _JOINS,
+    _LOGIN_PAIR,
+    _PAIR_LINE,
+    _PAIR_OPENS,
+    _PSK,
+    _STRUCTURE_OPENS,
+    _line_start,
+    _mask_column,
+    _mask_command,
+    _mask_long,
+    _mask_pair,
+    _mask_pairs,
+    _mask_psk,
+    _mask_scheme,
+    _mask_structures,
+    _token_shaped,
 )
-_NAME = (
-    r"(?=[pstacd])"  # the first letter of every secret word: most places fail here, cheaply
-    r"(?:(?:(?<![a-z])|(?<=\\[nrt])|(?<=(?-i:[a-z]))(?=(?-i:[A-Z])))"  # it starts a segment (`db_`, `x-`, after a
-    # quoted line break) or a camel hump
-    + _SECRET_WORD
-    + r"(?!(?-i:[a-z]))"  # and ends one: `tokens`, `passenger` and `Compass` are not secret names
-    + _NOT_A_SECRET
-    + r"[\w.-]{0,40}"  # the rest of the name: `aws_secret_access_key`, `SharedAccessKey`
-    + "|"
-    + _COMPOUND
-    + ")"
-)
-_SECRET_IN_NAME = compiled_later(rf"(?i){_NAME}$")
-_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"
-"""A line break, real or quoted by a repr or JSON (`\\n`)."""
-_BLANK = r"(?:[ \t]|\\t)"
-_CLOSER = r"""[ \t]*(?:[,:;}\])]|\\[nrt]|\r?\n|$)"""
-_CLOSES_D = rf"""(?={_CLOSER}|')"""
-_CLOSES_S = rf"""(?={_CLOSER}|")"""
-"""What follows a quote that closes a value (`,`, `}`, `]`, a line's end, the other quote that closes the string
-around it: `'PASSWORD="p"'`): a quote followed by anything else was escaped inside the value (`"ab\\"cd"` once its
-backslash is dropped), and the value goes on past it."""
-_DQUOTED = rf"""(?:"(?:[^"\\\r\n]|\\.|"(?!{_CLOSES_D})){{0,256}}+"{_CLOSES_D}|"(?:[^"\\\r\n]|\\.)*")"""
-_SQUOTED = rf"""(?:'(?:[^'\\\r\n]|\\.|'(?!{_CLOSES_S})){{0,256}}+'{_CLOSES_S}|'(?:[^'\\\r\n]|\\.)*')"""
-"""A quoted value, to the quote that closes it (within 256 characters: a value that may hold quotes is looked
-for that far, so that each of many names on one line costs a bounded scan); or, when none does, to its first
-quote."""
-_INNER_QUOTE = rf"""(?:"(?!{_CLOSES_D})|'(?!{_CLOSES_S}))"""
-_CLOSING_QUOTE = rf"""(?:"{_CLOSES_D}|'{_CLOSES_S})"""
-_VALUE_AFTER_NAME = compiled_later(
-    rf"""(?ix)
-    (?P<name>{_NAME})
-    (?:
-    (?P<sep>["']?[ \t]*(?:=>|[:=])\s*)
-    (?:"(?:[^"\\\n]|\\(?:\r?\n|.)|"(?!{_CLOSES_D})){{0,256}}+"{_CLOSES_D}
-    |'(?:[^'\\\n]|\\(?:\r?\n|.)|'(?!{_CLOSES_S})){{0,256}}+'{_CLOSES_S}
-    |"(?:[^"\\\n]|\\(?:\r?\n|.))*"|'(?:[^'\\\n]|\\(?:\r?\n|.))*'  # a quoted value may go on after `\`
-    |(?:[^\r\n;&"'<>]|{_INNER_QUOTE})+?  # up to the next `name=`, if any, or a quote that closes a string
-    (?=\s+[\w.-]{{1,60}}[ \t]*(?:=>|[:=])|[\r\n;&<>]|{_CLOSING_QUOTE}|$))
-    |
-    (?P<blank>{_BLANK}+)  # or blanks only, as netrc, ldap.conf, redis.conf and aligned files write a setting
-    (?P<value>{_DQUOTED}|{_SQUOTED}
-    |(?:[^\s"'\\]|\\(?![nrt\\]))(?:[^\s"'\\]|\\(?![nrt\\])|{_INNER_QUOTE})*(?<!:))  # (not a name of its own:
-    # `password: p`; a quote inside goes on: `p"q`)
-    )
-    """
-)
-_HEADER = compiled_later(
-    r"(?im)(?:(?<![\w-])|(?<=\\[nrt]))((?:set-)?cookie|(?:proxy-)?authorization)([ \t]*[:=][ \t]*)[^\r\n]*"
-)
-_PERCENT_ENCODED = compiled_later(r"(?<![\w.~+%-])[\w.~+-]*%[0-9A-Fa-f]{2}(?:[\w.~+-]|%[0-9A-Fa-f]{2})*")
-_PEM = compiled_later(  # any armoured key but a public one: PRIVATE KEY of every kind, an OpenVPN static key, ...
-    r"-----BEGIN (?![A-Za-z0-9 ]{0,60}PUBLIC)[A-Za-z0-9 ]{0,60}?(?i:key|secret)[A-Za-z0-9 ]{0,60}-----"
-    r".*?(?:-----END [A-Za-z0-9 ]{0,80}-----|\Z)",
-    re.DOTALL,
-)
-"""A secret name and its value: after `=`, `:` or `=>` in any quoting, or after blanks only (`password p`,
-`machine h login u password p`, `bindpw p`, `AUTH_TOKEN p`), where `_mask_spaced` decides by the line around it
-whether it is a setting or a sentence."""
-_OPTION_NAME = compiled_later(rf"(?i)(?:[\w.-]*[-_.])?{_SECRET_WORD}|[a-z]*{_COMPOUND}")
-"""A command-line option's name (its dashes off) that ends in a secret word: `password`, `db-password`, `api-key`,
-`client_secret`, `storepass`; not `password-file` or `password-stdin`, whose value is no secret."""
-_FUNCTION_WORDS = frozenset(
-    {
-        "a", "an", "the", "this", "that", "these", "those", "of", "for", "to", "in", "on", "at", "by", "with", "without",
-        "from", "into", "onto", "over", "under", "about", "after", "before", "between", "through", "during", "per",
-        "via", "within", "against", "across", "upon", "as", "and", "or", "but", "nor", "so", "if", "when", "while",
-        "because", "unless", "than", "then", "whether", "it", "its", "they", "their", "them", "you", "your", "we", "our",
-        "he", "she", "his", "her", "me", "my", "us", "who", "whom", "whose", "which", "what", "where", "is", "are",
-        "was", "were", "be", "been", "being", "am", "has", "have", "had", "do", "does", "did", "will", "would", "can",
-        "could", "shall", "should", "may", "might", "must", "not", "only", "also", "each", "every", "any", "all", "some",
-        "such", "both", "either", "neither", "other", "another", "more", "most", "same", "used", "using",
-    }
-)  # fmt: skip
-"""English's closed classes (articles, prepositions, conjunctions, pronouns, auxiliaries): a word of prose, never
-a credential. A secret name followed by one is a sentence about a secret ("the credentials of this server", "an
-auth token for user 5"), not a setting; so is one followed by a plain word with one of these beside it ("a
-credential list"), as `_prose_word` says."""
-_PROSE_AFTER_OPTION = _FUNCTION_WORDS | {
-    *("option", "options", "flag", "flags", "argument", "arguments", "parameter", "parameters", "switch", "setting"),
-    "instead",
-}
-"""Words that follow an option's name in a sentence about it ("see the --password option", "use --token to ..."),
-not as its value."""
-_ARGV_OPTION = compiled_later(
-    r"""(?P<head>(?P<quote>['"])-{1,2}(?P<option>[A-Za-z][\w.-]{0,60})(?P=quote),[ \t]*)"""
-    r"""(?P<value>(?P<other>['"])(?!-)(?:(?!(?P=other))[^\\\r\n]|\\.){1,512}(?P=other))"""
-)
-"""An option and its value as two items of an argv shown as a list (`CalledProcessError`'s text: `Command
-'['mysql', '--password', 'p']' returned non-zero exit status 1.`, or JSON's `"--token", "t"`)."""
-
-
-def _mask_argv_option(match: re.Match[str]) -> str:
-    if not _OPTION_NAME.fullmatch(match.group("option")):
-        return match.group(0)
-    quote = match.group("other")
-    return f"{match.group('head')}{quote}[redacted]{quote}"
-
-
-_PLAIN_SETTINGS = frozenset({"yes", "no", "true", "false", "on", "off", "none", "null"})
-_PGPASS = compiled_later(  # libpq's password file: host:port:database:user:password, any field but the last may be *
-    r"(?<![\w.:*\[\]-])((?:\*|[\w.-]++|\[[0-9A-Fa-f:.]++\]):(?:\d{1,5}|\*):[^:\s]++:[^:\s]++:)"
-    r"(?:[^\s\\]|\\(?![nrt]))+"
-)
-_GUTTER = rf"(?:{_BLANK}*\|)?"
-"""The gutter a traceback draws before each line of an ExceptionGroup's members (`    | `)."""
-_CONTINUED = compiled_later(
-    rf"(\[redacted[a-z ]{{0,12}}\])"
-    rf"(?:(?:\\{{1,2}}{_BREAK}{_GUTTER}{_BLANK}*|{_BREAK}{_GUTTER}{_BLANK}+)(?:[^\s:=\\]|\\(?![nrt\\]))+"
-    rf"(?={_BLANK}*(?:\\{{0,2}}{_BREAK}|$|[\"',;)\]}}])))+"
-)
-"""The lines a masked value goes on over: indented single words, or any after a backslash continuation."""
-_TOKEN_CHARS = r"[A-Za-z0-9+/_=.-]"
-_WRAPPED = compiled_later(
-    rf"(?:(?<![A-Za-z0-9+/_=.\\-])|(?<=\\[nrt])){_TOKEN_CHARS}{{8,}}"
-    rf"(?:(?:\\{{1,2}})?{_BREAK}{_GUTTER}{_BLANK}*{_TOKEN_CHARS}+(?={_BLANK}*(?:\\{{0,2}}{_BREAK}|$)|[\"',;)\]}}]))+"
-)
-"""A token wrapped over lines (base64 at 64 or 76 columns, a JWT or key split by a terminal or an editor): each
-piece fills its line; `_mask_wrapped` judges the pieces joined."""
-_PYDANTIC_INPUT = compiled_later(r"input_value=.*?(?=, input_type=|$)", re.MULTILINE)
-_URL_USERINFO = compiled_later(r"(?i)(?<![a-z0-9+.-])([a-z0-9+.-]*://)[^\s\"'<>]{0,256}@")
-"""`scheme://user:password@`, whatever precedes the scheme (`xhttps://`, `v2.https://`, `-https://`, `=https://`): the
-match starts where a run of scheme characters does, so each is tried once (linear), and the run is kept."""
-_QUERY_SECRET = compiled_later(
-    r"(?i)([?&;](?:access_token|refresh_token|id_token|token|key|api_?key|code|sig|signature|secret|client_secret"
-    r"|password|auth|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature)=)[^&\s#\"'<>]+"
-)
-_SCHEME_CREDENTIAL = compiled_later(r"(?i)\b(bearer|basic|digest|token)\s+([A-Za-z0-9._~+/-]{3,}=*)")
-_KEY_SHAPES = compiled_later(  # no leading \b, so `re` can skip ahead by first character
-    r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{8,}|whsec_[A-Za-z0-9+/=]{16,}"
-    r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}"
-    r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b|AIza[0-9A-Za-z_-]{30,}|ya29\.[0-9A-Za-z_-]{20,}"
-    r"|xox[abeprs]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}"
-    r"|npm_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{40,}|dckr_pat_[A-Za-z0-9_-]{20,}"
-    r"|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"
-    r"|key-[0-9a-z]{32}\b|(?:SK|AC)[0-9a-f]{32}\b|hvs\.[A-Za-z0-9_-]{20,}|shp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}"
-    r"|dapi[0-9a-f]{32}|glc_[A-Za-z0-9+/=]{20,}|glsa_[A-Za-z0-9_]{20,}|dop_v1_[0-9a-f]{64}"
-    r"|AGE-SECRET-KEY-1[0-9A-Z]{50,}|PMAK-[0-9a-f-]{30,}|lin_api_[A-Za-z0-9]{30,}|NRAK-[A-Z0-9]{20,}"
-    r"|\d{8,10}:AA[0-9A-Za-z_-]{30,}"
-    r"|hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"
-    r"|\{(?:SSHA|SHA|SMD5|MD5|CRYPT|SSHA256|SSHA512|PBKDF2(?:-SHA\d+)?|ARGON2)\}[A-Za-z0-9+/=.$-]{8,}"  # LDAP hashes
-    r"|\$(?:2[abxy]?|5|6|y|apr1|argon2(?:id|i|d)?)\$[A-Za-z0-9./$=,+-]{16,}"  # crypt(3) hashes: crackable offline
-    r"|discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]+"
-)
-_JWT_PART = compiled_later(r"\beyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*){0,2}")
-_LONG_TOKEN = compiled_later(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=.-]{24,}(?![A-Za-z0-9+/_=-])")
-
-
-_WORDY = compiled_later(r"(?:[A-Z]?[a-z]+|\d+)+")
-_SEPARATORS = compiled_later(r"[/+=._-]+")
-
-
-def _random_looking(token: str) -> bool:
-    """A long token that reads as a key rather than an id, a digest, a path or an identifier: it mixes lower
-    case, upper case and digits, and is not made of words (`getUserSettings2024`, `/Users/Ann/App2/data.db`)."""
-    core = token.strip("=.-_")
-    if len(core) < 24 or not (re.search(r"[a-z]", core) and re.search(r"[A-Z]", core) and re.search(r"\d", core)):
-        return False
-    return not all(_WORDY.fullmatch(part) for part in _SEPARATORS.split(core) if part)
 
 
 def _mask_encoded(match: re.Match[str]) -> str:
     """A percent-encoded run (a query value, a form body) is judged decoded: masked whole if it holds a secret."""
     decoded = unquote_plus(match.group(0))
     return "[redacted]" if redact_secrets(decoded) != decoded else match.group(0)
-
-
-def _mask_shape(match: re.Match[str]) -> str:
-    start = match.start()
-    after_a_quoted_break = match.string[start - 2 : start] in ("\\n", "\\r", "\\t")
-    inside_a_word = start > 0 and (match.string[start - 1].isalnum() or match.string[start - 1] == "_")
-    inside_a_word = inside_a_word and not after_a_quoted_break
-    return match.group(0) if inside_a_word else "[redacted token]"
-
-
-def _mask_value(match: re.Match[str]) -> str:
-    if match.group("blank") is not None:
-        return _mask_spaced(match)
-    continued = "\\" if match.group(0).endswith("\\") else ""  # `KEY=abc\` goes on over the next line
-    return f"{match.group('name')}{match.group('sep')}[redacted]{continued}"
-
-
-def _line_around(text: str, start: int, end: int) -> tuple[list[str], list[str]] | None:
-    """The blank-separated words before `start` and after `end` on their line (a quoted `\\n` ends one too, and so
-    does a quote: a string in a repr or JSON is a line of its own), or None when the line runs on for more than
-    200 characters either way (a setting's line is short)."""
-    low = max(0, start - 200)
-    found = [(text.rfind(mark, low, start), mark) for mark in ("\n", "\r", "\\n", "'", '"')]
-    head = max((at + len(mark) - 1 for at, mark in found if at >= 0), default=-1)  # the mark's last character
-    if head < 0 and low > 0:
-        return None
-    high = min(len(text), end + 200)
-    marks = ("\n", "\r", "\\n", "\\r", "'", '"')
-    tails = [found for found in (text.find(mark, end, high) for mark in marks) if found >= 0]
-    if not tails and high < len(text):
-        return None
-    before = text[head + 1 : start] if head >= 0 else text[:start]
-    after = text[end : min(tails) if tails else len(text)]
-    return before.replace("\\t", " ").split(), after.replace("\\t", " ").split()
-
-
-def _mask_spaced(match: re.Match[str]) -> str:
-    """`name value` when it is a setting: the name is a word of its own, the value is not a yes or no, and the line
-    is that setting alone (`password p`), or settings (`machine h login u password p [account a]`), not a sentence
-    (no word next to it ends a clause: "Only HTML is accepted; pass raw true to get the body as it is.")."""
-    text, start = match.string, match.start()
-    escapes = ("\\n", "\\t", "\\r")
-    while start > max(0, match.start() - 60) and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
-        if text[start - 2 : start] in escapes:  # the `n` of a quoted line break is not part of the name
-            break
-        start -= 1
-    alone = start == 0 or text[start - 1].isspace() or text[start - 1] in "'\"" or text[start - 2 : start] in escapes
-    value = match.group("value")
-    if alone and text[start] == "-":  # an option on a command line: `--password p`, `-storepass p`
-        option = (text[start : match.start()] + match.group("name")).lstrip("-")
-        if not _OPTION_NAME.fullmatch(option) or value.startswith("-") or value.lower() in _PROSE_AFTER_OPTION:
-            return match.group(0)  # `--password-stdin registry.example.com`, "see the --password option"
-        return f"{match.group('name')}{match.group('blank')}[redacted]"
-    around = _line_around(text, start, match.end()) if alone and value.lower() not in _PLAIN_SETTINGS else None
-    if around is None:
-        return match.group(0)
-    before, after = around
-    while before and (before[0].endswith(":") or not before[0].strip("|>#+")):  # `Error:`, a traceback's `|`
-        before = before[1:]
-    prose = any(len(word) > 1 and word[-1] in ".,;!?" for word in before[-3:] + after[:3]) or _prose_word(
-        value, before[-2:] + after[:2]
-    )
-    setting = not prose and (
-        (not before and not after)
-        or (len(before) >= 2 and (not after or (len(before) % 2 == 0 and len(after) % 2 == 0)))
-    )
-    return f"{match.group('name')}{match.group('blank')}[redacted]" if setting else match.group(0)
-
-
-def _prose_word(value: str, beside: list[str]) -> bool:
-    """Whether the word after a secret name is prose, not its value: a function word ("credentials of this
-    server"), or a plain word (letters only, in lower case or capitalized: "token metadata.", "credential list")
-    with a function word beside it ("a credential list", "credentials associated with"). A value with a digit, a
-    symbol or mixed case stays a value whatever is around it ("connecting with password p4ss-W0rd")."""
-    word = value.replace("(s)", "").strip('.,;:!?()"')  # "token value(s)."
-    if re.sub(r"'(?:s|re|ll|ve|d)$", "", word).lower() in _FUNCTION_WORDS:  # "the secret that's unique"
-        return True
-    if not (word.isalpha() and word.isascii() and (word.islower() or word.istitle())):
-        return False
-    ends = value.rstrip(")")[-1:] in (".", "!", "?")  # a word that ends a sentence: "session chunk."
-    return ends or any(other.strip(".,;:!?()\"'").lower() in _FUNCTION_WORDS for other in beside)
-
-
-_PLAIN_ARG = r"(?:[^\s'\"\\]|\\(?![nrt]))+"
-_ARG = compiled_later(rf"""'(?:[^'\\\r\n]|\\.)*'|"(?:[^"\\\r\n]|\\.)*"|{_PLAIN_ARG}""")
-"""One argument of a command line as a shell or an argv list writes it: quoted, or up to a blank or a quote."""
-_CREDENTIAL_OPTIONS: dict[str, dict[str, str]] = {
-    # tool: {option: how its value holds the credential}: "value" (all of it; glued to a one-letter option too,
-    # `sshpass -pP`), "glued" (only glued: `mysql -pP`; `mysql -p db` prompts and `db` is a database), "colon",
-    # "percent" or "comma" (after the first `:`, `%` or `,` of `user:password`), "openssl" (`pass:P`, not
-    # `env:VAR` or `file:path`). From each tool's manual page.
-    tool: options
-    for tools, options in (
-        (
-            "mysql mysqldump mysqladmin mysqlimport mysqlcheck mysqlshow mysqlpump mysqlslap mysqlbinlog mariadb"
-            " mariadb-dump mariadb-admin mariadb-import mariadb-check mariadb-show",
-            {"-p": "glued"},
-        ),
-        ("sshpass", {"-p": "value"}),
-        ("redis-cli valkey-cli keydb-cli", {"-a": "value"}),
-        ("mongo mongosh mongodump mongorestore mongoexport mongoimport mongostat mongotop mongofiles", {"-p": "value"}),
-        ("ldapsearch ldapadd ldapmodify ldapdelete ldapmodrdn ldapwhoami ldapcompare ldapexop", {"-w": "value"}),
-        ("ldappasswd", {"-w": "value", "-s": "value", "-a": "value"}),
-        ("sqlcmd bcp osql", {"-P": "value"}),
-        ("smbclient rpcclient smbcacls smbget smbtree", {"-U": "percent", "--user": "percent"}),
-        (
-            "curl",
-            {"-u": "colon", "--user": "colon", "-U": "colon", "--proxy-user": "colon", "--oauth2-bearer": "value"},
-        ),
-        ("wget", {"--user": "colon"}),
-        ("lftp", {"-u": "comma"}),
-        ("zip unzip zipcloak", {"-P": "value"}),
-        ("7z 7za 7zr 7zz rar unrar", {"-p": "glued"}),
-        ("openssl", {"-k": "value", "-pass": "openssl", "-passin": "openssl", "-passout": "openssl"}),
-        ("ssh-keygen", {"-N": "value", "-P": "value"}),
-        ("ipmitool mosquitto_pub mosquitto_sub mosquitto_rr", {"-P": "value"}),
-        ("cqlsh cypher-shell rdesktop ncftp ncftpget ncftpput ncftpls", {"-p": "value"}),
-        (
-            "snmpwalk snmpget snmpgetnext snmpbulkwalk snmpbulkget snmpset snmptable snmptrap snmpinform",
-            {"-A": "value", "-X": "value", "-c": "value"},
-        ),
-        ("docker podman nerdctl buildah skopeo helm oras az", {"-p": "value"}),
-    )
-    for tool in tools.split()
-}
-_AFTER_LOGIN = frozenset(["docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras", "az"])
-"""Tools whose `-p` is a password only in their `login` command (`docker run -p 8080:80` publishes a port)."""
-_COMMAND = compiled_later(
-    r"(?<![\w.-])(?:[\w.~-]*/)*(?P<tool>"
-    + "|".join(sorted(map(re.escape, _CREDENTIAL_OPTIONS), key=len, reverse=True))
-    + r")(?:\.exe)?(?![\w.-])['\"]?(?P<args>(?:[^\r\n\\]|\\(?![nr])){0,1000})"
-)
-"""A command line of a tool that takes a credential in an option, to the end of its line (past the quote that
-closes the tool's name in an argv shown as a list)."""
-
-
-def _unquoted(argument: str) -> tuple[str, str, str]:
-    if len(argument) >= 2 and argument[0] in "'\"" and argument[-1] == argument[0]:
-        return argument[0], argument[1:-1], argument[0]
-    return "", argument, ""
-
-
-def _masked_credential(value: str, how: str) -> str | None:
-    """`value` with its credential masked (None: it holds none)."""
-    if how in ("colon", "percent", "comma"):
-        mark = {"colon": ":", "percent": "%", "comma": ","}[how]
-        user, found, secret = value.partition(mark)
-        return f"{user}{mark}[redacted]" if found and secret else None
-    if how == "openssl":
-        return "pass:[redacted]" if value.startswith("pass:") else None
-    return "[redacted]" if value else None
-
-
-def _mask_command(match: re.Match[str]) -> str:
-    """The values of a command line's credential options masked (`sshpass -p P`, `mysql -pP`, `curl -u u:P`,
-    `redis-cli -a P`, and the same in an argv shown as a list); a tool named later on the line (after a pipe, or
-    run by the first: `sshpass -p P ssh`) brings its own options."""
-    args, tool = match.group("args"), match.group("tool")
-    options, login = _CREDENTIAL_OPTIONS[tool], tool not in _AFTER_LOGIN
-    out: list[str] = []
-    last, pending = 0, ""
-    for found in _ARG.finditer(args):
-        opening, argument, closing = _unquoted(found.group(0))
-        if not opening and not argument.strip("[](),"):
-            continue  # the punctuation of an argv shown as a list
-        if pending:
-            masked = _masked_credential(argument, pending) if not argument.startswith("-") else None
-            if masked is not None:
-                out.append(f"{args[last : found.start()]}{opening}{masked}{closing}")
-                last = found.end()
-            pending = ""
-            continue
-        if argument in _CREDENTIAL_OPTIONS:
-            options, login = _CREDENTIAL_OPTIONS[argument], argument not in _AFTER_LOGIN
-        elif argument == "login":
-            login = True
-        name, equals, glued = argument.partition("=")
-        if login and equals and name.startswith("--") and name in options:
-            masked = _masked_credential(glued, options[name])
-            if masked is not None:
-                out.append(f"{args[last : found.start()]}{opening}{name}={masked}{closing}")
-                last = found.end()
-        elif login and argument in options:
-            if options[argument] != "glued":
-                pending = options[argument]
-            elif args[found.end() : found.end() + 1] in ("'", '"'):
-                pending = "value"  # `-p'P'`: the quoted password glued to the option
-        elif login and argument[:2] in options and argument[1] != "-" and len(argument) > 2:
-            masked = _masked_credential(argument[2:], options[argument[:2]])
-            if masked is not None:
-                out.append(f"{args[last : found.start()]}{opening}{argument[:2]}{masked}{closing}")
-                last = found.end()
-    return (
-        match.group(0)
-        if not out
-        else f"{match.group(0)[: match.start('args') - match.start()]}{''.join(out)}{args[last:]}"
-    )
-
-
-_LOGIN_PAIR = compiled_later(r"(?i)(?<![\w-])(login=[^\s:,\"']{1,64}:)[^\s,\"']+")
-"""Squid's `cache_peer ... login=user:password`."""
-_PAIR_LINE = compiled_later(
-    r"(?m)(?:^|(?<=\\n))[ \t]*(?P<head>(?:\[[^\]\s]{1,253}\](?::\d{1,5})?|[\w.-]{1,253}(?::\d{1,5})?)[ \t]+)?"
-    r"(?P<user>[\w.+@-]{1,64}):(?P<secret>[^\s:\\\"']{8,128})(?=[ \t]*(?:\r?$|\\n))"
-)
-"""A line that is a `user:password` pair, alone (rsyncd's secrets file) or after its destination (Postfix's
-sasl_passwd: `[smtp.example.org]:587 user:password`); `_mask_pair` judges the password by its look."""
-
-
-def _password_like(value: str) -> bool:
-    """Three of: lower case, upper case, digits, symbols (not `.`, `-`, `_`, `/`, which names and versions use); and
-    not made of words and numbers (`Release-2024.10`, `Content1`)."""
-    classes = (
-        any(c.islower() for c in value),
-        any(c.isupper() for c in value),
-        any(c.isdigit() for c in value),
-        any(not c.isalnum() and c not in "._-/" for c in value),
-    )
-    wordy = all(_WORDY.fullmatch(part) for part in _SEPARATORS.split(value) if part)
-    return sum(classes) >= 3 and not wordy
-
-
-def _mask_pair(match: re.Match[str]) -> str:
-    if not _password_like(match.group("secret")):
-        return match.group(0)
-    return f"{match.string[match.start() : match.start('secret')]}[redacted]"
-
-
-_PSK = compiled_later(
-    r"""(?i)(?:(?<![\w-])((?:[\w-]*[_-])?psk|pre[_-]?shared[_-]?key)(["']?[ \t]*[:=][ \t]*)"""
-    r"""|(:[ \t]*(?-i:PSK|XAUTH|EAP|NTLM)[ \t]+))"""
-    r"""(?P<value>"(?:[^"\\\r\n]|\\.)*"|'[^'\r\n]*'|[^\s"',;}]+)"""
-)
-"""A pre-shared key: `psk="P"` (wpa_supplicant), `wpa_psk=P` (hostapd), `: PSK "P"` (ipsec.secrets). Only with
-`=` or `:`: "WPA2-PSK mode" is prose."""
-
-
-def _mask_psk(match: re.Match[str]) -> str:
-    value = match.group("value")
-    if value.lower() in _PLAIN_SETTINGS or value.lower() in ("enabled", "disabled"):
-        return match.group(0)
-    if match.group(3) is not None and value[0] not in "'\"" and not value.startswith(("0s", "0x")):
-        return match.group(0)  # ipsec.secrets quotes a secret or writes it `0s` base64, `0x` hex: "Error: EAP failure"
-    opening, _, closing = _unquoted(value)
-    return f"{match.string[match.start() : match.start('value')]}{opening}[redacted]{closing}"
-
-
-_DIRECTIVE_ARGUMENT = compiled_later(
-    r"""(?im)^([ \t]*(?:SQLConnectInfo[ \t]+\S+[ \t]+\S+|LDAPBindDN[ \t]+(?:"[^"\r\n]*"|\S+))[ \t]+)"""
-    r"""("[^"\r\n]*"|\S+)"""
-)
-"""A directive whose argument in one place is a password: ProFTPD's `SQLConnectInfo db@host user password` and
-`LDAPBindDN "dn" password`."""
-_COLUMNS = compiled_later(
-    r"(?im)^[ \t]*#[ \t]*(?P<names>(?:[\w-]++[ \t]++){0,6}(?:secret|password|passwd|psk)(?:[ \t]++[\w-]++){0,6})"
-    r"[ \t]*\r?\n(?P<rows>(?:[ \t]*[^\s#][^\r\n]{0,400}(?:\r?\n|$))+)"
-)
-"""A table under a comment naming its columns, one of them a secret: pppd's chap-secrets and pap-secrets
-(`# client<tab>server<tab>secret<tab>IP addresses`, then `"alice" * "P" *`). The columns are set apart by tabs or
-two blanks or more; a comment that is a sentence ("# change the password yearly") names none."""
-_COLUMN_NAMES = frozenset({"secret", "password", "passwd", "psk"})
-_CELL = compiled_later(r"\"[^\"\r\n]*\"|\S+")
-
-
-def _mask_column(match: re.Match[str]) -> str:
-    names = re.split(r"\t|  ", match.group("names").lower().strip())
-    columns = [i for i, name in enumerate(n for n in names if n.strip()) if name.strip() in _COLUMN_NAMES]
-    if not columns:
-        return match.group(0)
-    column = columns[0]
-    rows = []
-    for row in match.group("rows").splitlines(keepends=True):
-        cells = list(_CELL.finditer(row))
-        if len(cells) > column:
-            cell = cells[column]
-            opening, _, closing = _unquoted(cell.group(0))
-            row = f"{row[: cell.start()]}{opening}[redacted]{closing}{row[cell.end() :]}"
-        rows.append(row)
-    return match.group(0)[: match.start("rows") - match.start()] + "".join(rows)
-
-
-def _line_start(text: str, index: int) -> int:
-    """Where the line holding `index` starts (after a real or a quoted line break), looking back 120 characters."""
-    low = max(0, index - 120)
-    return max(low, text.rfind("\n", low, index) + 1, text.rfind("\\n", low, index) + 2)
-
-
-_JOINS = compiled_later(rf"(?:\\{{1,2}})?{_BREAK}{_GUTTER}{_BLANK}*")
-
-
-def _token_shaped(token: str) -> bool:
-    """Whether a token is a credential by its shape alone: a known key's, a JWT's, or long and random-looking."""
-    return (
-        any(_mask_shape(found) != found.group(0) for found in _KEY_SHAPES.finditer(token))
-        or _JWT_PART.search(token) is not None
-        or any(_random_looking(found.group(0)) for found in _LONG_TOKEN.finditer(token))
-    )
 
 
 def _mask_wrapped(match: re.Match[str]) -> str:
@@ -518,139 +91,6 @@ def _mask_wrapped(match: re.Match[str]) -> str:
     if not before.strip(" \t\r") and head > 0:
         before = text[_line_start(text, head - 1) : head].rstrip("\\\r\n")
     return run if redact_secrets(f"{before}probe").endswith("probe") else "[redacted]"
-
-
-def _mask_long(match: re.Match[str]) -> str:
-    return "[redacted token]" if _random_looking(match.group(0)) else match.group(0)
-
-
-def _mask_scheme(match: re.Match[str]) -> str:
-    credential = match.group(2)
-    word = credential.rstrip(".")  # the end of a sentence: "Authentication token metadata."
-    plain_word = word.isalpha() and not re.search(r"[a-z][A-Z]", word)
-    return match.group(0) if plain_word else f"{match.group(1)} [redacted]"
-
-
-_STRUCTURE_OPENS = compiled_later(
-    r"[:=]>?[ \t]*(?P<value>[\[{(]|b[\"']|[A-Za-z_][\w.]{0,60}\("
-    r"|(?P<scalar>[+-]?\d[\w.+-]{0,60}|True|False|None|true|false|null)(?=[ \t]*(?:[,;)\]}\r\n]|$)))"
-)
-"""A name's separator (`:`, `=`, `=>`) and a structured value after it: a mapping, a list, a tuple, a call
-(`SecretStr('...')`) or bytes (`b'...'`), as a Python repr, JSON or keyword arguments print them; or a value that is
-not a string (a number, `True`, `None`) followed by what ends an item (`,`, a bracket, the line's end), masked to its
-end exactly: the name rule would take an unquoted value on to the next quote, over the items after it."""
-_PAIR_OPENS = compiled_later(
-    r"""(?P<open>[(\[])[ \t]*(?P<quote>['"])(?P<name>[A-Za-z_][\w.-]{0,80})(?P=quote)[ \t]*,[ \t]*(?P<value>)"""
-)
-"""A mapping given as pairs: `('password', 'p')` in `OrderedDict([...])`, `dict([...])`, a list of tuples, or JSON's
-`[["token", "t"]]` (a list's item: a `[` after `[` or `,`)."""
-_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-
-
-def _mask_structures(text: str) -> str:
-    """Each structured value under a secret name masked whole, at any depth, in any quoting: `'password': {'old':
-    'a', 'new': 'b'}`, `"api_key": ["a", "b"]`, `'password': b'p'`, `secret=SecretStr('p')`. The name rule masks a
-    value to its first closing quote, which would leave the rest of a structure (its other items) in the open. The
-    value becomes `'[redacted]'`, which the name rule then reads as a masked value."""
-    out: list[str] = []
-    last = 0
-    for opening in _STRUCTURE_OPENS.finditer(text):
-        value = opening.start("value")
-        if value < last or not secret_named(_name_before(text, opening.start())):
-            continue
-        out.append(f"{text[last:value]}'[redacted]'")
-        last = opening.end("scalar") if opening.group("scalar") else _structure_end(text, value)
-    return "".join(out) + text[last:] if out else text
-
-
-def _mask_pairs(text: str) -> str:
-    """The value of each pair whose first item is a secret name masked whole, whatever it is (a string, a number, a
-    structure): `OrderedDict([('password', '[redacted]'), ('user', 'ann')])`; the pair's closing bracket and the
-    pairs beside it stay. A pair the line ends in (cut short) is masked to the line's end."""
-    out: list[str] = []
-    last = 0
-    for pair in _PAIR_OPENS.finditer(text):
-        start = pair.start("open")
-        if start < last or not secret_named(pair.group("name")):
-            continue
-        if pair.group("open") == "[":
-            before = text[:start].rstrip(" \t")
-            if not before.endswith(("[", ",")):
-                continue  # a list of names (`["password", "email"]`), not a list of pairs
-        elif start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_."):
-            continue  # a call's arguments (`open('PWNED', 'w')`), not a tuple
-        end = _structure_end(text, start)
-        closed = end > pair.end() and text[end - 1] in ")]"
-        out.append(f"{text[last : pair.start('value')]}'[redacted]'")
-        last = end - 1 if closed else end
-    return "".join(out) + text[last:] if out else text
-
-
-def _name_before(text: str, separator: int) -> str:
-    """The field name that ends where its separator starts (blanks and its quotes aside), or `""` when none does:
-    `password` in `'password': `, `"api_key" : `, `secret=`."""
-    end = separator
-    while end > 0 and text[end - 1] in " \t":
-        end -= 1
-    quote = text[end - 1] if end > 0 and text[end - 1] in "'\"" else ""
-    end -= len(quote)
-    start, farthest = end, max(0, end - 81)
-    while start > farthest and text[start - 1] in _NAME_CHARACTERS:
-        start -= 1
-    if start == end or not (text[start].isalpha() or text[start] == "_"):
-        return ""
-    if quote and (start == 0 or text[start - 1] != quote):
-        return ""
-    return text[start:end]
-
-
-_VALUE_CLOSERS = frozenset(",:;)]}\r\n")
-
-
-def _structure_end(text: str, start: int) -> int:
-    """Where the structure at `start` ends: after the bracket that closes its first, or the quote that closes its
-    bytes; strings inside are skipped whole. A structure the line ends in (cut short, or unbalanced) is masked to the
-    line's end: too much rather than too little. One pass over what it masks."""
-    depth = 0
-    index, size = start, len(text)
-    while index < size:
-        char = text[index]
-        if char in "'\"":
-            index = _string_end(text, index)
-            if depth == 0:
-                return index
-            continue
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth <= 0:
-                return index + 1
-        elif char in "\r\n":
-            return index
-        index += 1
-    return size
-
-
-def _string_end(text: str, start: int) -> int:
-    """Where the string whose quote is at `start` ends: after the same quote followed by what follows a value (`,`,
-    `:`, a bracket, the line's end), as `_CLOSES_D` reads it; a quote followed by anything else was escaped inside."""
-    quote, index, size = text[start], start + 1, len(text)
-    while index < size:
-        char = text[index]
-        if char == "\\":
-            index += 2
-            continue
-        if char in "\r\n":
-            return index
-        if char == quote:
-            after = index + 1
-            while after < size and text[after] in " \t":
-                after += 1
-            if after == size or text[after] in _VALUE_CLOSERS:
-                return index + 1
-        index += 1
-    return size
 
 
 class _WholeText:
@@ -824,11 +264,6 @@ def quoted(value: str, limit: int = 80) -> str:
     direction-changing character escaped as Python writes it (`\\x1b`, `\\u202e`): one value on one line."""
     masked = redact_secrets(value)
     return repr(masked[:limit]) + ("..." if len(masked) > limit else "")
-
-
-def secret_named(name: str) -> bool:
-    """Whether a field called `name` holds a secret, so its whole value is masked wherever it is shown."""
-    return bool(_SECRET_IN_NAME.search(name))
 
 
 def scrub(text: str) -> str:

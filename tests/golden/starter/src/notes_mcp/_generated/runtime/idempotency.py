@@ -30,7 +30,7 @@ from pydantic import BaseModel
 from . import telemetry
 from .asks import Refused
 from .classes import UNKNOWN_OUTCOME, AfterUnknown, FailureClass, grace_for
-from .contracts import Services, Store, ToolDefinition
+from .contracts import Services, ToolDefinition
 from .results import (
     ENVELOPE_KEY,
     ErrorReply,
@@ -40,6 +40,7 @@ from .results import (
     new_reference,
     store_unavailable,
 )
+from .store_contracts import Store
 from .wording import outcome_unknown_text, seconds
 
 logger = logging.getLogger("failwell")

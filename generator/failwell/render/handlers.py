@@ -46,7 +46,8 @@ def misfits(project_dir: Path, project: Project) -> list[str]:
 
 
 MOVED: dict[str, str] = {
-    **dict.fromkeys(("ToolContext", "ToolFailure", "ToolDefinition", "Handler", "Store", "Begin"), "contracts"),
+    **dict.fromkeys(("ToolContext", "ToolFailure", "ToolDefinition", "Handler", "Store"), "contracts"),
+    "Begin": "store_contracts",
     **dict.fromkeys(("Batch", "RateLimit", "UpstreamBinder"), "contracts"),
     **dict.fromkeys(("FailureClass", "Effect", "Changed", "CLASSES", "DEFAULT_MESSAGES"), "classes"),
     **dict.fromkeys(("compose", "display", "seconds"), "wording"),

@@ -11,12 +11,13 @@ with the SQLite store, an absolute store path: `FAILWELL_SQLITE_PATH`, by defaul
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from ..render.locate import find_project
 from ..render.model import SPEC_FILE, Project, Setting
 from ..render.pipeline import load_project, read_spec
 from ..spec import fields as f
+from ..spec import schemas
 from ..spec.messages import runtime
 
 STORE_ENV = "FAILWELL_SQLITE_PATH"
@@ -113,7 +115,8 @@ def launch(
                 )
             env[setting.env] = value
         elif setting.required:
-            how = f"--arg {setting.flag}=VALUE or " if not setting.secret else ""
+            how = f"--arg {setting.flag}=VALUE or " if setting.flag else "--arg VALUE or " if setting.positional else ""
+            how = how if not setting.secret else ""
             missing.append(f"setting {setting.name} ({how}--env {setting.env}=VALUE: {setting.accepts})")
     if missing:
         raise FailwellError(
@@ -147,6 +150,16 @@ def setting_refusal(setting: Setting, text: str) -> str | None:
     generated `Settings` model converts a flag's, then checked against the setting's field."""
     value: Any = text
     kind = f.json_type(setting.field)
+    if kind == "array" and isinstance(setting.field.get("items"), dict):  # one item of a repeated flag
+        item = replace(setting, field=setting.field["items"], accepts=setting.accepts)
+        return setting_refusal(item, text)
+    if schemas.is_schema(setting.field):  # a JSON setting: its text decoded, then checked by its schema
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return f"it is not JSON; it takes {setting.accepts}"
+        reason = f.fits(value, setting.field)
+        return f"it takes {setting.accepts} ({reason})" if reason else None
     try:
         if kind == "integer":
             value = int(text)
@@ -164,10 +177,14 @@ def setting_refusal(setting: Setting, text: str) -> str | None:
 def _setting_flags(model: Project, args: Sequence[str]) -> set[str]:
     """The settings `args` give as flags (`--flag=VALUE`, `--flag VALUE`, a boolean's lone `--flag`); a
     FailwellError for a flag no setting has, and for a secret one (a client shows its args, and logs them)."""
-    by_flag = {setting.flag: setting for setting in model.settings}
-    found = set()
+    by_flag = {setting.flag: setting for setting in model.settings if setting.flag}
+    places = sorted((s for s in model.settings if s.positional), key=lambda s: (s.positional < 0, s.positional))
+    found: set[str] = set()
+    values = set()  # the indexes of the args that are a flag's value
     for index, arg in enumerate(args):
         if not arg.startswith("-"):
+            if index not in values:
+                _positional(places, arg, found)
             continue
         flag = arg.partition("=")[0]
         setting = by_flag.get(flag)
@@ -179,13 +196,37 @@ def _setting_flags(model: Project, args: Sequence[str]) -> set[str]:
                 f"--arg {flag}: {setting.name} is a secret setting, and a client shows its args; pass it as "
                 f"--env {setting.env}=VALUE (or set {setting.env} in this shell)"
             )
+        if setting.inverted:
+            if "=" in arg:
+                raise FailwellError(f"--arg {arg}: {flag} stands alone (it sets {setting.name} false)")
+            found.add(setting.name)
+            continue
         given = arg.partition("=")[2] if "=" in arg else (args[index + 1] if index + 1 < len(args) else "")
+        if "=" not in arg and not setting.boolean:
+            values.add(index + 1)
         if "=" in arg or not setting.boolean:
             refusal = setting_refusal(setting, given)
             if refusal:
                 raise FailwellError(f"--arg {arg}: the server would refuse it: {refusal}")
         found.add(setting.name)
     return found
+
+
+def _positional(places: list[Setting], arg: str, found: set[str]) -> None:
+    """`arg`, an argument that is no flag's value, given to the next positional setting (the `rest` one takes every
+    remaining argument); a FailwellError when no setting takes it or the server would refuse it."""
+    setting = next((s for s in places if s.name not in found or s.positional < 0), None)
+    if setting is None:
+        raise FailwellError(f"--arg {arg}: the server takes no more arguments (see its --help)")
+    if setting.secret:
+        raise FailwellError(
+            f"--arg <the argument {setting.name}, not shown>: {setting.name} is a secret setting, and a client shows "
+            f"its args; pass it as --env {setting.env}=VALUE (or set {setting.env} in this shell)"
+        )
+    refusal = setting_refusal(setting, arg)
+    if refusal:
+        raise FailwellError(f"--arg {arg}: the server would refuse it as {setting.name}: {refusal}")
+    found.add(setting.name)
 
 
 def merged_flags(recorded: Sequence[str], given: Sequence[str]) -> list[str]:

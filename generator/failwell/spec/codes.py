@@ -218,7 +218,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "FW190": (
         "error",
         "a setting's flag or environment variable that another setting or the server itself already takes "
-        "(`--http`, `--port`, `--help`, `MCP_PORT`, `LOG_LEVEL`, an upstream's variable)",
+        "(`--http`, `--port`, `--help`, `MCP_PORT`, `LOG_LEVEL`, an upstream's variable; a setting may take "
+        "`--http`, `--host`, `--port` or `--path` once `server.transport_flags` spells the server's own otherwise)",
     ),
     "FW191": ("error", "`{settings.<name>}` in a description names a setting `server.settings` does not declare"),
     "FW192": (
@@ -229,6 +230,13 @@ CODES: dict[str, tuple[Severity, str]] = {
     "FW193": (
         "error",
         "a setting that cannot be built: `required` with a `default`, or a name pydantic reserves (`model_...`)",
+    ),
+    "FW194": (
+        "error",
+        "a setting's kind that cannot be taken from a command line: `type: json` without `schema`, `type: array` "
+        "without `items`, `flag_value` off a boolean, positions with a gap or taken twice, `positional: rest` not an "
+        "array or twice, `conflicts` naming an undeclared or required setting, a "
+        "`transport_flags` spelling that is not a flag",
     ),
     "FW201": (
         "warning",

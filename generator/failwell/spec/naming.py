@@ -204,8 +204,12 @@ def reserved_package_name(name: str) -> str | None:
 
 
 def setting_flag(name: str, spec: dict[str, Any]) -> str:
-    """A setting's flag: its `flag`, else `--<name-with-dashes>`."""
-    return str(spec.get("flag") or "--" + name.replace("_", "-"))
+    """A setting's flag: its `flag`, else `--<name-with-dashes>` (`--no-<name-with-dashes>` for an inverted boolean,
+    `flag_value: false`); a positional setting has one only when its `flag` is written (empty otherwise)."""
+    if "positional" in spec and not spec.get("flag"):
+        return ""
+    dashed = name.replace("_", "-")
+    return str(spec.get("flag") or ("--no-" + dashed if spec.get("flag_value") is False else "--" + dashed))
 
 
 def setting_env(server: str, name: str, spec: dict[str, Any]) -> str:

@@ -284,7 +284,8 @@ def _literal_value(value: Any) -> bool:
 def lint_field(doc: Any, path: tuple[str | int, ...], spec: dict[str, Any]) -> list[Any]:
     """The diagnostics of a `schema:` field at `path` (`doc` is lint's document: `diagnostic(path, code, message)`):
     where it may be, the keys beside it, the schema itself, and its example and default."""
-    if not (len(path) >= 4 and path[0] == "tools" and path[2] in ("input", "output")):
+    setting = len(path) == 3 and path[:2] == ("server", "settings")  # a `type: json` setting's schema
+    if not (setting or (len(path) >= 4 and path[0] == "tools" and path[2] in ("input", "output"))):
         message = "`schema` is for a tool's input and output fields; say this field with `type` and its keys"
         return [doc.diagnostic((*path, "schema"), "FW163", message, key=True)]
     out = []

@@ -18,7 +18,7 @@ from ...pyliteral import (
     toml_string,
 )
 from ...spec import fields as f
-from ...spec import messages
+from ...spec import messages, setting_kinds
 from ...spec.failures import (
     scope_template,
     with_idempotency_key,
@@ -29,7 +29,7 @@ from .asks import _before_task_answers_line
 from .common import _rate_limit, context_type
 from .dependencies import Dependency, Upstream, _dependency, _upstream
 from .readers import Reader, _reader
-from .settings import Setting, Variable, _environment, _settings
+from .settings import Setting, Variable, _environment, _settings, _transport_flags
 from .tools import Tool, _tool
 
 
@@ -85,6 +85,14 @@ class Project:
     settings_apart: tuple[str, ...] = ()
     """The lines of `settings_in`'s `update={...}`: each path-like setting under a test's folder, each URL on
     127.0.0.1 port 9 (nothing listens), so starter tests touch nothing outside their `tmp_path`."""
+    settings_uses_any: bool = False
+    """Whether a setting's type says `Any` (a JSON setting's schema without a Python type for all of it)."""
+    settings_rest: bool = False
+    """Whether a setting takes the remaining arguments (`positional: rest`: the settings module imports `REST`)."""
+    settings_conflicts: str = ""
+    """The spec's `conflicts` as the `Declared(...)`'s tuple of tuples (empty without them)."""
+    transport_flags_line: str = ""
+    """`TRANSPORT_FLAGS = {...}`: the spec's `server.transport_flags`, each key's spellings (empty without them)."""
     """With the SQLite store, the spec's `server.sqlite_path` (absolute, or relative to the project's `.failwell/`)."""
     tasks: bool = False
     """Whether a tool runs as a task (the spec's `task:`): the generated tests then poll it as a client would."""
@@ -165,7 +173,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         _reader("prompt", n, spec, timeout, defaults)
         for n, spec in sorted((data.get("prompts") or {}).items(), key=lambda item: import_order(python_name(item[0])))
     )
-    settings = bool(server.get("settings"))
+    settings = bool(setting_kinds.declared(server.get("settings")))
     tools = tuple(
         replace(t, context_type=context_type(bool(t.upstreams), bool(t.uses), settings, bool(t.asking.asks)))
         for t in tools
@@ -224,6 +232,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         dependencies=tuple(_dependency(n, d) for n, d in sorted((data.get("dependencies") or {}).items())),
         dependencies_not_opened=inline({n: "not_opened" for n in sorted(data.get("dependencies") or {})}),
         **_settings(name, server.get("settings") or {}),
+        **_transport_flags(server),
     )
 
 

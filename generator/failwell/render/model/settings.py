@@ -20,6 +20,7 @@ from ...pyliteral import (
     string,
 )
 from ...spec import fields as f
+from ...spec import setting_kinds
 from ...spec.naming import DEFAULT_TOKENS_ENV, setting_env, setting_flag
 
 REDIS_URL_EXAMPLE = "redis://127.0.0.1:6379/0"
@@ -64,6 +65,14 @@ class Setting:
     """The `Setting(...)` expression of the generated settings module, laid out as `ruff format` does."""
     field: dict[str, Any] = dataclasses.field(default_factory=dict)
     """Its type and constraints as a field's, which `failwell install` checks a value against."""
+    given: str = ""
+    """Where the README's table says it is given: its flag, or its place among the arguments."""
+    words: tuple[str, ...] = ()
+    """Its example on a command line: its flag and the example, or the example alone for a positional one."""
+    positional: int = 0
+    """Its place among the arguments (-1: the remaining ones; 0: none), as `failwell install` reads `--arg`s."""
+    inverted: bool = False
+    """`flag_value: false`: its flag stands alone and sets it false."""
 
 
 def _setting_value_text(value: Any) -> str:
@@ -74,6 +83,8 @@ def _setting_value_text(value: Any) -> str:
 
 def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
     """The Project fields of `server.settings` (none without it, so other projects render as before)."""
+    conflicts = setting_kinds.conflicts(specs)
+    specs = setting_kinds.declared(specs)
     if not specs:
         return {}
     found = []
@@ -81,11 +92,11 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
     example: dict[str, Any] = {}
     for name, spec in specs.items():
         required = bool(spec.get("required", False))
-        field_spec = {k: v for k, v in spec.items() if k not in ("flag", "env", "secret", "required")}
+        field_spec = setting_kinds.field(spec)
         fields[name] = {**field_spec, "required": required}
         flag, env = setting_flag(name, spec), setting_env(server, name, spec)
-        accepts = f.accepts(field_spec, with_example=not spec.get("secret"))
-        boolean = f.json_type(spec) == "boolean" and "enum" not in spec
+        accepts = f.accepts(field_spec, with_example=not spec.get("secret")) + setting_kinds.accepts_note(spec)
+        boolean = f.json_type(spec) == "boolean" and "enum" not in spec and spec.get("flag_value") is not False
         value = f.make_example(field_spec)
         if required:
             example[name] = value
@@ -95,6 +106,7 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
         arguments += ["boolean=True"] if boolean else []
         described = " ".join(str(spec.get("description", "")).split())
         arguments += [f"description={string(described)}"] if described else []
+        arguments += setting_kinds.runtime_arguments(spec)
         declaration = "\n".join(call_lines(("Setting", arguments), 8, ","))
         found.append(
             Setting(
@@ -109,6 +121,10 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
                 example=_setting_value_text(value),
                 declaration=declaration,
                 field=field_spec,
+                given=setting_kinds.given(flag, spec, name),
+                words=(flag, _setting_value_text(value)) if flag else (_setting_value_text(value),),
+                positional=setting_kinds.positional(spec),
+                inverted=spec.get("flag_value") is False,
             )
         )
     models = tuple(f.models("Settings", fields))
@@ -120,7 +136,18 @@ def _settings(server: str, specs: dict[str, Any]) -> dict[str, Any]:
         "settings_uses_literal": "Literal[" in annotations,
         "settings_example": _settings_example(example),
         "settings_apart": tuple(_apart_lines(specs, example)),
+        "settings_rest": any(setting_kinds.positional(spec) == -1 for spec in specs.values()),
+        "settings_conflicts": setting_kinds.conflicts_code(conflicts),
+        "settings_uses_any": re.search(r"\bAny\b", annotations) is not None,
     }
+
+
+def _transport_flags(server: dict[str, Any]) -> dict[str, Any]:
+    """`transport_flags_line`: the `TRANSPORT_FLAGS = {...}` of the generated server (empty without them)."""
+    spelled = setting_kinds.spellings(server)
+    line = f"TRANSPORT_FLAGS = {inline(spelled)}"
+    line = line if len(line) <= LINE_LENGTH else f"TRANSPORT_FLAGS = {literal(spelled, 0)}"
+    return {"transport_flags_line": line if spelled else ""}
 
 
 def _settings_example(example: dict[str, Any]) -> str:
@@ -193,7 +220,7 @@ def _environment(data: dict[str, Any], store: str, name: str) -> tuple[Variable,
         )
         for upstream, spec in sorted((data.get("upstreams") or {}).items())
     ]
-    for setting, spec in (server.get("settings") or {}).items():
+    for setting, spec in setting_kinds.declared(server.get("settings")).items():
         flag, env = setting_flag(setting, spec), setting_env(name, setting, spec)
         what = " ".join(str(spec.get("description", "")).split()) or f"the `{setting}` setting"
         shown = markdown_text(what) if spec.get("description") else f"the {markdown_code(setting, table=True)} setting"

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from ...errors import Diagnostic
-from .. import messages
+from .. import messages, setting_kinds
 from ..naming import (
     DEFAULT_TOKENS_ENV,
     setting_env,
@@ -32,8 +32,7 @@ _SETTING_PLACEHOLDER = re.compile(r"\{settings\.([^{}]*)\}")
 def _settings(doc: _Linted, out: list[Diagnostic], server: dict[str, Any], upstreams: dict[str, Any]) -> None:
     """`server.settings`: each one's constraints as a field's, flags and variables taken once, and every
     `{settings.<name>}` of a description naming a declared setting that is not a secret."""
-    specs = server.get("settings") if isinstance(server.get("settings"), dict) else {}
-    assert isinstance(specs, dict)
+    specs = setting_kinds.declared(server.get("settings"))
     name = str(server["name"]) if isinstance(server.get("name"), str) else "server"
     taken: dict[str, str] = {flag: "the server itself" for flag in SERVER_FLAGS}
     taken.update((env, "the server itself") for env in SERVER_ENV)
@@ -54,16 +53,28 @@ def _settings(doc: _Linted, out: list[Diagnostic], server: dict[str, Any], upstr
         if spec.get("required") is True and "default" in spec:
             message = f"setting `{setting}` is required and has a default, so it is never missing; drop one of them"
             out.append(doc.diagnostic((*path, "required"), "FW193", message))
+        respelled = setting_kinds.spellings(server)
         for key, value in (("flag", setting_flag(setting, spec)), ("env", setting_env(name, setting, spec))):
+            own = value.removeprefix("--") if value in setting_kinds.OWN_FLAGS else ""
+            if not value or (own and respelled.get(own)):
+                continue  # a positional setting without a flag; failwell's own flag spelled as the original's
             if value in taken:
                 message = (
                     f"setting `{setting}` is read from {value}, which {taken[value]} already takes; "
                     f"give it another `{key}`"
                 )
+                if own:
+                    spelled = "--transport sse" if own == "http" else f"--sse-{own}"
+                    message += (
+                        f", or spell the server's own {value} as the original server does with "
+                        f"`server.transport_flags` ({own}: {spelled}, say)"
+                    )
                 out.append(doc.diagnostic((*path, key) if key in spec else path, "FW190", message, key=key not in spec))
             else:
                 taken[value] = f"setting `{setting}`"
-        _field(doc, out, path, {k: v for k, v in spec.items() if k not in ("flag", "env", "secret")})
+        if spec.get("type") != "json" or isinstance(spec.get("schema"), dict):  # else FW194 says what is missing
+            _field(doc, out, path, {**setting_kinds.field(spec), **{k: v for k, v in spec.items() if k == "required"}})
+    out.extend(setting_kinds.lint(doc, server, taken))
     for kind in ("tools", "resources", "prompts"):
         parts = doc.data.get(kind) if isinstance(doc.data.get(kind), dict) else {}
         assert isinstance(parts, dict)

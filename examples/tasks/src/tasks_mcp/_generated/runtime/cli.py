@@ -9,13 +9,14 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 import anyio
 from mcp.server.auth.provider import TokenVerifier
 
-from .config import ConfigurationError, count_env, port_env
+from . import setting_kinds as kinds
+from .config import ConfigurationError, count_env
 from .logs import configure_logging
 from .scrub import Scrubbed, quoted, remember_secret
 from .server import FailwellServer
@@ -36,24 +37,28 @@ def serve(
     verifier: Callable[[], TokenVerifier] | None = None,
     authorization_servers: Sequence[str] = (),
     settings: Declared | None = None,
+    transport_flags: Mapping[str, Sequence[str]] | None = None,
 ) -> None:
     """Serve over stdio, or streamable HTTP with `--http` (behind bearer tokens when there is a `verifier`,
     for which `authorization_servers`, the OAuth issuers, may issue them). Everything the server needs is
     checked first: a missing or malformed setting, or an unknown flag, stops it with one line on stderr and
-    exit status 2. The spec's `settings` are read from their flags and variables and given to `build_server`."""
+    exit status 2. The spec's `settings` are read from their flags and variables and given to `build_server`;
+    `transport_flags` (the spec's `server.transport_flags`) are the original server's spellings of `--http`,
+    `--host`, `--port` and `--path`."""
     try:
         configure_logging(os.environ.get("LOG_LEVEL", "INFO"))
         declared = settings.settings if settings is not None else ()
         for setting in declared:  # masked in every refusal from here on, a stray argument's too
             if setting.secret and setting.env and os.environ.get(setting.env, "").strip():
                 remember_secret(os.environ[setting.env].strip())
-        args = parser(bool(authorization_servers), declared).read(sys.argv[1:] if argv is None else argv)
+        line = parser(bool(authorization_servers), declared, transport_flags or {})
+        args = line.read(sys.argv[1:] if argv is None else argv)
         if settings is not None:
             server = build_server(settings=read_settings(settings, flag_values(declared, vars(args)), os.environ))
         else:
             server = build_server()
         resume_collection()  # paused while the server's modules loaded (startup.py)
-        options = http_options(args, authorization_servers) if args.http else None
+        options = http_options(args, authorization_servers) if kinds.wants_http(args) else None
         token_verifier = verifier() if options is not None and verifier is not None else None
         anyio.run(_serve, server, options, token_verifier)
     except ConfigurationError as exc:
@@ -143,7 +148,9 @@ class _Parser(argparse.ArgumentParser):
         """The flags of `argv`: `--flag VALUE` takes VALUE even when it starts with `-` (a negative number, any
         string; argparse alone reads `-x` as a flag and refuses), unless VALUE is one of this server's flags. An
         argument it does not know is refused naming it, quoted in full."""
-        args, extra = self.parse_known_args(self._joined(argv))
+        joined = self._joined(argv)
+        positional = any(not action.option_strings for action in self._actions)
+        args, extra = self.parse_known_intermixed_args(joined) if positional else self.parse_known_args(joined)
         if extra:
             first = extra[0]
             flag = first.partition("=")[0]
@@ -186,15 +193,16 @@ class _Parser(argparse.ArgumentParser):
         return [flag for action in self._actions for flag in action.option_strings if flag.startswith("--")]
 
 
-def parser(oauth: bool, settings: Sequence[Setting] = ()) -> _Parser:
-    """The flags, each defaulting to its environment variable (`--resource-url` only with OAuth), then the spec's
-    settings' flags (read with their variables by `settings.read`)."""
+def parser(
+    oauth: bool, settings: Sequence[Setting] = (), transport_flags: Mapping[str, Sequence[str]] | None = None
+) -> _Parser:
+    """The flags, each defaulting to its environment variable (`--resource-url` only with OAuth), `--http`,
+    `--host`, `--port` and `--path` spelled also as `transport_flags` has them (and not at all where a setting takes
+    failwell's own spelling), then the spec's settings' flags and arguments (read with their variables by
+    `settings.read`)."""
     env = os.environ.get
     parser = _Parser(description="Serve this MCP server over stdio (default) or streamable HTTP.", allow_abbrev=False)
-    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
-    parser.add_argument("--host", default=env("MCP_HOST", "127.0.0.1"), help="HTTP bind address (MCP_HOST)")
-    parser.add_argument("--port", type=int, default=port_env("MCP_PORT", 8000), help="HTTP port (MCP_PORT)")
-    parser.add_argument("--path", default=env("MCP_PATH", "/mcp"), help="HTTP endpoint path (MCP_PATH)")
+    kinds.add_transport(parser, transport_flags or {}, settings)
     parser.add_argument(
         "--allowed-hosts",
         default=env("MCP_ALLOWED_HOSTS", ""),
@@ -226,15 +234,12 @@ def parser(oauth: bool, settings: Sequence[Setting] = ()) -> _Parser:
             help="this server's public URL, which its OAuth tokens are issued for (MCP_RESOURCE_URL); "
             "derived from the bind address on loopback",
         )
-    for setting in settings:
-        if setting.flag:
-            parser.add_argument(
-                setting.flag,
-                dest=f"setting_{setting.name}",
-                nargs="?" if setting.boolean else None,
-                const="true" if setting.boolean else None,
-                metavar=setting.name.upper(),
-                help=(setting.description.rstrip(".") + ": " if setting.description else "")
+    for setting in sorted(settings, key=lambda s: (bool(s.positional), s.positional == kinds.REST, s.positional)):
+        if setting.flag or setting.positional:
+            kinds.add(
+                parser,
+                setting,
+                (setting.description.rstrip(".") + ": " if setting.description else "")
                 + (setting.accepts + (f" ({setting.env})" if setting.env else "")).replace("%", "%%")
                 + (" (required)" if setting.required else ""),
             )

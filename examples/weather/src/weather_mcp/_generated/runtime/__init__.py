@@ -58,6 +58,8 @@ Serving:
                     to start and each value's check (which `failwell install` runs too); logs.py JSON lines on stderr
     settings.py     the spec's `server.settings`: read from flags and environment, checked before serving, and
                     `{settings.<name>}` filled into descriptions
+    setting_kinds.py  settings as real command lines take them: arrays, JSON, positional arguments, inverted
+                    flags, conflicts, and the original's spellings of --http/--host/--port/--path
     startup.py      the collector paused while a command's modules load, resumed once its server is built
     stdio.py        stdio; http.py streamable HTTP; bearer.py, tokens.py, oauth.py its tokens
     envelope.py     the -32700/-32600 answer for a line or body that is not one JSON-RPC message

@@ -12,9 +12,13 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from . import setting_kinds as kinds
 from .config import ConfigurationError
 from .scrub import Scrubbed, redact_secrets, remember_secret
 from .secret_names import secret_named
+
+REST = kinds.REST
+"""`positional: rest`: the setting takes every argument after the numbered ones."""
 
 WHERE = 'a client entry passes flags in its "args" and variables in its "env"'
 """Where a setting is set, said with every message about one."""
@@ -34,10 +38,19 @@ class Setting:
     """A flag that may stand alone (`--read-only` is `--read-only=true`)."""
     description: str = ""
     """What it is for, as `--help` says it."""
+    positional: int = 0
+    """Its place among the command line's arguments (1 the first), `kinds.REST` all the remaining; 0 none."""
+    many: bool = False
+    """An array: a repeated flag, a comma list in its variable."""
+    schema: Mapping[str, Any] | None = None
+    """A JSON setting's JSON Schema (its value is JSON checked against it)."""
+    inverted: bool = False
+    """A boolean whose flag stands alone and sets it false (`flag_value: false`: `--no-ssl-verify`)."""
 
     def named(self) -> str:
-        """The setting as the messages name it: its flag and its variable."""
-        return f"{self.flag} (or {self.env})" if self.flag and self.env else self.flag or self.env
+        """The setting as the messages name it: its flag (or its place among the arguments) and its variable."""
+        given = kinds.given_as(self)
+        return f"{given} (or {self.env})" if given and self.env else given or self.env
 
 
 @dataclass(frozen=True)
@@ -46,27 +59,35 @@ class Declared:
 
     settings: tuple[Setting, ...]
     model: type[BaseModel]
+    conflicts: tuple[tuple[str, ...], ...] = ()
+    """Groups of settings of which at most one may be given (the spec's `conflicts`)."""
 
 
-def read(declared: Declared, flags: Mapping[str, str], environ: Mapping[str, str]) -> BaseModel:
+def read(declared: Declared, flags: Mapping[str, Any], environ: Mapping[str, str]) -> BaseModel:
     """The settings' values: a flag's over its variable's (an empty variable is unset) over the default.
 
     `flags` holds the values given as flags, by setting name. A ConfigurationError names the first setting that
     is missing or does not fit."""
-    raw: dict[str, str] = {}
+    raw: dict[str, Any] = {}
     source: dict[str, str] = {}
     for setting in declared.settings:
         if setting.name in flags:
-            raw[setting.name], source[setting.name] = flags[setting.name], setting.flag
+            raw[setting.name], source[setting.name] = flags[setting.name], kinds.given_as(setting)
         elif setting.env and environ.get(setting.env, "").strip():
-            raw[setting.name], source[setting.name] = environ[setting.env].strip(), setting.env
+            raw[setting.name] = kinds.env_value(setting, environ[setting.env].strip())
+            source[setting.name] = setting.env
         elif setting.required:
             raise ConfigurationError(
                 Scrubbed(f"setting {setting.name} is missing: pass {_either(setting)}, {setting.accepts}; {WHERE}")
             )
     for setting in declared.settings:
         if setting.secret and setting.name in raw:
-            remember_secret(raw[setting.name])
+            for value in raw[setting.name] if isinstance(raw[setting.name], list) else [raw[setting.name]]:
+                remember_secret(value)
+    kinds.check_conflicts(declared.settings, declared.conflicts, source, WHERE)
+    for setting in declared.settings:
+        if setting.name in raw:
+            raw[setting.name] = kinds.decoded(setting, raw[setting.name], source[setting.name], WHERE)
     try:
         return declared.model.model_validate(raw)
     except ValidationError as exc:
@@ -82,9 +103,10 @@ def read(declared: Declared, flags: Mapping[str, str], environ: Mapping[str, str
 
 
 def _either(setting: Setting) -> str:
-    if setting.flag and setting.env:
-        return f"{setting.flag} or set {setting.env}"
-    return setting.flag or f"set {setting.env}"
+    given = kinds.given_as(setting)
+    if given and setting.env:
+        return f"{given} or set {setting.env}"
+    return given or f"set {setting.env}"
 
 
 _PLACEHOLDER = re.compile(r"\{settings\.([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -107,6 +129,8 @@ def described(text: str, settings: Any) -> str:
     return _PLACEHOLDER.sub(value, text) if settings is not None else text
 
 
-def flag_values(declared: Sequence[Setting], parsed: Mapping[str, Any]) -> dict[str, str]:
-    """The values given as flags, by setting name, from the parsed command line (`setting_<name>`)."""
-    return {s.name: str(parsed[f"setting_{s.name}"]) for s in declared if parsed.get(f"setting_{s.name}") is not None}
+def flag_values(declared: Sequence[Setting], parsed: Mapping[str, Any]) -> dict[str, Any]:
+    """The values given on the command line, by setting name, from the parsed command line (`setting_<name>`):
+    text, or a list of texts for an array setting."""
+    found = {s.name: kinds.flag_value(s, parsed) for s in declared}
+    return {name: value for name, value in found.items() if value is not None}

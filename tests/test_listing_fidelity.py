@@ -11,6 +11,7 @@ The project runs as a subprocess under the real `mcp` client over stdio."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -54,6 +55,10 @@ tools:
       source: {type: string, format: uri, required: false}
     output:
       word: {type: string}
+  ping:
+    description: Say the server is up, whatever it is given.
+    effect: read
+    extra_arguments: allow
 """
 
 HANDLER = '''\
@@ -176,3 +181,22 @@ def test_the_draft_keeps_what_a_listing_says_and_leaves_out_what_it_does_not() -
     explain = {"description": "Explain a query.", "arguments": {"query": {"type": "string"}}}
     assert spec["prompts"] == {"explain": explain}
     # {rowId} is not a variable name a spec takes (FW171): the template is left out, the rest still validates
+
+
+@pytest.mark.slow
+def test_the_projects_own_error_tests_pass_and_ruff_accepts_them(project: Path) -> None:
+    """A tool whose extra arguments are allowed gets a test that one is dropped before its handler (not the closed
+    tool's refusal), and a tool with no input and open extras imports no helper it does not use."""
+    tests = project / "tests" / "generated"
+    assert "test_unknown_extra_argument_is_ignored" in (tests / "test_lookup_errors.py").read_text()
+    assert "test_unknown_extra_argument_is_named" in (tests / "test_strict_lookup_errors.py").read_text()
+    assert "never_called" not in (tests / "test_ping_errors.py").read_text()
+    env = {**os.environ, "PYTHONPATH": "src"}
+    for command in (
+        ["-m", "ruff", "check", "--no-cache", "."],
+        ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/generated"],
+    ):
+        ran = subprocess.run(
+            [sys.executable, *command], cwd=project, env=env, capture_output=True, text=True, timeout=600
+        )
+        assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]

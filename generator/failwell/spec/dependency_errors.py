@@ -15,7 +15,7 @@ import builtins
 from typing import Any
 
 from ..errors import Diagnostic
-from ..pyliteral import string
+from ..pyliteral import LINE_LENGTH, string
 from . import patterns
 from .load import Document
 
@@ -34,15 +34,19 @@ def entries(errors: dict[str, Any]) -> list[tuple[str, str, str | None]]:
     return out
 
 
-def rules_literal(errors: dict[str, Any]) -> str:
-    """The generated `(ErrorRule(...), ...)` tuple: each `when` translated for the server's engine."""
+def rules_literal(errors: dict[str, Any], head: str) -> str:
+    """`head` and the generated `(ErrorRule(...), ...)` tuple, laid out as `ruff format` does (one line when it
+    fits): each `when` translated for the server's engine."""
     rules = [
         f"ErrorRule({string(name)}, {string(cls)}"
         + (f", {string(patterns.translate(when).rust)}" if when is not None else "")
         + ")"
         for name, cls, when in entries(errors)
     ]
-    return "(" + "".join(f"\n    {rule}," for rule in rules) + ("\n)" if rules else ")")
+    line = head + ("(" + ", ".join(rules) + ("," if len(rules) == 1 else "") + ")")
+    if len(line) <= LINE_LENGTH:
+        return line
+    return head + "(" + "".join(f"\n    {rule}," for rule in rules) + "\n)"
 
 
 def is_builtin_exception(name: str) -> bool:

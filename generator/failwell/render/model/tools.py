@@ -57,6 +57,9 @@ class Tool:
     output_schema: str
     annotations: str
     extra_arguments: bool
+    refused_in_tests: bool
+    """Whether a generated error test refuses a call before its handler (`never_called`): a field to get wrong,
+    a closed input, or a scope."""
     execution: str
     accepts: str
     failures: tuple[Failure, ...]
@@ -233,6 +236,9 @@ def _tool(
             8,
         ),
         extra_arguments=spec.get("extra_arguments") == "allow",
+        refused_in_tests=bool(
+            missing_field or wrong_field or outside_field or spec.get("extra_arguments") != "allow" or scopes
+        ),
         execution=literal(spec["execution"]) if spec.get("execution") else "",
         accepts=literal(f.accepts_table(inputs)),
         aliases=literal(renamed) if (renamed := aliases.renames(spec.get("input") or {})) else "",

@@ -103,8 +103,7 @@ class FailwellServer(BaseServer):
         tool_failure_envelope: bool = True,
         settings: Any = None,
     ) -> None:
-        tools, resources, prompts, self.withheld = served(settings, tools, resources, prompts)
-        tools = _limited(settings, tools)
+        tools, resources, prompts, self.withheld = served(settings, _limited(settings, tools), resources, prompts)
         sealing = _sealing(name, tools, prompts, store)
         shorter = dict(deadlines or {})
         self.task_extension = _tasks(tools, shorter, tool_failure_envelope, store, self._served())

@@ -3,7 +3,8 @@ the generated models use (`schema`, `from`, `json`: firecrawl, dbhub, motherduck
 published as written, its Python attribute with a `_` after it (`params.schema_`); `schema_root` carries root
 `$defs` no field refers to (a generated OpenAPI server's shared definitions: notion) and `x-` extension keys
 (FastMCP's `x-fastmcp-wrap-result`: clickhouse, motherduck), published as written; a `$defs` name a `schema:` field
-defines differently is refused (FW164). `audit --write-spec` drafts them so. The project runs as a subprocess under
+defines differently is refused (FW164). `audit --write-spec` drafts them so, and an argument with `$` in a nested
+name (mongodb's `$meta`) as a `schema:` field, as written. The project runs as a subprocess under
 the real `mcp` client over stdio, and passes its own ruff and `mypy --strict`."""
 
 from __future__ import annotations
@@ -75,6 +76,11 @@ def test_reserved_names_and_root_defs_lint_clean_and_a_def_given_twice_is_refuse
 
 def test_the_draft_keeps_reserved_names_root_defs_and_extension_keys() -> None:
     point = {"type": "object", "properties": {"x": {"type": "number"}}}
+    sort = {  # mongodb's find: an operator's `$` in a nested name is a plain one, kept as written
+        "type": "object",
+        "additionalProperties": {"anyOf": [{"const": 1}, {"type": "object", "properties": {"$meta": {}}}]},
+        "propertyNames": {"type": "string"},
+    }
     listings = {
         "tools": [
             {
@@ -88,6 +94,7 @@ def test_the_draft_keeps_reserved_names_root_defs_and_extension_keys() -> None:
                         "schema": {"type": "object"},
                         "from": {"type": "string"},
                         "at": {"$ref": "#/$defs/point"},
+                        "sort": sort,
                     },
                     "required": ["from"],
                 },
@@ -104,7 +111,8 @@ def test_the_draft_keeps_reserved_names_root_defs_and_extension_keys() -> None:
     assert [str(d) for d in diagnose(text, "web.yaml") if d.severity == "error"] == []
     assert "renamed" not in text
     scrape = yaml.safe_load(text)["tools"]["scrape"]
-    assert list(scrape["input"]) == ["schema", "from", "at"] and list(scrape["output"]) == ["json"]
+    assert list(scrape["input"]) == ["schema", "from", "at", "sort"] and list(scrape["output"]) == ["json"]
+    assert scrape["input"]["sort"] == {"schema": sort, "required": False}
     assert scrape["input"]["at"]["schema"]["$defs"] == {"point": point}
     assert scrape["schema_root"] == {
         "input": {"$defs": {"unused": {"type": "string"}}},

@@ -31,7 +31,7 @@ _FIELD_KEYS = (
 _FORMATS = {"date", "date-time", "time", "email", "uri", "uuid", "ipv4", "ipv6", "hostname"}
 _TYPES = ("string", "integer", "number", "boolean", "array", "object")
 _NAME = re.compile(r"[^a-z0-9_-]+")
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.$-]{1,64}")
 
 
 MAX_NAME = 64
@@ -195,7 +195,7 @@ def _value(schema: Any, root: Mapping[str, Any], depth: int) -> Any:
 
 
 def _names_fit(schema: Any) -> bool:
-    """Whether every property name in `schema`, at any depth, is a plain one (letters, digits, `_`, `-`, `.`; a
+    """Whether every property name in `schema`, at any depth, is a plain one (letters, digits, `_`, `-`, `.`, `$`; a
     keyword such as `from` too): one that no line break or quote in a listing's text makes."""
     if isinstance(schema, Mapping):
         names: Mapping[str, Any] = schema["properties"] if isinstance(schema.get("properties"), Mapping) else {}

@@ -153,6 +153,19 @@ CODES: dict[str, tuple[Severity, str]] = {
         "published open that refuses extra arguments (or closed with `extra_arguments: allow`), or `required: []` "
         "beside a required field",
     ),
+    "FW166": (
+        "error",
+        'a rate_limit\'s `calls: "{settings.<name>}"` names a setting that is not declared, or is not an integer',
+    ),
+    "FW167": (
+        "error",
+        "a rate_limit's `per` on the server's limit, or naming no argument of the tool, or one that is not a string, "
+        "integer or boolean",
+    ),
+    "FW168": (
+        "error",
+        "a dependency's `errors:` names a bare exception that is not one of Python's builtins (write its dotted name)",
+    ),
     "FW170": (
         "error",
         "a resource URI that is not one: no scheme (or not lowercase), whitespace, over 2,048 characters",

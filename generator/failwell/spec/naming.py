@@ -151,7 +151,7 @@ checked per tool)."""
 READER_MODULE_NAMES = frozenset(
     {"Awaitable", "Callable", "Sequence", "Annotated", "Any", "Literal", "BaseModel", "ConfigDict", "Field"}
     | {"Changed", "ToolContext", "ToolDefinition", "ToolFailure", "ResourceDefinition", "PromptDefinition"}
-    | {"PromptArgument", "Message", "NAME", "URI", "MIME_TYPE", "ARGUMENTS", "PARAMS_SCHEMA", "ACCEPTS"}
+    | {"PromptArgument", "Message", "Described", "NAME", "URI", "MIME_TYPE", "ARGUMENTS", "PARAMS_SCHEMA", "ACCEPTS"}
     | {"COMPLETIONS", "Params", "Output", "Context", "Handler", "Listing"}
     | {"Audio", "EmbeddedResource", "Image", "ResourceLink"}
 )

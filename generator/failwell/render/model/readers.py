@@ -186,7 +186,7 @@ def _reader(
         mime_type_doc=docstring(mime_type),
         upstreams=tuple(spec.get("upstreams") or ()),
         uses=tuple(spec.get("uses") or ()),
-        output_annotation=_text_kind(mime_type) if kind == "resource" else "str | list[Message]",
+        output_annotation=_text_kind(mime_type) if kind == "resource" else "str | list[Message] | Described",
         template="{" in uri,
         example_uri_literal=string(example_uri),
         arguments_literal=_prompt_arguments(fields),

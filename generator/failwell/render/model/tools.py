@@ -289,7 +289,7 @@ def _tool(
             ),
             4,
         ),
-        rate_limit=_rate_limit(spec.get("rate_limit")),
+        rate_limit=_rate_limit(spec.get("rate_limit"), spec.get("input")),
         scopes=tuple(scopes),
         scopes_line=fitted("scopes=", scopes, ",", 8),
         scopes_list=inline(scopes),

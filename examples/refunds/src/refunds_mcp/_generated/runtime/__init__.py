@@ -52,6 +52,7 @@ What they share:
     upstream.py, breaker.py    calls to upstream services (with upstreams)
     dependency.py   start-up dependencies (with `dependencies:`): opened at start, each use under its
                     timeout, retries, breaker and `errors:` classes (`ctx.deps.<name>`)
+    dependency_errors.py    which class a dependency's exception has: its `classify(exc)`, then `errors:`
 Serving:
     cli.py          the command line, a handler that cannot import named (exit 2); config.py what must be set
                     to start and each value's check (which `failwell install` runs too); logs.py JSON lines on stderr

@@ -12,6 +12,7 @@ from ..runtime.content import EmbeddedResource as EmbeddedResource
 from ..runtime.content import Image as Image
 from ..runtime.content import ResourceLink as ResourceLink
 from ..runtime.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.prompts import Described as Described
 from ..runtime.prompts import Message as Message
 from ..runtime.prompts import PromptDefinition
 
@@ -27,8 +28,9 @@ class Params(BaseModel):
     depth: Literal["brief", "thorough"] | None = None
 
 
-Output = str | list[Message]
-"""What the handler returns: the text of one user message, or the prompt's messages."""
+Output = str | list[Message] | Described
+"""What the handler returns: the text of one user message, or the prompt's messages; `Described(description, ...)`
+to give this result a description of its own in place of the spec's."""
 
 
 class TaskMissing(ToolFailure):

@@ -48,6 +48,7 @@ from .classes import DEFAULT_MESSAGES, GRACE_S, OUTCOME_UNKNOWN_MESSAGE, SCOPE_M
 from .config import ConfigurationError
 from .contracts import DependencyBinder, Services, ToolDefinition, UpstreamBinder, run_handler
 from .inflight import InFlight
+from .limits import configured
 from .prompts import PromptDefinition
 from .reads import LastGuard, admit, invalid_parameters, jsonrpc_error, run_read
 from .resources import Listings, ResourceDefinition, unknown_resource
@@ -59,6 +60,7 @@ from .server_parts import (
     _configured,
     _configured_tool,
     _contents,
+    _limited,
     _listed,
     _one_page,
     _sealing,
@@ -102,6 +104,7 @@ class FailwellServer(BaseServer):
         settings: Any = None,
     ) -> None:
         tools, resources, prompts, self.withheld = served(settings, tools, resources, prompts)
+        tools = _limited(settings, tools)
         sealing = _sealing(name, tools, prompts, store)
         shorter = dict(deadlines or {})
         self.task_extension = _tasks(tools, shorter, tool_failure_envelope, store, self._served())
@@ -131,7 +134,7 @@ class FailwellServer(BaseServer):
             store=store,
             upstreams=upstreams,
             dependencies=dependencies,
-            rate_limit=rate_limit,
+            rate_limit=configured(rate_limit, settings),
             idempotency_ttl_s=idempotency_ttl_s,
             outcome_unknown=outcome_unknown,
             settings=settings,

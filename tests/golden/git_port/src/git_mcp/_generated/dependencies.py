@@ -6,18 +6,19 @@ typed as its `open` returns."""
 from typing import Any
 
 from ..handlers.dependencies import repo as _repo
-from .runtime.classes import FailureClass
 from .runtime.dependency import DependencyConfig
+from .runtime.dependency_errors import ErrorRule
 
-REPO_ERRORS: dict[str, FailureClass] = {
-    "builtins.FileNotFoundError": "upstream_unavailable",
-    "subprocess.TimeoutExpired": "timeout",
-}
+REPO_ERRORS: tuple[ErrorRule, ...] = (
+    ErrorRule("builtins.FileNotFoundError", "upstream_unavailable"),
+    ErrorRule("subprocess.TimeoutExpired", "timeout"),
+)
 
 REPO = DependencyConfig(
     name="repo",
     open=_repo.open,
     close=getattr(_repo, "close", None),
+    classify=getattr(_repo, "classify", None),
     timeout_s=10.0,
     retries=0,
     breaker_failures=5,

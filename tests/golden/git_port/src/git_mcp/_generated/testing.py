@@ -25,7 +25,7 @@ from .dependencies import DEPENDENCIES
 from .runtime.cli import serve
 from .runtime.config import ConfigurationError
 from .runtime.contracts import Handler, ToolContext
-from .runtime.dependency import resolve
+from .runtime.dependency_errors import resolve
 from .runtime.results import ENVELOPE_KEY
 from .runtime.server import FailwellServer
 from .runtime.store_memory import MemoryStore
@@ -186,7 +186,7 @@ def waiting_on_stubs() -> list[str]:
     for name, config in DEPENDENCIES.items():
         if not is_stub(config.open):
             continue
-        for dotted in config.errors:
+        for dotted in dict.fromkeys(rule.type_name for rule in config.errors):
             try:
                 resolve(dotted)
             except ConfigurationError:

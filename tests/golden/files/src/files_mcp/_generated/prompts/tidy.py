@@ -13,6 +13,7 @@ from ..runtime.content import EmbeddedResource as EmbeddedResource
 from ..runtime.content import Image as Image
 from ..runtime.content import ResourceLink as ResourceLink
 from ..runtime.contracts import ToolContext, ToolDefinition
+from ..runtime.prompts import Described as Described
 from ..runtime.prompts import Message as Message
 from ..runtime.prompts import PromptDefinition
 from ..settings import Settings
@@ -28,8 +29,9 @@ class Params(BaseModel):
     style: str | None = None
 
 
-Output = str | list[Message]
-"""What the handler returns: the text of one user message, or the prompt's messages."""
+Output = str | list[Message] | Described
+"""What the handler returns: the text of one user message, or the prompt's messages; `Described(description, ...)`
+to give this result a description of its own in place of the spec's."""
 
 
 Context = ToolContext[None, None, Settings]

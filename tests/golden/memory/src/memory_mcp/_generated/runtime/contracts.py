@@ -56,7 +56,11 @@ class ToolFailure(Exception):
         self.retry_after_s = retry_after_s
         self.explicit_changed = changed
         """What the raiser says changed; None: the spec's `changed`, else the class and the tool's effect decide."""
-        self.values = values
+        self.values = {
+            key: value for key, value in values.items() if value is not None or key not in ("permission", "role")
+        }
+        """The values passed in; a permission_denied failure's `permission` or `role` left out (None) is not there,
+        so its words do not name it."""
         self.index: int | None = None
 
     def at(self, index: int) -> ToolFailure:

@@ -26,6 +26,7 @@ from mcp.types import (
 
 from .config import count_env
 from .contracts import Services, ToolDefinition, run_handler
+from .limits import limited
 from .prompts import PromptDefinition
 from .reads import refuse_unscoped
 from .resources import ResourceDefinition, listed_uris
@@ -47,6 +48,11 @@ SERVED_ONLY_WITH_A_CAPABILITY = (
 """Methods MCPServer answers on every server; this one answers them only with the capability they belong to."""
 
 Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
+
+
+def _limited(settings: Any, tools: Sequence[ToolDefinition]) -> Sequence[ToolDefinition]:
+    """The tools, each rate limit whose `calls` is a setting's read from the settings (`limits.limited`)."""
+    return limited(tools, settings)
 
 
 def _sealing(

@@ -31,7 +31,7 @@ _FIELD_KEYS = (
 _FORMATS = {"date", "date-time", "time", "email", "uri", "uuid", "ipv4", "ipv6", "hostname"}
 _TYPES = ("string", "integer", "number", "boolean", "array", "object")
 _NAME = re.compile(r"[^a-z0-9_-]+")
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.$-]{1,64}")
 
 
 MAX_NAME = 64
@@ -56,10 +56,13 @@ def version(report: Report | Mapping[str, Any]) -> str:
 def _field_fits(name: str, published: bool) -> bool:
     """Whether the spec takes `name` for a field: a tool's argument (`published`) as MCP allows, a nested one
     in snake_case; neither a keyword nor a name the generated model already uses."""
-    check = naming.problem_with_published_name if published else naming.problem_with_name
-    if check(name, "field", naming.RESERVED_FIELD_NAMES):
+    if published:  # a keyword or a name the models use is published as written, its attribute `schema_`
+        if naming.problem_with_published_name(name, "field", naming.RESERVED_FIELD_NAMES, aliased=True):
+            return False
+        return naming.reserved_model_field_name(naming.field_attribute(name)) is None
+    if naming.problem_with_name(name, "field", naming.RESERVED_FIELD_NAMES):
         return False
-    return naming.reserved_model_field_name(naming.python_name(name) if published else name) is None
+    return naming.reserved_model_field_name(name) is None
 
 
 def _tool_fits(name: str) -> bool:
@@ -192,7 +195,7 @@ def _value(schema: Any, root: Mapping[str, Any], depth: int) -> Any:
 
 
 def _names_fit(schema: Any) -> bool:
-    """Whether every property name in `schema`, at any depth, is a plain one (letters, digits, `_`, `-`, `.`; a
+    """Whether every property name in `schema`, at any depth, is a plain one (letters, digits, `_`, `-`, `.`, `$`; a
     keyword such as `from` too): one that no line break or quote in a listing's text makes."""
     if isinstance(schema, Mapping):
         names: Mapping[str, Any] = schema["properties"] if isinstance(schema.get("properties"), Mapping) else {}
@@ -414,6 +417,13 @@ def _root(schema: Mapping[str, Any], which: str) -> dict[str, Any]:
     said = schema.get("additionalProperties")
     if isinstance(said, bool) and (which == "output" or said is True):
         out["additionalProperties"] = said
+    out.update((key, value) for key, value in schema.items() if isinstance(key, str) and key.startswith("x-"))
+    defs = schema.get("$defs")
+    if isinstance(defs, Mapping) and isinstance(schema.get("properties"), Mapping):
+        used = _referenced(schema["properties"], defs)  # those go with the `schema:` fields that refer to them
+        unused = {str(name): value for name, value in defs.items() if name not in used}
+        if unused:
+            out["$defs"] = unused
     return out
 
 

@@ -18,7 +18,7 @@ from . import messages, patterns, quickschema, schemas
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
-from .naming import pascal, python_name
+from .naming import field_attribute, pascal
 
 _CONSTRAINTS = {
     "minLength": "min_length",
@@ -196,7 +196,7 @@ def _model(
 ) -> None:
     members = []
     for field_name, spec in fields.items():
-        attribute = python_name(field_name) if published else field_name
+        attribute = field_attribute(field_name) if published else field_name
         if schemas.is_schema(spec):
             annotation, default = _schema_member(spec, checks)
         else:

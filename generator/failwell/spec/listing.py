@@ -2,8 +2,9 @@
 the hints its annotations publish (`annotations.hints`, a hint left out meaning MCP's default) and their `title`;
 its description with the whitespace around it (`verbatim_description`);
 keywords at the root of its input and output schemas (`schema_root`: `$schema`, `title`, `required: []`,
-`additionalProperties`, ...). Its input schema left open (`extra_arguments: allow`) is
-`fields.published_schema(closed=False)`; failwell's own specs publish inputs closed and all four hints."""
+`additionalProperties`, `$defs` no field refers to, `x-` extension keys, ...). Its input schema left open
+(`extra_arguments: allow`) is `fields.published_schema(closed=False)`;
+failwell's own specs publish inputs closed and all four hints."""
 
 from __future__ import annotations
 
@@ -39,7 +40,10 @@ def dialect(spec: dict[str, Any], schema: dict[str, Any], which: str) -> dict[st
     if not root:
         return schema
     first = {key: root[key] for key in ("$schema", "$id") if key in root}
-    return {**first, **schema, **{key: value for key, value in root.items() if key not in first}}
+    out = {**first, **schema, **{key: value for key, value in root.items() if key not in first}}
+    if isinstance(root.get("$defs"), dict):  # beside the `schema:` fields' own (FW164 refuses a name given twice)
+        out["$defs"] = {**root["$defs"], **(schema.get("$defs") or {})}
+    return out
 
 
 def lint(doc: Any, path: tuple[str | int, ...], tool: dict[str, Any]) -> list[Any]:
@@ -75,6 +79,8 @@ def lint(doc: Any, path: tuple[str | int, ...], tool: dict[str, Any]) -> list[An
     for which in ("input", "output"):
         root = roots.get(which)
         section = tool.get(which)
+        if isinstance(root, dict) and isinstance(root.get("$defs"), dict) and isinstance(section, dict):
+            out.extend(_defs_twice(doc, (*path, "schema_root", which, "$defs"), root["$defs"], section))
         if not isinstance(root, dict) or "required" not in root or not isinstance(section, dict):
             continue
         required = [name for name, field in section.items() if isinstance(field, dict) and fields.is_required(field)]
@@ -83,4 +89,33 @@ def lint(doc: Any, path: tuple[str | int, ...], tool: dict[str, Any]) -> list[An
                 f"`required: []` is published while `{required[0]}` is required; remove it, or make the field optional"
             )
             out.append(doc.diagnostic((*path, "schema_root", which, "required"), "FW165", message))
+    return out
+
+
+def _defs_twice(doc: Any, path: tuple[str | int, ...], defs: dict[str, Any], section: dict[str, Any]) -> list[Any]:
+    """FW164 for a `schema_root` `$defs` name a `schema:` field of the same schema defines differently: both are
+    published in the one root `$defs`."""
+    out = []
+    for name, value in _field_defs(section):
+        if name in defs and defs[name] != value:
+            message = (
+                f"`$defs` `{name}` is defined differently by a `schema:` field; both are published at the root of "
+                "the tool's schema, so give one definition, or another name"
+            )
+            out.append(doc.diagnostic((*path, name), "FW164", message, key=True))
+    return out
+
+
+def _field_defs(section: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Every `$defs` entry of the `schema:` fields in `section`, at any depth."""
+    out: list[tuple[str, Any]] = []
+    for spec in section.values():
+        if not isinstance(spec, dict):
+            continue
+        if isinstance(spec.get("schema"), dict):
+            out.extend((spec["schema"].get("$defs") or {}).items())
+        if isinstance(spec.get("properties"), dict):
+            out.extend(_field_defs(spec["properties"]))
+        if isinstance(spec.get("items"), dict):
+            out.extend(_field_defs({"item": spec["items"]}))
     return out

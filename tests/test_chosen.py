@@ -102,6 +102,45 @@ def test_the_spec_lints_clean() -> None:
             "FW187 `when` applies to a tool's top-level `input` fields only; remove it",
         ),
         (
+            "      by_setting: mode\n",
+            "      by_setting: mdoe\n",
+            "mdoe",
+            "FW187 `by_setting` names the setting `mdoe`, which server.settings does not declare; did you mean `mode`?",
+        ),
+        (
+            "admin: Run any SQL statement.}",
+            "root: Run any SQL statement.}\n      default: Run it.",
+            "root:",
+            'FW187 `values` gives "root", a value the setting `mode` never takes: it takes one of "basic", "admin"',
+        ),
+        (
+            ", admin: Run any SQL statement.}",
+            "}",
+            "by_setting: mode",
+            'FW187 `values` leaves "admin" without one; add `default:` (what the other values, and the setting unset, '
+            "choose)",
+        ),
+        (
+            "values: {basic: read, admin: destructive}}",
+            "values: {basic: read}, default: destructive}",
+            "",
+            "",
+        ),
+        (
+            "effect: {by_setting: mode, values: {basic: read, admin: destructive}}\n    idempotency: none\n",
+            "effect: {by_setting: mode, values: {basic: read, admin: destructive}}\n",
+            "mode, values: {basic: read, admin",
+            "FW187 the effect chosen by `mode` is read for some values and destructive for others, so an idempotency "
+            "key would come and go with the setting; add `idempotency: none` and an `idempotency_reason:` (the write "
+            "variant is then never retried), or give every variant a write effect",
+        ),
+        (
+            "Run a read-only SQL query on {settings.folder}.",
+            "Run a read-only SQL query on {settings.fodler}.",
+            '"Run a read-only',
+            "FW191 {settings.fodler} names no setting; did you mean {settings.folder}?",
+        ),
+        (
             "The file, inside {settings.folder}.",
             "The file, inside {settings.nope}.",
             '"The file, inside',
@@ -123,6 +162,9 @@ def test_lint_refuses_a_condition_that_cannot_hold_where_it_is_written(
     text = text.replace(old, new, 1)
     if "api_key" in new:
         text = text.replace("  settings:\n", "  settings:\n    api_key: {type: string, secret: true}\n")
+    if not words:  # accepted: the `default:` covers the values left out
+        assert _found(text) == []
+        return
     line, col = _at(text, where)
     assert _found(text) == [f"files.yaml:{line}:{col}: {words}"]
 
@@ -158,6 +200,7 @@ async def _served(project: Path, *args: str) -> dict[str, Any]:
                 else:
                     seen[name] = "answered"
             seen["read"] = await client.call_tool("read_file", {"path": "a.txt"})
+            seen["sql"] = await client.call_tool("run_sql", {"sql": "select 1"})
             seen["read_raw"] = await client.call_tool("read_file", {"path": "a.txt", "raw": True})
             seen["read_folder"] = await client.call_tool("read_file", {"path": "a.txt", "folder": "/elsewhere"})
             for method, lister in (("resources", client.list_resources), ("prompts", client.list_prompts)):
@@ -180,7 +223,7 @@ def _unknown(name: str) -> tuple[int, str]:
 @pytest.mark.anyio
 async def test_with_the_defaults_what_a_setting_hides_is_absent_and_answered_as_never_declared(project: Path) -> None:
     seen = await _served(project)
-    assert sorted(seen["tools"]) == ["read_file", "write_file"], "purge needs mode admin"
+    assert sorted(seen["tools"]) == ["read_file", "run_sql", "write_file"], "purge needs mode admin"
     assert seen["purge"] == _unknown("purge") and seen["never_declared"] == _unknown("never_declared")
     assert seen["write_file"] == "answered"
     assert seen["tools"]["write_file"].description == "Write a file (dates in Europe/Paris).", "default_zone()"
@@ -203,7 +246,7 @@ async def test_with_the_defaults_what_a_setting_hides_is_absent_and_answered_as_
 @pytest.mark.anyio
 async def test_settings_given_at_start_choose_other_definitions_and_fill_every_description(project: Path) -> None:
     seen = await _served(project, "--read-only", "--mode", "admin", "--folder", "/srv/files")
-    assert sorted(seen["tools"]) == ["purge", "read_file"], "read-only hides write_file; admin shows purge"
+    assert sorted(seen["tools"]) == ["purge", "read_file", "run_sql"], "read-only hides write_file; admin shows purge"
     assert seen["write_file"] == _unknown("write_file"), "the same words as a tool never declared"
     assert seen["purge"] == "answered"
     read = seen["tools"]["read_file"]
@@ -220,6 +263,31 @@ async def test_settings_given_at_start_choose_other_definitions_and_fill_every_d
     )
     assert [r.name for r in seen["resources"].resources] == ["status"]
     assert seen["prompts"] == -32601, "its only prompt needs read_only false: no prompts capability"
+
+
+_READ = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+_DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False}
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("args", "description", "annotations"),
+    [
+        ((), "Run a read-only SQL query on none.", _READ),
+        (("--mode", "basic", "--folder", "/srv"), "Run a read-only SQL query on /srv.", _READ),
+        (("--mode", "admin"), "Run any SQL statement.", _DESTRUCTIVE),
+    ],
+)
+async def test_a_description_and_an_effect_chosen_by_a_setting_are_published_so_with_their_annotations(
+    project: Path, args: tuple[str, ...], description: str, annotations: dict[str, bool]
+) -> None:
+    seen = await _served(project, *args)
+    tool = seen["tools"]["run_sql"]
+    assert tool.description == description
+    assert tool.annotations is not None
+    assert tool.annotations.model_dump(by_alias=True, exclude_none=True) == annotations
+    assert _text(seen["sql"]) == "ran select 1", "the chosen effect runs the handler as it is"
 
 
 def test_the_hook_file_is_created_once_and_a_failing_hook_stops_the_server_in_one_line(project: Path) -> None:

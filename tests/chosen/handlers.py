@@ -30,6 +30,15 @@ async def handle(params: Input, ctx: Context) -> Output:
     """Written."""
     return f"wrote {params.path}"
 ''',
+    "run_sql.py": '''"""`run_sql`."""
+
+from .._generated.tools.run_sql import Context, Input, Output
+
+
+async def handle(params: Input, ctx: Context) -> Output:
+    """Run."""
+    return f"ran {params.sql}"
+''',
     "purge.py": '''"""`purge`."""
 
 from .._generated.tools.purge import Context, Input, Output

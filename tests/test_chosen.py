@@ -201,6 +201,7 @@ async def _served(project: Path, *args: str) -> dict[str, Any]:
                     seen[name] = "answered"
             seen["read"] = await client.call_tool("read_file", {"path": "a.txt"})
             seen["sql"] = await client.call_tool("run_sql", {"sql": "select 1"})
+            seen["sql_broken"] = await client.call_tool("run_sql", {"sql": "boom"})
             seen["read_raw"] = await client.call_tool("read_file", {"path": "a.txt", "raw": True})
             seen["read_folder"] = await client.call_tool("read_file", {"path": "a.txt", "folder": "/elsewhere"})
             for method, lister in (("resources", client.list_resources), ("prompts", client.list_prompts)):
@@ -288,6 +289,9 @@ async def test_a_description_and_an_effect_chosen_by_a_setting_are_published_so_
     assert tool.annotations is not None
     assert tool.annotations.model_dump(by_alias=True, exclude_none=True) == annotations
     assert _text(seen["sql"]) == "ran select 1", "the chosen effect runs the handler as it is"
+    broken = _text(seen["sql_broken"])  # what a failure says follows the chosen effect too
+    said = "Nothing was changed." if annotations["readOnlyHint"] else "The change may have been applied."
+    assert said in broken, broken
 
 
 def test_the_hook_file_is_created_once_and_a_failing_hook_stops_the_server_in_one_line(project: Path) -> None:

@@ -36,7 +36,9 @@ from .._generated.tools.run_sql import Context, Input, Output
 
 
 async def handle(params: Input, ctx: Context) -> Output:
-    """Run."""
+    """Run (a statement `boom` breaks, to show what the chosen effect says of a failure)."""
+    if params.sql == "boom":
+        raise RuntimeError("the driver broke")
     return f"ran {params.sql}"
 ''',
     "purge.py": '''"""`purge`."""

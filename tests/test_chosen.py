@@ -328,3 +328,46 @@ def test_lint_refuses_a_hook_that_would_never_be_called() -> None:
         f"files.yaml:{line}:{col}: FW193 setting `zone` has a `default:`, so its `default_from: hook` would never "
         "be called; drop one of them"
     ]
+
+
+_JSON_HOOK = """failwell: 1
+server:
+  name: cfg
+  version: 0.1.0
+  description: A JSON setting computed at start.
+  settings:
+    limits:
+      type: json
+      schema: {type: object, properties: {rows: {type: integer}}, additionalProperties: false}
+      default_from: hook
+      description: The limits.
+tools:
+  ping:
+    description: Answer.
+    effect: read
+"""
+
+
+@pytest.mark.slow
+def test_a_json_setting_computed_by_a_hook_is_taken_as_its_value_not_decoded_as_text(tmp_path: Path) -> None:
+    """`default_limits()` returns the JSON value itself: it is checked against the setting's `schema:`, and never
+    read as JSON text (a string the hook returns is a string, refused here since the schema wants an object)."""
+    spec = tmp_path / "failwell.yaml"
+    spec.write_text(_JSON_HOOK)
+    created = failwell("new", str(tmp_path / "cfg"), "--spec", str(spec))
+    assert created.returncode == 0, created.stdout + created.stderr
+    hooks = tmp_path / "cfg" / "src" / "cfg_mcp" / "handlers" / "settings.py"
+    env = {"PYTHONPATH": str(tmp_path / "cfg" / "src"), "PATH": os.environ.get("PATH", "")}
+
+    def start(returned: str) -> subprocess.CompletedProcess[str]:
+        hooks.write_text(f"from typing import Any\n\n\ndef default_limits() -> Any:\n    return {returned}\n")
+        command = [sys.executable, "-m", "cfg_mcp"]
+        return subprocess.run(command, input="", capture_output=True, text=True, timeout=60, env=env)
+
+    ran = start('{"rows": 5}')
+    assert ran.returncode == 0, ran.stderr
+    ran = start('{"rows": "many"}')
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr, ran.stderr
+    assert "setting limits from default_limits() is not accepted: limits.rows takes" in ran.stderr
+    ran = start("""'{"rows": 5}'""")
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr, "text from a hook is not decoded: " + ran.stderr

@@ -371,3 +371,55 @@ def test_a_json_setting_computed_by_a_hook_is_taken_as_its_value_not_decoded_as_
     assert "setting limits from default_limits() is not accepted: limits.rows takes" in ran.stderr
     ran = start("""'{"rows": 5}'""")
     assert ran.returncode == 2 and "Traceback" not in ran.stderr, "text from a hook is not decoded: " + ran.stderr
+
+
+_HIDDEN_NOTIFIER = """failwell: 1
+server:
+  name: notes
+  version: 0.1.0
+  description: Notes, one of whose writers a setting hides.
+  settings:
+    admin: {type: boolean, default: false, description: Allow the admin tools.}
+tools:
+  clear:
+    description: Clear every note.
+    effect: destructive
+    idempotent: true
+    idempotency_reason: Clearing what is gone changes nothing.
+    when: {setting: admin, equals: true}
+  touch:
+    description: Touch a note.
+    effect: write
+    idempotent: true
+    input:
+      name: {type: string, minLength: 1, maxLength: 40, description: The note., example: a}
+resources:
+  note:
+    uri: "notes://note/{name}"
+    description: A note.
+    subscribe: true
+    params:
+      name: {type: string, minLength: 1, maxLength: 40, description: The note., example: a}
+"""
+
+
+@pytest.mark.slow
+def test_the_generated_subscriptions_test_uses_a_tool_served_with_the_default_settings(tmp_path: Path) -> None:
+    """The first tool (`clear`) is hidden by default, so the generated subscriptions test, which calls its notifier
+    tool with EXAMPLE_ARGUMENTS (the tools served by default), takes `touch`; and it passes."""
+    spec = tmp_path / "failwell.yaml"
+    spec.write_text(_HIDDEN_NOTIFIER)
+    project = tmp_path / "notes"
+    created = failwell("new", str(project), "--spec", str(spec))
+    assert created.returncode == 0, created.stdout + created.stderr
+    test = project / "tests" / "generated" / "test_subscriptions.py"
+    assert 'TOOL = "touch"' in test.read_text()
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test.relative_to(project))],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": "src"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-2000:]

@@ -212,8 +212,14 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         tasks=any(t.task for t in tools),
         before_task_answers_line=_before_task_answers_line(tool_specs),
         subscriptions=any(r.subscribe for r in resources),
-        notifier_tool=next(
-            (n for n, s in tool_specs if not (s.get("confirm") or s.get("asks") or s.get("task") or s.get("batch"))), ""
+        notifier_tool=next(  # one the example settings serve: its EXAMPLE_ARGUMENTS are there
+            (
+                n
+                for n, s in tool_specs
+                if not (s.get("confirm") or s.get("asks") or s.get("task") or s.get("batch"))
+                and chosen.served_by_default(s.get("when"), chosen.settings_of(data))
+            ),
+            "",
         ),
         confirmed_line=fitted(
             "CONFIRMED: frozenset[str] = frozenset(", sorted(n for n, s in tool_specs if s.get("confirm")), ")", 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...errors import Diagnostic
-from .. import chosen, dependency_errors, hooks, rate_limits
+from .. import by_setting, chosen, dependency_errors, hooks, rate_limits
 from ..load import Document
 from .auth import _scopes, issuer_problem
 from .buildable import _buildable
@@ -22,6 +22,8 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
     """
     out: list[Diagnostic] = []
     doc = _Linted(doc, broken)
+    out.extend(by_setting.lint(doc, doc.is_broken))
+    doc.data = by_setting.flat(doc.data)  # the rest lints each chosen description and effect as generated tests see it
     data = doc.data
     server = data.get("server") if isinstance(data.get("server"), dict) else {}
     assert isinstance(server, dict)

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from typing_extensions import TypeVar
 
 from .asks import Conversation
-from .chosen import When
+from .chosen import BySetting, When
 from .classes import (
     CONFIRM_DECLINED_MESSAGE,
     CONFIRM_UNAVAILABLE_MESSAGE,
@@ -317,6 +317,12 @@ class ToolDefinition:
     """Input fields taken only when their `when:` holds, by name (see `chosen`)."""
     from_setting: Mapping[str, str] = field(default_factory=dict)
     """Input fields whose value is the setting named, when it is set (the spec's `from_setting`), by name."""
+    description_by: BySetting | None = None
+    """The description chosen by a setting (the spec's `description: {by_setting: ...}`), see `chosen`."""
+    effect_by: BySetting | None = None
+    """The effect chosen by a setting (the spec's `effect: {by_setting: ...}`), see `chosen`."""
+    effect_annotations: Mapping[str, dict[str, bool | str]] = field(default_factory=dict)
+    """The annotations published for each effect `effect_by` may choose."""
     hidden: frozenset[str] = frozenset()
     """The input fields the settings hide or give, decided at start: not published, an argument for one refused."""
     given: Mapping[str, Any] = field(default_factory=dict)

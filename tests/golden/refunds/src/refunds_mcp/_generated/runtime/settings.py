@@ -94,7 +94,8 @@ def read(declared: Declared, flags: Mapping[str, Any], environ: Mapping[str, str
     kinds.check_conflicts(declared.settings, declared.conflicts, given, WHERE)
     for setting in declared.settings:
         if setting.name in raw:
-            raw[setting.name] = kinds.decoded(setting, raw[setting.name], source[setting.name], WHERE)
+            hooked = source[setting.name] == f"default_{setting.name}()"  # a hook's value is one, not its text
+            raw[setting.name] = kinds.decoded(setting, raw[setting.name], source[setting.name], WHERE, text=not hooked)
     try:
         return declared.model.model_validate(raw)
     except ValidationError as exc:

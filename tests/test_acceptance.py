@@ -62,6 +62,15 @@ def found(text: str) -> list[str]:
     return [str(d) for d in diagnose(text, "spec.yaml") if d.severity == "error"]
 
 
+def resource(name: str, kind: str = "string", example: str = "a") -> str:
+    """BASE with a resource whose one param is `name`: a field that is not published, so named as its attribute
+    (a tool's argument so named is published as written, its attribute `name_`: tests/test_published_as_written.py)."""
+    return (
+        f'{BASE}resources:\n  thing:\n    uri: "shop://things/{{{name}}}"\n    description: One thing.\n'
+        f"    params:\n      {name}: {{type: {kind}, example: {example}}}\n"
+    )
+
+
 def tool(name: str) -> str:
     return f"  {name}:\n    description: Another tool.\n    effect: read\n"
 
@@ -92,8 +101,8 @@ LINTS = [
         "spec.yaml:16:7",
         "keyword",
     ),
-    ("FW152", spec(inputs="      parse_obj: {type: string, example: a}\n"), "spec.yaml:12:7", "BaseModel"),
-    ("FW152", spec(inputs="      str: {type: string, default: a}\n"), "spec.yaml:12:7", "annotations use"),
+    ("FW152", resource("parse_obj"), "spec.yaml:21:7", "BaseModel"),
+    ("FW152", resource("str"), "spec.yaml:21:7", "annotations use"),
     ("FW153", spec(server="  package: json\n"), "spec.yaml:6:12", "standard library"),
     ("FW153", spec(server="  package: anyio\n"), "spec.yaml:6:12", "imports"),
     (
@@ -190,10 +199,10 @@ REFUSED = {
         inputs="      tag: {type: array, items: {type: object, properties: {a: {type: string}}}, required: false}\n"
         "      tag_item: {type: object, properties: {b: {type: string}}, required: false}\n"
     ),
-    "input str with a default": spec(inputs="      str: {type: string, default: a}\n"),
-    "input int with a default": spec(inputs="      int: {type: integer, default: 1}\n"),
-    "input parse_obj": spec(inputs="      parse_obj: {type: string, example: a}\n"),
-    "input schema_json": spec(inputs="      schema_json: {type: string, example: a}\n"),
+    "param str": resource("str"),
+    "param int": resource("int", "integer", "1"),
+    "param parse_obj": resource("parse_obj"),
+    "param schema_json": resource("schema_json"),
     **{
         f"package {name}": spec(server=f"  package: {name}\n")
         for name in ("json", "mcp", "pydantic", "typing", "anyio")

@@ -116,10 +116,13 @@ def test_a_draft_spec_from_a_listing_validates_as_written(tmp_path: Path) -> Non
 
 
 def test_a_draft_renames_what_a_spec_cannot_take_and_says_so(tmp_path: Path) -> None:
-    """Names real servers publish that a spec does not take as they are (server-filesystem's `edits[].oldText`,
-    a `from` argument, a tool named like a builtin, two arguments with one Python name): renamed, marked, valid."""
+    """Names real servers publish that a spec does not take as they are (a tool named like a builtin, two arguments
+    with one Python name): renamed, marked, valid; a `from` or `json` argument is taken as written (its attribute
+    `from_`). An argument whose nested names are plain
+    (server-filesystem's `edits[].oldText`, a `class`) is drafted as the `schema:` it lists, names as listed; one
+    holding a name with a space or a quote is drafted in the curated keys, renamed (`oldText` beside it too)."""
     report = Report(target="npx demo", transport="stdio", server={"name": "demo", "version": "1"})
-    edits = {"type": "object", "properties": {"oldText": {"type": "string"}, "class": {"type": "string"}}}
+    edits = {"type": "object", "properties": {"oldText": {"type": "string"}, "new text": {"type": "string"}}}
     report.tools = [
         {
             "name": "edit_file",
@@ -145,12 +148,17 @@ def test_a_draft_renames_what_a_spec_cannot_take_and_says_so(tmp_path: Path) -> 
     validate(spec)
     data = yaml.safe_load(text)
     fields = data["tools"]["edit_file"]["input"]
-    assert list(fields) == ["from_value", "json_value", "dryRun", "dry_run_value", "edits"]
-    assert "required" not in fields["from_value"] and fields["json_value"]["required"] is False
-    assert list(fields["edits"]["items"]["properties"]) == ["old_text", "class_value"]
+    assert list(fields) == ["from", "json", "dryRun", "dry_run_value", "edits"], "reserved words published as written"
+    assert "required" not in fields["from"] and fields["json"]["required"] is False
+    assert list(fields["edits"]["items"]["properties"]) == ["old_text", "new_text"]
     assert "list_value" in data["tools"]
-    assert "# DRAFT: renamed to names a spec takes, so clients will see the new ones: `from` as `from_value`" in text
+    assert (
+        "# DRAFT: renamed to names a spec takes, so clients will see the new ones: `dry_run` as `dry_run_value`" in text
+    )
     assert "the tool `list` as `list_value`" in text and "`oldText` as `old_text`" in text
+    edits["properties"] = {"oldText": {"type": "string"}, "class": {"type": "string"}}
+    kept = yaml.safe_load(draft(report))["tools"]["edit_file"]["input"]["edits"]
+    assert kept == {"schema": {"type": "array", "items": edits}, "required": False}, "names as listed"
 
 
 def sample_report() -> Report:

@@ -102,6 +102,45 @@ def test_the_spec_lints_clean() -> None:
             "FW187 `when` applies to a tool's top-level `input` fields only; remove it",
         ),
         (
+            "      by_setting: mode\n",
+            "      by_setting: mdoe\n",
+            "mdoe",
+            "FW187 `by_setting` names the setting `mdoe`, which server.settings does not declare; did you mean `mode`?",
+        ),
+        (
+            "admin: Run any SQL statement.}",
+            "root: Run any SQL statement.}\n      default: Run it.",
+            "root:",
+            'FW187 `values` gives "root", a value the setting `mode` never takes: it takes one of "basic", "admin"',
+        ),
+        (
+            ", admin: Run any SQL statement.}",
+            "}",
+            "by_setting: mode",
+            'FW187 `values` leaves "admin" without one; add `default:` (what the other values, and the setting unset, '
+            "choose)",
+        ),
+        (
+            "values: {basic: read, admin: destructive}}",
+            "values: {basic: read}, default: destructive}",
+            "",
+            "",
+        ),
+        (
+            "effect: {by_setting: mode, values: {basic: read, admin: destructive}}\n    idempotency: none\n",
+            "effect: {by_setting: mode, values: {basic: read, admin: destructive}}\n",
+            "mode, values: {basic: read, admin",
+            "FW187 the effect chosen by `mode` is read for some values and destructive for others, so an idempotency "
+            "key would come and go with the setting; add `idempotency: none` and an `idempotency_reason:` (the write "
+            "variant is then never retried), or give every variant a write effect",
+        ),
+        (
+            "Run a read-only SQL query on {settings.folder}.",
+            "Run a read-only SQL query on {settings.fodler}.",
+            '"Run a read-only',
+            "FW191 {settings.fodler} names no setting; did you mean {settings.folder}?",
+        ),
+        (
             "The file, inside {settings.folder}.",
             "The file, inside {settings.nope}.",
             '"The file, inside',
@@ -123,6 +162,9 @@ def test_lint_refuses_a_condition_that_cannot_hold_where_it_is_written(
     text = text.replace(old, new, 1)
     if "api_key" in new:
         text = text.replace("  settings:\n", "  settings:\n    api_key: {type: string, secret: true}\n")
+    if not words:  # accepted: the `default:` covers the values left out
+        assert _found(text) == []
+        return
     line, col = _at(text, where)
     assert _found(text) == [f"files.yaml:{line}:{col}: {words}"]
 
@@ -158,6 +200,8 @@ async def _served(project: Path, *args: str) -> dict[str, Any]:
                 else:
                     seen[name] = "answered"
             seen["read"] = await client.call_tool("read_file", {"path": "a.txt"})
+            seen["sql"] = await client.call_tool("run_sql", {"sql": "select 1"})
+            seen["sql_broken"] = await client.call_tool("run_sql", {"sql": "boom"})
             seen["read_raw"] = await client.call_tool("read_file", {"path": "a.txt", "raw": True})
             seen["read_folder"] = await client.call_tool("read_file", {"path": "a.txt", "folder": "/elsewhere"})
             for method, lister in (("resources", client.list_resources), ("prompts", client.list_prompts)):
@@ -180,7 +224,7 @@ def _unknown(name: str) -> tuple[int, str]:
 @pytest.mark.anyio
 async def test_with_the_defaults_what_a_setting_hides_is_absent_and_answered_as_never_declared(project: Path) -> None:
     seen = await _served(project)
-    assert sorted(seen["tools"]) == ["read_file", "write_file"], "purge needs mode admin"
+    assert sorted(seen["tools"]) == ["read_file", "run_sql", "write_file"], "purge needs mode admin"
     assert seen["purge"] == _unknown("purge") and seen["never_declared"] == _unknown("never_declared")
     assert seen["write_file"] == "answered"
     assert seen["tools"]["write_file"].description == "Write a file (dates in Europe/Paris).", "default_zone()"
@@ -203,7 +247,7 @@ async def test_with_the_defaults_what_a_setting_hides_is_absent_and_answered_as_
 @pytest.mark.anyio
 async def test_settings_given_at_start_choose_other_definitions_and_fill_every_description(project: Path) -> None:
     seen = await _served(project, "--read-only", "--mode", "admin", "--folder", "/srv/files")
-    assert sorted(seen["tools"]) == ["purge", "read_file"], "read-only hides write_file; admin shows purge"
+    assert sorted(seen["tools"]) == ["purge", "read_file", "run_sql"], "read-only hides write_file; admin shows purge"
     assert seen["write_file"] == _unknown("write_file"), "the same words as a tool never declared"
     assert seen["purge"] == "answered"
     read = seen["tools"]["read_file"]
@@ -220,6 +264,34 @@ async def test_settings_given_at_start_choose_other_definitions_and_fill_every_d
     )
     assert [r.name for r in seen["resources"].resources] == ["status"]
     assert seen["prompts"] == -32601, "its only prompt needs read_only false: no prompts capability"
+
+
+_READ = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+_DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False}
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("args", "description", "annotations"),
+    [
+        ((), "Run a read-only SQL query on none.", _READ),
+        (("--mode", "basic", "--folder", "/srv"), "Run a read-only SQL query on /srv.", _READ),
+        (("--mode", "admin"), "Run any SQL statement.", _DESTRUCTIVE),
+    ],
+)
+async def test_a_description_and_an_effect_chosen_by_a_setting_are_published_so_with_their_annotations(
+    project: Path, args: tuple[str, ...], description: str, annotations: dict[str, bool]
+) -> None:
+    seen = await _served(project, *args)
+    tool = seen["tools"]["run_sql"]
+    assert tool.description == description
+    assert tool.annotations is not None
+    assert tool.annotations.model_dump(by_alias=True, exclude_none=True) == annotations
+    assert _text(seen["sql"]) == "ran select 1", "the chosen effect runs the handler as it is"
+    broken = _text(seen["sql_broken"])  # what a failure says follows the chosen effect too
+    said = "Nothing was changed." if annotations["readOnlyHint"] else "The change may have been applied."
+    assert said in broken, broken
 
 
 def test_the_hook_file_is_created_once_and_a_failing_hook_stops_the_server_in_one_line(project: Path) -> None:
@@ -256,3 +328,98 @@ def test_lint_refuses_a_hook_that_would_never_be_called() -> None:
         f"files.yaml:{line}:{col}: FW193 setting `zone` has a `default:`, so its `default_from: hook` would never "
         "be called; drop one of them"
     ]
+
+
+_JSON_HOOK = """failwell: 1
+server:
+  name: cfg
+  version: 0.1.0
+  description: A JSON setting computed at start.
+  settings:
+    limits:
+      type: json
+      schema: {type: object, properties: {rows: {type: integer}}, additionalProperties: false}
+      default_from: hook
+      description: The limits.
+tools:
+  ping:
+    description: Answer.
+    effect: read
+"""
+
+
+@pytest.mark.slow
+def test_a_json_setting_computed_by_a_hook_is_taken_as_its_value_not_decoded_as_text(tmp_path: Path) -> None:
+    """`default_limits()` returns the JSON value itself: it is checked against the setting's `schema:`, and never
+    read as JSON text (a string the hook returns is a string, refused here since the schema wants an object)."""
+    spec = tmp_path / "failwell.yaml"
+    spec.write_text(_JSON_HOOK)
+    created = failwell("new", str(tmp_path / "cfg"), "--spec", str(spec))
+    assert created.returncode == 0, created.stdout + created.stderr
+    hooks = tmp_path / "cfg" / "src" / "cfg_mcp" / "handlers" / "settings.py"
+    env = {"PYTHONPATH": str(tmp_path / "cfg" / "src"), "PATH": os.environ.get("PATH", "")}
+
+    def start(returned: str) -> subprocess.CompletedProcess[str]:
+        hooks.write_text(f"from typing import Any\n\n\ndef default_limits() -> Any:\n    return {returned}\n")
+        command = [sys.executable, "-m", "cfg_mcp"]
+        return subprocess.run(command, input="", capture_output=True, text=True, timeout=60, env=env)
+
+    ran = start('{"rows": 5}')
+    assert ran.returncode == 0, ran.stderr
+    ran = start('{"rows": "many"}')
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr, ran.stderr
+    assert "setting limits from default_limits() is not accepted: limits.rows takes" in ran.stderr
+    ran = start("""'{"rows": 5}'""")
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr, "text from a hook is not decoded: " + ran.stderr
+
+
+_HIDDEN_NOTIFIER = """failwell: 1
+server:
+  name: notes
+  version: 0.1.0
+  description: Notes, one of whose writers a setting hides.
+  settings:
+    admin: {type: boolean, default: false, description: Allow the admin tools.}
+tools:
+  clear:
+    description: Clear every note.
+    effect: destructive
+    idempotent: true
+    idempotency_reason: Clearing what is gone changes nothing.
+    when: {setting: admin, equals: true}
+  touch:
+    description: Touch a note.
+    effect: write
+    idempotent: true
+    input:
+      name: {type: string, minLength: 1, maxLength: 40, description: The note., example: a}
+resources:
+  note:
+    uri: "notes://note/{name}"
+    description: A note.
+    subscribe: true
+    params:
+      name: {type: string, minLength: 1, maxLength: 40, description: The note., example: a}
+"""
+
+
+@pytest.mark.slow
+def test_the_generated_subscriptions_test_uses_a_tool_served_with_the_default_settings(tmp_path: Path) -> None:
+    """The first tool (`clear`) is hidden by default, so the generated subscriptions test, which calls its notifier
+    tool with EXAMPLE_ARGUMENTS (the tools served by default), takes `touch`; and it passes."""
+    spec = tmp_path / "failwell.yaml"
+    spec.write_text(_HIDDEN_NOTIFIER)
+    project = tmp_path / "notes"
+    created = failwell("new", str(project), "--spec", str(spec))
+    assert created.returncode == 0, created.stdout + created.stderr
+    test = project / "tests" / "generated" / "test_subscriptions.py"
+    assert 'TOOL = "touch"' in test.read_text()
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test.relative_to(project))],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": "src"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-2000:]

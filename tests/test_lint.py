@@ -57,7 +57,7 @@ CASES = [
     ("FW014", replace("deadline_s: 10", "deadline_s: -1"), 9),
     ("FW015", replace("    deadline_s: 10\n", "    deadline_s: 10\n    retries: 3\n"), 10),
     ("FW101", replace("  orders_get:", "  orders get:"), 6),
-    ("FW102", replace("      limit:", "      lambda:"), 12),
+    ("FW102", replace("fields: {seconds: integer}", "fields: {seconds: integer, lambda: integer}"), 19),
     ("FW103", replace("      limit:", "      model_config:"), 12),
     ("FW103", replace("      limit:", "      idempotency_key:"), 12),
     ("FW104", replace("      limit:", "      order_id:"), 12),

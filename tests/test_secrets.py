@@ -309,6 +309,24 @@ def test_a_sentence_near_a_secret_word_passes_unchanged(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "demo://resource/dynamic/text/{resourceId}",  # server-everything's resource template (its audit masked it)
+        "file:///home/{userName}/Notes.md",
+        "mongodb://Cluster0/{dbName}",
+    ],
+)
+def test_a_uri_alone_on_its_line_is_not_a_user_password_pair(text: str) -> None:
+    assert messages.runtime("scrub").redact_secrets(text) == text
+
+
+@pytest.mark.parametrize("text", ["rsync:Xy7#kPq2", "ann:S3cr3t!Pass"])
+def test_a_user_password_line_is_still_masked(text: str) -> None:
+    masked = messages.runtime("scrub").redact_secrets(text)
+    assert masked == text.split(":")[0] + ":[redacted]", masked
+
+
+@pytest.mark.parametrize(
     "text", ["requirepass foobared", "password hunter", "machine h.example.org login ann password swordfish"]
 )
 def test_a_setting_whose_value_is_a_plain_word_is_still_masked(text: str) -> None:

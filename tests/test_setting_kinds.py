@@ -52,7 +52,7 @@ tools:
     description: "Settings of {settings.database_url}."
     effect: read
     input:
-      detail: {type: boolean, default: false, description: More detail.}
+      detail: {type: boolean, default: false, description: "More detail on {settings.dirs} and {settings.filters}."}
     output:
       database_url: {type: string}
       dirs: {type: array, items: {type: string}}
@@ -146,6 +146,19 @@ async def test_positional_arguments_and_a_repeated_flag(project: Path) -> None:
     }
     flagged = await info(project, "postgresql://h/db", "--dir", "/x", "--dir", "/y")
     assert flagged["dirs"] == ["/x", "/y"], "the rest setting's own flag, repeated"
+
+
+@pytest.mark.anyio
+async def test_an_array_and_a_json_setting_read_in_a_description_as_a_list_and_as_json(project: Path) -> None:
+    """`{settings.dirs}` reads `/srv/a, /srv/b` and `{settings.filters}` reads `{"limit": 3}`, not Python's
+    `['/srv/a', '/srv/b']` and `{'limit': 3}`."""
+    args = ["-m", "kinds_mcp", "postgresql://h/db", "/srv/a", "/srv/b", "--filters", '{"limit": 3}']
+    params = StdioServerParameters(command=sys.executable, args=args, env=_env(project))
+    with (project.parent / "stderr.log").open("w") as err:
+        async with Client(stdio_client(params, errlog=err)) as session:
+            tools = (await session.list_tools()).tools
+    detail = tools[0].input_schema["properties"]["detail"]["description"]
+    assert detail == 'More detail on /srv/a, /srv/b and {"limit": 3}.', detail
 
 
 @pytest.mark.anyio

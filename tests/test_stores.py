@@ -219,10 +219,10 @@ async def test_tasks_in_memory_are_capped_by_forgetting_the_oldest_ended_first(
     ledger_src: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from ledger_mcp._generated.runtime.stores.store_memory import MemoryStore
-    from ledger_mcp._generated.runtime.tasks import tasks
+    from ledger_mcp._generated.runtime.tasks import task_records
 
-    monkeypatch.setattr(tasks, "MAX_KEPT", 5)
-    monkeypatch.setattr(tasks, "MAX_KEPT_PER_CALLER", 100)
+    monkeypatch.setattr(task_records, "MAX_KEPT", 5)
+    monkeypatch.setattr(task_records, "MAX_KEPT_PER_CALLER", 100)
     store = MemoryStore()
     for n in range(4):
         await store.task_create(f"ended-{n}", "{}", 60, f"k{n}")

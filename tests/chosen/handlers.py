@@ -30,6 +30,17 @@ async def handle(params: Input, ctx: Context) -> Output:
     """Written."""
     return f"wrote {params.path}"
 ''',
+    "run_sql.py": '''"""`run_sql`."""
+
+from .._generated.tools.run_sql import Context, Input, Output
+
+
+async def handle(params: Input, ctx: Context) -> Output:
+    """Run (a statement `boom` breaks, to show what the chosen effect says of a failure)."""
+    if params.sql == "boom":
+        raise RuntimeError("the driver broke")
+    return f"ran {params.sql}"
+''',
     "purge.py": '''"""`purge`."""
 
 from .._generated.tools.purge import Context, Input, Output

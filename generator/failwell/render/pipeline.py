@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..errors import Diagnostic, FailwellError, spec_error
 from ..spec.bounds import MAX_BYTES, decode
+from ..spec.by_setting import flat
 from ..spec.lint import lint
 from ..spec.load import Document, load_text
 from ..spec.validate import validate
@@ -33,7 +34,7 @@ def _check(doc: Document) -> list[Diagnostic]:
     problems += lint(doc, broken)
     if any(d.severity == "error" for d in problems):
         return problems
-    return problems + lint_wording(doc, doc.data)
+    return problems + lint_wording(doc, flat(doc.data))
 
 
 def load_project(text: str, file: str) -> Project:
@@ -52,7 +53,7 @@ def load_checked(text: str, file: str) -> tuple[Project, tuple[Diagnostic, ...]]
     if any(d.severity == "error" for d in diagnostics):
         raise spec_error(diagnostics)
     warnings = tuple(sorted(diagnostics, key=lambda d: (d.line, d.col, d.code, d.message)))
-    return build(doc.data, text), warnings
+    return build(flat(doc.data), text), warnings
 
 
 STARTER_NAME = "notes"

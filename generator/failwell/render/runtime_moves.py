@@ -22,7 +22,7 @@ HOMES: dict[str, str] = {
     **{name: "calls." + name for name in ("store_contracts", "telemetry")},
     **{name: "tasks." + name for name in ("task_records", "task_runner", "tasks")},
     **{name: "readers." + name for name in ("prompts", "reads", "resources", "subscriptions")},
-    **{name: "upstreams." + name for name in ("breaker", "dependency", "upstream")},
+    **{name: "upstreams." + name for name in ("breaker", "dependency", "dependency_errors", "upstream")},
     **{name: "stores." + name for name in ("records", "store_memory", "store_redis", "store_sqlite")},
     **{name: "transport." + name for name in ("bearer", "envelope", "http", "http_envelope", "http_limits")},
     **{name: "transport." + name for name in ("oauth", "rebinding", "stdio", "tokens")},

@@ -41,8 +41,15 @@ def descriptions(data: dict[str, Any]) -> Iterator[tuple[Path_, str]]:
         for name, spec in parts.items():
             if not isinstance(spec, dict):
                 continue
-            if isinstance(spec.get("description"), str):
+            if isinstance(spec.get("description"), str) and "description" not in (spec.get("_by_setting") or {}):
                 yield (kind, name, "description"), spec["description"]
+            by = (spec.get("_by_setting") or {}).get("description") or spec.get("description")
+            if isinstance(by, dict):  # `{by_setting: NAME, values: {...}, default: ...}`: every variant
+                for value, text in (by.get("values") or {}).items():
+                    if isinstance(text, str):
+                        yield (kind, name, "description", "values", value), text
+                if isinstance(by.get("default"), str):
+                    yield (kind, name, "description", "default"), by["default"]
             for section in sections:
                 yield from _below((kind, name, section), spec.get(section))
 

@@ -147,6 +147,25 @@ CODES: dict[str, tuple[Severity, str]] = {
     ),
     "FW163": ("error", "`schema:` outside a tool's input or output, or a key beside it that belongs inside it"),
     "FW164": ("error", "two `schema:` fields of one tool whose `$defs` give one name two meanings (both places named)"),
+    "FW165": (
+        "error",
+        "a tool's listing keys say what it does not do: an `execution.taskSupport` other than its `task`, an input "
+        "published open that refuses extra arguments (or closed with `extra_arguments: allow`), or `required: []` "
+        "beside a required field",
+    ),
+    "FW166": (
+        "error",
+        'a rate_limit\'s `calls: "{settings.<name>}"` names a setting that is not declared, or is not an integer',
+    ),
+    "FW167": (
+        "error",
+        "a rate_limit's `per` on the server's limit, or naming no argument of the tool, or one that is not a string, "
+        "integer or boolean",
+    ),
+    "FW168": (
+        "error",
+        "a dependency's `errors:` names a bare exception that is not one of Python's builtins (write its dotted name)",
+    ),
     "FW170": (
         "error",
         "a resource URI that is not one: no scheme (or not lowercase), whitespace, over 2,048 characters",

@@ -68,15 +68,22 @@ def failure_spec_has_params(spec: dict[str, Any]) -> bool:
     return bool(failure_params(spec["class"], spec.get("fields") or []))
 
 
-def failure_params(failure_class: str, declared: list[str] | dict[str, Any]) -> tuple[Param, ...]:
-    """The keyword arguments a handler passes when it raises the failure."""
+def failure_params(failure_class: str, declared: list[str] | dict[str, Any], template: str = "") -> tuple[Param, ...]:
+    """The keyword arguments a handler passes when it raises the failure. A permission_denied failure takes
+    `permission` and `role`: required when its `fields` declare them or its words show them, else optional (a
+    refusal by policy, such as a site's robots.txt, names no role, and its words then say none)."""
     if isinstance(declared, dict):
         kinds = {name: kind.get("type") if isinstance(kind, dict) else kind for name, kind in declared.items()}
     else:
         kinds = {field: None for field in declared}
     params = [Param(field, FIELD_TYPES[kind] if kind else "str | int | float") for field, kind in kinds.items()]
     if failure_class == "permission_denied":
-        params += [Param(field, "str") for field in ("permission", "role") if field not in kinds]
+        shown = set(placeholders(template)) if template else set()
+        params += [
+            Param(field, "str") if field in shown else Param(field, "str | None", "None")
+            for field in ("permission", "role")
+            if field not in kinds
+        ]
     if failure_class == "rate_limited":
         params.append(Param("retry_after_s", "float"))
     if failure_class == "upstream_unavailable":
@@ -90,6 +97,8 @@ def example_values(
     """(arguments for the call, keyword arguments for the failure, placeholder values) made up for examples."""
     kwargs: dict[str, Any] = {}
     for param in params:
+        if param.name in ("permission", "role") and param.default is not None:
+            continue  # optional: the example shows the words without the role sentence
         if param.name != "retry_after_s":
             kwargs[param.name] = _PARAM_EXAMPLES.get(param.annotation, f"<{param.name}>")
         elif param.default is None:

@@ -18,7 +18,7 @@ from . import messages, patterns, quickschema, schemas
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
-from .naming import pascal, python_name
+from .naming import field_attribute, pascal
 
 _CONSTRAINTS = {
     "minLength": "min_length",
@@ -176,7 +176,7 @@ def models(
 
 def annotation_code(models: Iterable[ModelClass]) -> str:
     """The models' annotations with every string literal in them taken out: what they use (`Annotated[`, `Literal[`,
-    `Field(`, `formats.check(`) is read from the code, never from text in it (an enum value such as `Literal[`)."""
+    `Field(`, `_formats.check(`) is read from the code, never from text in it (an enum value such as `Literal[`)."""
     joined = " ".join(member.annotation for model in models for member in model.fields)
     return _STRING_LITERAL.sub('""', joined) if "'" in joined or '"' in joined else joined
 
@@ -196,7 +196,7 @@ def _model(
 ) -> None:
     members = []
     for field_name, spec in fields.items():
-        attribute = python_name(field_name) if published else field_name
+        attribute = field_attribute(field_name) if published else field_name
         if schemas.is_schema(spec):
             annotation, default = _schema_member(spec, checks)
         else:
@@ -372,7 +372,7 @@ def _annotation(
     constraints = [
         f"{_CONSTRAINTS[key]}={_constraint_literal(key, spec[key], kind)}" for key in _CONSTRAINTS if key in spec
     ]
-    formatted = [f"formats.check({string(spec['format'])})"] if kind == "string" and "format" in spec else []
+    formatted = [f"_formats.check({string(spec['format'])})"] if kind == "string" and "format" in spec else []
     if "enum" in spec or not (constraints or formatted):
         return base
     field = [f"Field({', '.join(constraints)})"] if constraints else []

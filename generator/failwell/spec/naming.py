@@ -51,9 +51,32 @@ def python_name(name: str) -> str:
     return re.sub(r"_+", "_", re.sub(r"[^a-z0-9]+", "_", words.lower())).strip("_")
 
 
-def problem_with_published_name(name: str, kind: str, reserved: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+ALIASED_FIELD_NAMES = RESERVED_FIELD_NAMES - {"idempotency_key", "tool", "reference", "retry_after_s", "deadline_s"}
+"""Reserved field names a published field may still have (`schema`, `json`, `params`): its Python attribute
+takes a `_` after it (`field_attribute`), and the alias keeps the name as written."""
+
+
+def _aliased(derived: str) -> bool:
+    if derived.startswith("model_"):
+        return False  # pydantic's own namespace, with or without a `_` after it
+    reserved = derived in ALIASED_FIELD_NAMES or reserved_model_field_name(derived) is not None
+    return keyword.iskeyword(derived) or reserved  # a soft keyword (`match`) is an attribute as it is
+
+
+def field_attribute(name: str) -> str:
+    """The Python attribute of a published field (a tool's argument or output field, a prompt's argument, at any
+    depth): its Python name, with a `_` after it when that is a keyword or a name the generated models use, so the
+    field is published as written (`schema`, `from`, `json`) and the handler reads `params.schema_`."""
+    derived = python_name(name)
+    return f"{derived}_" if _aliased(derived) else derived
+
+
+def problem_with_published_name(
+    name: str, kind: str, reserved: frozenset[str] = frozenset(), *, aliased: bool = False
+) -> tuple[str, str] | None:
     """(code, message) when `name` cannot be published as MCP allows, or its derived Python name cannot be a
-    generated identifier, else None."""
+    generated identifier, else None. With `aliased` (a published field), a keyword or a name the generated models
+    use is taken: its attribute is `field_attribute`'s."""
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
         suggestion = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.-")
         hint = f"; try `{suggestion}`" if suggestion and MCP_NAME.match(suggestion) else ""
@@ -69,6 +92,8 @@ def problem_with_published_name(name: str, kind: str, reserved: frozenset[str] =
             f"{kind} name `{name}` becomes the Python name `{derived or '_'}`, which must start with a letter; "
             "start the name with a letter"
         )
+    if aliased and _aliased(derived):
+        return None
     if derived == name:
         return problem_with_name(name, kind, reserved)
     problem = problem_with_name(derived, kind, reserved)
@@ -126,7 +151,7 @@ checked per tool)."""
 READER_MODULE_NAMES = frozenset(
     {"Awaitable", "Callable", "Sequence", "Annotated", "Any", "Literal", "BaseModel", "ConfigDict", "Field"}
     | {"Changed", "ToolContext", "ToolDefinition", "ToolFailure", "ResourceDefinition", "PromptDefinition"}
-    | {"PromptArgument", "Message", "NAME", "URI", "MIME_TYPE", "ARGUMENTS", "PARAMS_SCHEMA", "ACCEPTS"}
+    | {"PromptArgument", "Message", "Described", "NAME", "URI", "MIME_TYPE", "ARGUMENTS", "PARAMS_SCHEMA", "ACCEPTS"}
     | {"COMPLETIONS", "Params", "Output", "Context", "Handler", "Listing"}
     | {"Audio", "EmbeddedResource", "Image", "ResourceLink"}
 )

@@ -268,7 +268,7 @@ def _declared_row(
 ) -> Row:
     """The message of a declared failure, with example values for `fields` (inputs, params or arguments)."""
     template = failure_template(failure, defaults)
-    params = failure_params(failure["class"], failure.get("fields") or [])
+    params = failure_params(failure["class"], failure.get("fields") or [], template)
     _, _, values = example_values(template, params, owner.label, fields, example)
     values["reference"] = EXAMPLE_REFERENCE
     source: tuple[str | int, ...] = (

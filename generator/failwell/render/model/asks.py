@@ -151,7 +151,7 @@ def asking(spec: dict[str, Any], indent: int = 8) -> Asking:
         uses_annotated="Annotated[" in annotations,
         uses_field="Field(" in annotations or any(m.alias for model in answer_models for m in model.fields),
         uses_literal="Literal[" in annotations,
-        uses_formats="formats.check(" in annotations,
+        uses_formats="_formats.check(" in annotations,
         forms=any(a["kind"] == "form" for a in asks.values()),
         beyond_forms=any(a["kind"] != "form" for a in asks.values()),
         answers_line=assignment("ANSWERS: dict[str, Any]", inline(answers), 0) if answers else "",

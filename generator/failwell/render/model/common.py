@@ -8,9 +8,9 @@ from typing import Any
 from ...pyliteral import (
     Call,
     call_lines,
-    number,
     string,
 )
+from ...spec import rate_limits
 
 SPEC_FILE = "failwell.yaml"
 
@@ -28,9 +28,9 @@ _WRONG_VALUES: dict[str, Any] = {
 }
 
 
-def _rate_limit(spec: dict[str, Any] | None) -> str:
+def _rate_limit(spec: dict[str, Any] | None, inputs: dict[str, Any] | None = None) -> str:
     """The `RateLimit(...)` expression of a limit, or empty when there is none."""
-    return f"RateLimit(calls={int(spec['calls'])}, per_s={number(float(spec['per_s']))})" if spec else ""
+    return rate_limits.expression(spec, inputs)
 
 
 def _registration(module: str, handlers: str, key: str, optional: str | None) -> str:

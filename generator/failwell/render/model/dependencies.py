@@ -7,10 +7,10 @@ from typing import Any
 
 from ...pyliteral import (
     docstring,
-    literal,
     number,
     string,
 )
+from ...spec import dependency_errors
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Dependency:
     """The `DependencyConfig(...)` call's keyword lines after `open` and `close`."""
     description: str
     errors: str
-    """Its `errors:` map as a Python literal."""
+    """The line (or lines) binding its `errors:` entries, a tuple of `ErrorRule(...)` in the order written."""
     lazy: bool = False
 
 
@@ -63,5 +63,7 @@ def _dependency(name: str, spec: dict[str, Any]) -> Dependency:
     }
     lines = "".join(f"    {key}={value},\n" for key, value in arguments.items())
     description = " ".join(str(spec.get("description") or f"The {name} dependency.").split())
-    errors = literal(dict(sorted((spec.get("errors") or {}).items())))
+    errors = dependency_errors.rules_literal(
+        spec.get("errors") or {}, f"{name.upper()}_ERRORS: tuple[ErrorRule, ...] = "
+    )
     return Dependency(name, name.upper(), lines, docstring(description), errors, bool(spec.get("lazy")))

@@ -112,7 +112,7 @@ def _failure(
 ) -> Failure:
     effect, keyed, batch = tool_spec["effect"], "idempotency_key" in inputs, tool_spec.get("batch")
     template = failure_template(spec, defaults)
-    params = failure_params(spec["class"], spec.get("fields") or [])
+    params = failure_params(spec["class"], spec.get("fields") or [], template)
     arguments, kwargs, values = example_values(template, params, tool, inputs, example)
     values["reference"] = REFERENCE_MARK
     changed = spec.get("changed")
@@ -135,7 +135,7 @@ def _failure(
         "changed": changed or messages.default_changed(spec["class"], effect),
     }
     if spec["class"] == "permission_denied":
-        envelope.update(permission=values["permission"], role=values["role"])
+        envelope.update({key: values[key] for key in ("permission", "role") if key in kwargs})
     if batch:
         expected, envelope = _batch_expectation(spec, name, batch, effect, keyed, template, arguments, values, envelope)
     if not envelope["retryable"]:

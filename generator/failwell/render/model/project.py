@@ -24,6 +24,7 @@ from ...spec.failures import (
     with_idempotency_key,
 )
 from ...spec.naming import DEFAULT_TOKENS_ENV, import_order, python_name
+from ...spec.tool_order import listing_order
 from .asks import _before_task_answers_line
 from .common import _rate_limit, context_type
 from .dependencies import Dependency, Upstream, _dependency, _upstream
@@ -106,6 +107,8 @@ class Project:
     notifier_tool: str = ""
     """The tool the generated subscription tests inject a notifying handler into: the first that neither confirms,
     asks nor runs as a task (so its handler runs at once, in-process)."""
+    listed_tools: tuple[Tool, ...] = ()
+    """The tools in the order `tools/list` shows them (the spec's `server.tool_order`)."""
     before_task_answers_line: str = ""
     """`BEFORE_TASK_ANSWERS = {...}`: an answer that fits every form a task tool asks before its task is made (the
     generated tests' person fills those in, as a handler injected in a test cannot answer them)."""
@@ -197,6 +200,7 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         description_line=docstring(description or f"The {name} MCP server."),
         instructions_line=assignment("INSTRUCTIONS", string(description), 0),
         tools=tools,
+        listed_tools=listing_order(tools, list(data.get("tools") or {}), server.get("tool_order", "name")),
         stdio_calls=literal(
             {
                 n: f.example_arguments(with_idempotency_key(s))
@@ -208,8 +212,14 @@ def build(data: dict[str, Any], spec_text: str) -> Project:
         tasks=any(t.task for t in tools),
         before_task_answers_line=_before_task_answers_line(tool_specs),
         subscriptions=any(r.subscribe for r in resources),
-        notifier_tool=next(
-            (n for n, s in tool_specs if not (s.get("confirm") or s.get("asks") or s.get("task") or s.get("batch"))), ""
+        notifier_tool=next(  # one the example settings serve: its EXAMPLE_ARGUMENTS are there
+            (
+                n
+                for n, s in tool_specs
+                if not (s.get("confirm") or s.get("asks") or s.get("task") or s.get("batch"))
+                and chosen.served_by_default(s.get("when"), chosen.settings_of(data))
+            ),
+            "",
         ),
         confirmed_line=fitted(
             "CONFIRMED: frozenset[str] = frozenset(", sorted(n for n, s in tool_specs if s.get("confirm")), ")", 0

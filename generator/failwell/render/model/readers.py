@@ -158,7 +158,7 @@ def _reader(
         uses_field="Field(" in annotations
         or any(m.alias for model in models for m in model.fields)
         or asked.uses_field,
-        uses_formats="formats.check(" in annotations or asked.uses_formats,
+        uses_formats="_formats.check(" in annotations or asked.uses_formats,
         uses_literal="Literal[" in annotations or asked.uses_literal,
         params_schema=literal(f.published_schema(fields)),
         accepts=literal(f.accepts_table(fields)),
@@ -186,7 +186,7 @@ def _reader(
         mime_type_doc=docstring(mime_type),
         upstreams=tuple(spec.get("upstreams") or ()),
         uses=tuple(spec.get("uses") or ()),
-        output_annotation=_text_kind(mime_type) if kind == "resource" else "str | list[Message]",
+        output_annotation=_text_kind(mime_type) if kind == "resource" else "str | list[Message] | Described",
         template="{" in uri,
         example_uri_literal=string(example_uri),
         arguments_literal=_prompt_arguments(fields),

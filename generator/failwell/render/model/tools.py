@@ -8,6 +8,7 @@ from typing import Any
 
 from ...pyliteral import (
     assignment,
+    call_lines,
     docstring,
     fitted,
     inline,
@@ -15,7 +16,7 @@ from ...pyliteral import (
     markdown_code,
     string,
 )
-from ...spec import aliases, chosen, messages
+from ...spec import aliases, by_setting, chosen, listing, messages
 from ...spec import fields as f
 from ...spec.failures import (
     failure_spec_has_params,
@@ -56,6 +57,11 @@ class Tool:
     input_schema: str
     output_schema: str
     annotations: str
+    extra_arguments: bool
+    refused_in_tests: bool
+    """Whether a generated error test refuses a call before its handler (`never_called`): a field to get wrong,
+    a closed input, or a scope."""
+    execution: str
     accepts: str
     failures: tuple[Failure, ...]
     uses_literal: bool
@@ -149,6 +155,8 @@ class Tool:
     """`FIELDS_WHEN = {...}`: the input fields taken only when their `when:` holds (empty: none)."""
     from_setting_line: str = ""
     """`FROM_SETTING = {...}`: the input fields given a setting's value when it is set (empty: none)."""
+    by_setting_lines: str = ""
+    """`DESCRIPTION_BY`/`EFFECT_BY = BySetting(...)`: the description or effect a setting chooses (empty: none)."""
 
     @property
     def has_content(self) -> bool:
@@ -191,13 +199,30 @@ def _tool(
     outside = [(n, f.violation(s)) for n, s in chosen.shown(inputs).items()]
     outside_field, (_, outside_value) = next(((n, v) for n, v in outside if v[0]), (None, (False, None)))
     asked = asking(spec)
+
+    def annotations_of(effect: str) -> dict[str, Any]:
+        """The annotations a tool of `effect` publishes (only the hints `annotations.hints` names, on a port)."""
+        return listing.published_annotations(
+            spec,
+            {
+                **_ANNOTATIONS[effect],
+                **({"idempotentHint": True} if spec.get("idempotency") == "required" or idempotent else {}),
+                "openWorldHint": bool(
+                    spec.get(
+                        "open_world",
+                        bool(spec.get("upstreams")) or bool(open_world_dependencies & set(spec.get("uses") or ())),
+                    )
+                ),
+            },
+        )
+
     return Tool(
         name=py,
         name_literal=string(name),
         name_markdown=markdown_code(name, table=True),
         title_literal=string(spec["title"]) if "title" in spec else "None",
         description=spec["description"].strip(),
-        description_literal=string(spec["description"].strip()),
+        description_literal=string(listing.description(spec)),
         description_doc=docstring(spec["description"]),
         effect=spec["effect"],
         effect_literal=string(spec["effect"]),
@@ -208,21 +233,19 @@ def _tool(
         batch_items=batch["items"] if batch else None,
         batch_policy=batch["policy"] if batch else None,
         item_annotation=_item_annotation(inputs[batch["items"]], batch["items"]) if batch else "",
-        input_schema=literal(f.published_schema(inputs)),
-        output_schema=literal(_output_schema(spec, outputs)) if outputs is not None or batch else "None",
-        annotations=literal(
-            {
-                **_ANNOTATIONS[spec["effect"]],
-                **({"idempotentHint": True} if spec.get("idempotency") == "required" or idempotent else {}),
-                "openWorldHint": bool(
-                    spec.get(
-                        "open_world",
-                        bool(spec.get("upstreams")) or bool(open_world_dependencies & set(spec.get("uses") or ())),
-                    )
-                ),
-            },
-            8,
+        input_schema=literal(
+            listing.dialect(spec, f.published_schema(inputs, closed=spec.get("extra_arguments") != "allow"), "input")
         ),
+        output_schema=literal(listing.dialect(spec, _output_schema(spec, outputs), "output"))
+        if outputs is not None or batch
+        else "None",
+        annotations=literal(annotations_of(spec["effect"]), 8),
+        by_setting_lines=_by_setting_lines(spec, settings or {}, annotations_of),
+        extra_arguments=spec.get("extra_arguments") == "allow",
+        refused_in_tests=bool(
+            missing_field or wrong_field or outside_field or spec.get("extra_arguments") != "allow" or scopes
+        ),
+        execution=literal(spec["execution"]) if spec.get("execution") else "",
         accepts=literal(f.accepts_table(inputs)),
         aliases=literal(renamed) if (renamed := aliases.renames(spec.get("input") or {})) else "",
         when_line=chosen.when_line(spec.get("when"), settings or {}),
@@ -242,7 +265,7 @@ def _tool(
         or asked.uses_field,
         uses_alias_choices=any(m.alias for model in output_models for m in model.fields),
         checks_lines=_checks_lines(checks),
-        uses_formats="formats.check(" in annotations or asked.uses_formats,
+        uses_formats="_formats.check(" in annotations or asked.uses_formats,
         example_arguments=literal(example),
         example_arguments_indented=literal(example, 4),
         missing_field=missing_field,
@@ -278,7 +301,7 @@ def _tool(
             ),
             4,
         ),
-        rate_limit=_rate_limit(spec.get("rate_limit")),
+        rate_limit=_rate_limit(spec.get("rate_limit"), spec.get("input")),
         scopes=tuple(scopes),
         scopes_line=fitted("scopes=", scopes, ",", 8),
         scopes_list=inline(scopes),
@@ -309,3 +332,27 @@ def _tool(
         confirm_expires_s=float((spec.get("confirm") or {}).get("expires_s", 300)),
         **_content(spec.get("content")),
     )
+
+
+def _by_setting_lines(spec: dict[str, Any], settings: dict[str, Any], annotations_of: Any) -> str:
+    """`DESCRIPTION_BY = BySetting(...)`, `EFFECT_BY = ...` and `EFFECT_ANNOTATIONS` for a tool whose description or
+    effect a setting chooses (empty without)."""
+    kept = spec.get(by_setting.KEPT) or {}
+    lines: list[str] = []
+    for key, name in (("description", "DESCRIPTION"), ("effect", "EFFECT")):
+        if key not in kept:
+            continue
+        chosen_by = kept[key]
+        field = chosen._field_of(settings.get(chosen_by["by_setting"]) or {})
+        pairs = [[by_setting._typed(value, field), variant] for value, variant in chosen_by["values"].items()]
+        arguments: list[Any] = [literal(chosen_by["by_setting"]), f"{name}_VALUES"]
+        if "default" in chosen_by:
+            arguments.append(f"default={literal(chosen_by['default'])}")
+        lines += [f"{name}_VALUES: list[list[Any]] = {literal(pairs)}", ""]
+        lines += call_lines((f"{name}_BY = BySetting", arguments), 0)
+        lines += [f'"""The {key} chosen by the setting\'s value at start (the spec\'s `by_setting`)."""', ""]
+        if key == "effect":
+            effects = sorted({*(v for _, v in pairs), *([chosen_by["default"]] if "default" in chosen_by else [])})
+            table = {effect: annotations_of(effect) for effect in effects}
+            lines += [f"EFFECT_ANNOTATIONS: dict[str, dict[str, bool | str]] = {literal(table)}", ""]
+    return "\n".join(lines).rstrip("\n")

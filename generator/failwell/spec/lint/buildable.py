@@ -180,12 +180,17 @@ def _model_of(
 
 def _fields_buildable(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], fields: dict[str, Any]) -> None:
     published = published_names(path)
-    check = naming.problem_with_published_name if published else problem_with_name
     attributes: dict[str, tuple[str | int, ...]] = {}
     for name, spec in fields.items():
         fpath = (*path, name)
-        if isinstance(name, str) and not check(name, "field", RESERVED_FIELD_NAMES):
-            py = naming.python_name(name) if published else name
+        if not isinstance(name, str):
+            problem: tuple[str, str] | None = ("", "")
+        elif published:
+            problem = naming.problem_with_published_name(name, "field", RESERVED_FIELD_NAMES, aliased=True)
+        else:
+            problem = problem_with_name(name, "field", RESERVED_FIELD_NAMES)
+        if isinstance(name, str) and not problem:
+            py = naming.field_attribute(name) if published else name
             why = naming.reserved_model_field_name(py)
             if why:
                 out.append(doc.diagnostic(fpath, "FW152", f"field name `{name}`: {why}; pick another name", key=True))

@@ -45,8 +45,10 @@ def _name(
     doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], name: str, kind: str,
     reserved: frozenset[str], *, key: bool = False, published: bool = False,
 ) -> None:  # fmt: skip
-    check = naming.problem_with_published_name if published else problem_with_name
-    problem = check(name, kind, reserved)
+    if published:
+        problem = naming.problem_with_published_name(name, kind, reserved, aliased=kind == "field")
+    else:
+        problem = problem_with_name(name, kind, reserved)
     if problem:
         out.append(doc.diagnostic(path, problem[0], problem[1], key=key))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import Diagnostic
-from .. import aliases, schemas
+from .. import aliases, listing, schemas
 from .asks import _asks, _confirm
 from .common import _deadline, _Linted, _nested_names, _placeholders, placeholders
 from .failures import _failures
@@ -69,6 +69,7 @@ def _tool(
             _fields(doc, out, (*path, section), fields)
             out.extend(schemas.defs_conflicts(doc, (*path, section), fields))
     out.extend(aliases.claims(doc, (*path, "input"), inputs, keyed))
+    out.extend(listing.lint(doc, path, tool))
     failures = tool.get("failures")
     if not isinstance(failures, dict):
         return

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...errors import Diagnostic
-from .. import chosen, hooks
+from .. import by_setting, chosen, dependency_errors, hooks, rate_limits
 from ..load import Document
 from .auth import _scopes, issuer_problem
 from .buildable import _buildable
@@ -22,6 +22,8 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
     """
     out: list[Diagnostic] = []
     doc = _Linted(doc, broken)
+    out.extend(by_setting.lint(doc, doc.is_broken))
+    doc.data = by_setting.flat(doc.data)  # the rest lints each chosen description and effect as generated tests see it
     data = doc.data
     server = data.get("server") if isinstance(data.get("server"), dict) else {}
     assert isinstance(server, dict)
@@ -56,10 +58,16 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
     assert isinstance(upstreams, dict)
     for name in upstreams:
         _name(doc, out, ("upstreams", name), name, "upstream", frozenset(), key=True)
+    if not doc.is_broken(("server", "rate_limit")):
+        limit = server.get("rate_limit")
+        out.extend(rate_limits.lint(doc, ("server", "rate_limit"), limit, server.get("settings"), None))
     dependencies = data.get("dependencies") if isinstance(data.get("dependencies"), dict) else {}
     assert isinstance(dependencies, dict)
     for name in dependencies:
         _name(doc, out, ("dependencies", name), name, "dependency", frozenset(), key=True)
+        dependency = dependencies[name]
+        if isinstance(dependency, dict) and not doc.is_broken(("dependencies", name, "errors")):
+            out.extend(dependency_errors.lint(doc, ("dependencies", name, "errors"), dependency.get("errors")))
     tools = data.get("tools")
     if isinstance(tools, dict):
         for name, tool in tools.items():
@@ -70,6 +78,12 @@ def lint(doc: Document, broken: frozenset[tuple[str | int, ...]] = frozenset()) 
                 _uses(doc, out, ("tools", name), tool, timeout, upstreams)
                 _dependencies_used(doc, out, ("tools", name), tool, timeout, dependencies)
                 _scopes(doc, out, ("tools", name), tool, auth)
+                if not doc.is_broken(("tools", name, "rate_limit")):
+                    inputs = tool.get("input") if isinstance(tool.get("input"), dict) else {}
+                    limit = tool.get("rate_limit")
+                    out.extend(
+                        rate_limits.lint(doc, ("tools", name, "rate_limit"), limit, server.get("settings"), inputs)
+                    )
     resources = data.get("resources")
     if isinstance(resources, dict):
         for name, resource in resources.items():

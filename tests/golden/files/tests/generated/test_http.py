@@ -20,7 +20,7 @@ HEADERS = {
     "mcp-protocol-version": "2025-11-25",
 }
 LIST = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
-TOOL_NAMES: list[str] = ["read_file", "write_file"]
+TOOL_NAMES: list[str] = ["read_file", "run_sql", "write_file"]
 OPTIONS = HttpOptions()
 
 

@@ -124,7 +124,7 @@ async def _answer(
     if store is not None:
         try:
             limited = await rate_limited(
-                store, tool, caller.name, services.rate_limit, services.messages["rate_limited"]
+                store, tool, caller.name, services.rate_limit, services.messages["rate_limited"], arguments
             )
         except Exception as exc:
             return store_unavailable(tool, exc)

@@ -8,6 +8,7 @@ from .runtime.cli import handler_unimportable as _unimportable  # private: a too
 try:
     from ..handlers import purge as purge_handler
     from ..handlers import read_file as read_file_handler
+    from ..handlers import run_sql as run_sql_handler
     from ..handlers import write_file as write_file_handler
     from ..handlers.prompts import tidy as tidy_prompt_handler
     from ..handlers.resources import status as status_resource_handler
@@ -23,6 +24,7 @@ from .settings import EXAMPLE_SETTINGS, SETTINGS, Settings
 from .tools import (
     purge,
     read_file,
+    run_sql,
     write_file,
 )
 
@@ -56,6 +58,7 @@ def build_server(
         tools=[
             purge.definition(chosen.get("purge", purge_handler.handle)),
             read_file.definition(chosen.get("read_file", read_file_handler.handle)),
+            run_sql.definition(chosen.get("run_sql", run_sql_handler.handle)),
             write_file.definition(chosen.get("write_file", write_file_handler.handle)),
         ],
         resources=[

@@ -30,6 +30,9 @@ EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {
     "read_file": {
         "path": "a.txt",
     },
+    "run_sql": {
+        "sql": "select 1",
+    },
     "write_file": {
         "path": "a.txt",
     },

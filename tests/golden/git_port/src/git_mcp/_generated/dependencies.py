@@ -7,17 +7,18 @@ from typing import Any
 
 from ..handlers.dependencies import repo as _repo
 from .runtime.upstreams.dependency import DependencyConfig
-from .runtime.wording.classes import FailureClass
+from .runtime.upstreams.dependency_errors import ErrorRule
 
-REPO_ERRORS: dict[str, FailureClass] = {
-    "builtins.FileNotFoundError": "upstream_unavailable",
-    "subprocess.TimeoutExpired": "timeout",
-}
+REPO_ERRORS: tuple[ErrorRule, ...] = (
+    ErrorRule("builtins.FileNotFoundError", "upstream_unavailable"),
+    ErrorRule("subprocess.TimeoutExpired", "timeout"),
+)
 
 REPO = DependencyConfig(
     name="repo",
     open=_repo.open,
     close=getattr(_repo, "close", None),
+    classify=getattr(_repo, "classify", None),
     timeout_s=10.0,
     retries=0,
     breaker_failures=5,

@@ -28,7 +28,7 @@ from .runtime.cli import serve
 from .runtime.server import FailwellServer
 from .runtime.setup.config import ConfigurationError
 from .runtime.stores.store_memory import MemoryStore
-from .runtime.upstreams.dependency import resolve
+from .runtime.upstreams.dependency_errors import resolve
 from .server import build_server
 from .settings import EXAMPLE_SETTINGS, Settings
 
@@ -186,7 +186,7 @@ def waiting_on_stubs() -> list[str]:
     for name, config in DEPENDENCIES.items():
         if not is_stub(config.open):
             continue
-        for dotted in config.errors:
+        for dotted in dict.fromkeys(rule.type_name for rule in config.errors):
             try:
                 resolve(dotted)
             except ConfigurationError:

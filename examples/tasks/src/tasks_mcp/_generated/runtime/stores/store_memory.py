@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from ..calls.store_contracts import Begin, RateLimit
 from ..tasks.task_records import MemoryTasks
 from ..wording.classes import AfterUnknown
-from .records import BucketPruning, Record, claimed, decide, new_owner, take_tokens
+from .records import MAX_BUCKETS, BucketPruning, Record, claimed, decide, new_owner, take_tokens
 
 
 class MemoryStore(MemoryTasks):
@@ -62,6 +62,9 @@ class MemoryStore(MemoryTasks):
         tokens, waits = take_tokens([(self.buckets.get(name), limit) for name, limit in buckets], now)
         for (name, _), left in zip(buckets, tokens, strict=True):
             self.buckets[name] = (left, now)
+        if len(self.buckets) > MAX_BUCKETS:  # the longest unused forgotten: they start full again
+            kept = sorted(self.buckets.items(), key=lambda item: item[1][1])[-(MAX_BUCKETS * 9 // 10) :]
+            self.buckets = dict(kept)
         return waits
 
     async def consume(self, key: str, ttl_s: float) -> bool:

@@ -26,6 +26,7 @@ from .classes import (
     KEYED_TIMEOUT_ENDINGS,
     KEYED_TIMEOUT_SENTENCE,
     KEYED_UNKNOWN_SENTENCE,
+    PERMISSION_ONLY_SENTENCE,
     PERMISSION_SENTENCE,
     RECONCILE_SENTENCE,
     RERUN_SENTENCE,
@@ -144,7 +145,18 @@ def compose(
     permission, retry_after = "permission" in values, "retry_after_s" in values
     put_together = _sentences if len(body) <= MAX_KEPT_BODY else _sentences.__wrapped__  # a long one is not kept
     sentences = put_together(
-        body, failure_class, effect, changed, keyed, retry, after, running, permission, retry_after, idempotent
+        body,
+        failure_class,
+        effect,
+        changed,
+        keyed,
+        retry,
+        after,
+        running,
+        permission,
+        retry_after,
+        idempotent,
+        role="role" in values,
     )
     return sentences.format_map(Values(values))
 
@@ -166,12 +178,13 @@ def _sentences(
     permission: bool,
     retry_after: bool,
     idempotent: bool = False,
+    role: bool = True,
 ) -> str:
     """`compose`'s message before its placeholders are filled: it depends on the spec's words and the failure's
     kind only, so a failure that repeats (a declared one, a deadline) is put together once, not on every call."""
     sentences = [body.strip()]
     if failure_class == "permission_denied" and "{permission}" not in body and permission:
-        sentences.append(PERMISSION_SENTENCE)
+        sentences.append(PERMISSION_SENTENCE if role else PERMISSION_ONLY_SENTENCE)
     sentences.append(CHANGED_SENTENCES[changed])
     if retry is not None:
         sentences.append(retry)

@@ -4,7 +4,8 @@ hold is not served at all (absent from its list; a call to it answers as a name 
 whose `when:` does not hold (not published; an argument for it refused as one the tool does not take); an input
 field's `from_setting` takes the setting's value when the setting is set (and is then not published either); and
 `{settings.<name>}` is filled into every description: the definition's, its input and output fields' at any depth,
-a prompt's arguments'."""
+a prompt's arguments'. A tool's `description` and `effect` given as `{by_setting: NAME, values: {...}}` are
+chosen here too (`BySetting`), the annotations and what the effect drives at run time following the chosen effect."""
 
 from __future__ import annotations
 
@@ -38,6 +39,24 @@ class When:
         if self.holds(settings):
             return settings
         return settings.model_copy(update={self.setting: self.value if self.equals else self.holding})
+
+
+@dataclass(frozen=True)
+class BySetting:
+    """The spec's `{by_setting: NAME, values: {VALUE: ...}, default: ...}` for a tool's `description` or `effect`:
+    the variant for the setting's value, chosen once at start."""
+
+    setting: str
+    values: Sequence[Sequence[Any]]
+    """`[value, variant]` pairs (a list, so that a boolean or number value keeps its type)."""
+    default: Any = None
+    """The variant for every other value (None: the definition's own, the one under the example settings)."""
+
+    def of(self, settings: Any, otherwise: Any) -> Any:
+        """The variant for the setting's value in `settings`."""
+        value = getattr(settings, self.setting, None)
+        found = next((variant for key, variant in self.values if key == value and type(key) is type(value)), None)
+        return found if found is not None else (otherwise if self.default is None else self.default)
 
 
 D = TypeVar("D")
@@ -86,7 +105,13 @@ def _filled(settings: Any, part: D) -> D:
     if settings is None:
         return part
     source: Any = part
-    changes: dict[str, Any] = {"description": described(source.description, settings)}
+    by: BySetting | None = getattr(source, "description_by", None)
+    description = source.description if by is None else by.of(settings, source.description)
+    changes: dict[str, Any] = {"description": described(description, settings)}
+    effect_by: BySetting | None = getattr(source, "effect_by", None)
+    if effect_by is not None:  # the annotations, retries and wording follow the chosen effect
+        effect = effect_by.of(settings, source.effect)
+        changes.update(effect=effect, annotations=source.effect_annotations.get(effect, source.annotations))
     if getattr(source, "reader", None) is not None:
         changes["reader"] = _filled(settings, source.reader)
     if getattr(source, "arguments", None) is not None:  # a prompt's arguments

@@ -12,6 +12,7 @@ from ..runtime.calls.content import EmbeddedResource as EmbeddedResource
 from ..runtime.calls.content import Image as Image
 from ..runtime.calls.content import ResourceLink as ResourceLink
 from ..runtime.calls.contracts import ToolContext, ToolDefinition
+from ..runtime.readers.prompts import Described as Described
 from ..runtime.readers.prompts import Message as Message
 from ..runtime.readers.prompts import PromptDefinition
 from ..runtime.setup.chosen import When
@@ -28,8 +29,9 @@ class Params(BaseModel):
     style: str | None = None
 
 
-Output = str | list[Message]
-"""What the handler returns: the text of one user message, or the prompt's messages."""
+Output = str | list[Message] | Described
+"""What the handler returns: the text of one user message, or the prompt's messages; `Described(description, ...)`
+to give this result a description of its own in place of the spec's."""
 
 
 Context = ToolContext[None, None, Settings]

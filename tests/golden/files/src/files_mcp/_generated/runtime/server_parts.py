@@ -26,6 +26,7 @@ from mcp.types import (
 
 from .asking.sealing import state_security
 from .calls.contracts import Services, ToolDefinition, run_handler
+from .calls.limits import limited
 from .calls.results import unknown_name
 from .calls.store_contracts import CancelRelay, Store
 from .readers.prompts import PromptDefinition
@@ -47,6 +48,11 @@ SERVED_ONLY_WITH_A_CAPABILITY = (
 """Methods MCPServer answers on every server; this one answers them only with the capability they belong to."""
 
 Reader = TypeVar("Reader", ResourceDefinition, PromptDefinition)
+
+
+def _limited(settings: Any, tools: Sequence[ToolDefinition]) -> Sequence[ToolDefinition]:
+    """The tools, each rate limit whose `calls` is a setting's read from the settings (`limits.limited`)."""
+    return limited(tools, settings)
 
 
 def _sealing(

@@ -65,6 +65,7 @@ upstreams/          (with upstreams or `dependencies:`)
     upstream.py, breaker.py    calls to upstream services (with upstreams)
     dependency.py   start-up dependencies (with `dependencies:`): opened at start, each use under its
                     timeout, retries, breaker and `errors:` classes (`ctx.deps.<name>`)
+    dependency_errors.py    which class a dependency's exception has: its `classify(exc)`, then `errors:`
 stores/             (with a store)
     records.py, store_memory.py, store_sqlite.py, store_redis.py    the stores
 server.py           FailwellServer: serves exactly what it declares, answers an unknown name (-32602), hands on;

@@ -45,6 +45,7 @@ from .calls.call import is_cancellation, run_tool
 from .calls.callers import caller_in, caller_name, caller_of, missing_scopes, request_context_of, viewer
 from .calls.contracts import DependencyBinder, Services, ToolDefinition, UpstreamBinder, run_handler
 from .calls.inflight import InFlight
+from .calls.limits import configured
 from .calls.results import internal_error, unknown_name
 from .calls.store_contracts import CancelRelay, RateLimit, Store
 from .calls.telemetry import TelemetryMiddleware
@@ -57,6 +58,7 @@ from .server_parts import (
     _configured,
     _configured_tool,
     _contents,
+    _limited,
     _listed,
     _one_page,
     _sealing,
@@ -101,7 +103,7 @@ class FailwellServer(BaseServer):
         tool_failure_envelope: bool = True,
         settings: Any = None,
     ) -> None:
-        tools, resources, prompts, self.withheld = served(settings, tools, resources, prompts)
+        tools, resources, prompts, self.withheld = served(settings, _limited(settings, tools), resources, prompts)
         sealing = _sealing(name, tools, prompts, store)
         shorter = dict(deadlines or {})
         self.task_extension = _tasks(tools, shorter, tool_failure_envelope, store, self._served())
@@ -131,7 +133,7 @@ class FailwellServer(BaseServer):
             store=store,
             upstreams=upstreams,
             dependencies=dependencies,
-            rate_limit=rate_limit,
+            rate_limit=configured(rate_limit, settings),
             idempotency_ttl_s=idempotency_ttl_s,
             outcome_unknown=outcome_unknown,
             settings=settings,

@@ -12,6 +12,7 @@ from ..runtime.calls.content import EmbeddedResource as EmbeddedResource
 from ..runtime.calls.content import Image as Image
 from ..runtime.calls.content import ResourceLink as ResourceLink
 from ..runtime.calls.contracts import ToolContext, ToolDefinition, ToolFailure
+from ..runtime.readers.prompts import Described as Described
 from ..runtime.readers.prompts import Message as Message
 from ..runtime.readers.prompts import PromptDefinition
 
@@ -27,8 +28,9 @@ class Params(BaseModel):
     depth: Literal["brief", "thorough"] | None = None
 
 
-Output = str | list[Message]
-"""What the handler returns: the text of one user message, or the prompt's messages."""
+Output = str | list[Message] | Described
+"""What the handler returns: the text of one user message, or the prompt's messages; `Described(description, ...)`
+to give this result a description of its own in place of the spec's."""
 
 
 class TaskMissing(ToolFailure):

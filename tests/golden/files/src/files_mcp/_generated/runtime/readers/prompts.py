@@ -2,7 +2,8 @@
 """Prompts: each with its arguments (strings, as MCP prompt arguments are, checked like tool input fields)
 and a handler that returns the prompt's text, or its messages (each one block: text, an image, audio, an
 embedded resource or a resource link, checked as a tool's content is, within the default budget: over it, the
-prompt answers the runtime's `too_large` words as invalid_input, -32602)."""
+prompt answers the runtime's `too_large` words as invalid_input, -32602). Either may come `Described`: with the
+description this `prompts/get` result carries in place of the spec's."""
 
 from __future__ import annotations
 
@@ -40,6 +41,15 @@ class Message:
         return self.content if isinstance(self.content, str) else ""
 
 
+@dataclass(frozen=True)
+class Described:
+    """A prompt's text or messages with its own description for this result (`prompts/get`'s `description`), in
+    place of the spec's: `return Described("Triage T-1, opened today", messages)`."""
+
+    description: str
+    messages: str | list[Message]
+
+
 class PromptTooLarge(ToolFailure):
     """A prompt's messages over the default content budget: the model (or the person) can ask for less."""
 
@@ -66,7 +76,13 @@ class PromptDefinition:
         return Prompt(name=self.name, title=self.title, description=self.description, arguments=list(self.arguments))
 
     def result(self, output: Any) -> GetPromptResult:
-        """The handler's output (the text of one user message, or a list of messages) as the prompt."""
+        """The handler's output (the text of one user message, or a list of messages, maybe `Described`) as the
+        prompt, described as the handler says or else as the spec does."""
+        description = self.description
+        if isinstance(output, Described):
+            if not isinstance(output.description, str):
+                raise TypeError(f"{self.name} returned a description that is not a string")
+            description, output = output.description, output.messages
         if isinstance(output, str):
             output = [Message("user", output)]
         if not isinstance(output, list) or not all(isinstance(message, Message) for message in output):
@@ -80,4 +96,4 @@ class PromptDefinition:
         messages = [
             PromptMessage(role=message.role, content=content) for message, content in zip(output, contents, strict=True)
         ]
-        return GetPromptResult(description=self.description, messages=messages)
+        return GetPromptResult(description=description, messages=messages)

@@ -15,10 +15,17 @@ from ..wording.classes import (
 
 @dataclass(frozen=True)
 class RateLimit:
-    """At most `calls` calls per `per_s` seconds, per caller (for the whole server, or one tool)."""
+    """At most `calls` calls per `per_s` seconds, per caller (for the whole server, or one tool), and with `per`,
+    per value of that argument too (per host, with `per_host`: a `format: uri` argument)."""
 
     calls: int
     per_s: float
+    per: str | None = None
+    """The argument whose each value has a budget of its own (the spec's `per`)."""
+    per_host: bool = False
+    """Whether `per`'s budget is per host of the URL it holds (lower-cased, with its port when the URL gives one)."""
+    calls_setting: str | None = None
+    """The setting `calls` is read from at start (the spec's `calls: "{settings.<name>}"`)."""
 
 
 @dataclass(frozen=True)

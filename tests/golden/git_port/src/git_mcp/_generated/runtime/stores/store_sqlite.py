@@ -17,7 +17,7 @@ import anyio.to_thread
 
 from ..calls.store_contracts import Begin, RateLimit, TaskRow
 from ..wording.classes import AfterUnknown
-from .records import BucketPruning, Record, claimed, decide, new_owner, take_tokens
+from .records import MAX_BUCKETS, BucketPruning, Record, claimed, decide, new_owner, take_tokens
 
 
 def owner_is_dead(owner: str) -> bool:
@@ -207,6 +207,12 @@ class SQLiteStore:
             "INSERT OR REPLACE INTO buckets (bucket, tokens, updated, per_s) VALUES (?, ?, ?, ?)",
             [(name, left, now, limit.per_s) for (name, limit), left in zip(buckets, tokens, strict=True)],
         )
+        if any(state is None for state in states):  # a new bucket: past the cap, the longest unused are forgotten
+            db.execute(
+                "DELETE FROM buckets WHERE bucket IN "
+                "(SELECT bucket FROM buckets ORDER BY updated DESC LIMIT -1 OFFSET ?)",
+                (MAX_BUCKETS,),
+            )
         return waits
 
     def _task_create(self, db: sqlite3.Connection, task_id: str, record: str, ttl_s: float, key: str | None) -> str:

@@ -6,18 +6,18 @@ Each is opened before the server serves (`lazy: true`: at its first use) by its 
 the server's settings when it takes a parameter (`async def open(settings: Settings)`); one that cannot be opened
 stops the server with one line naming it. Every use goes through `await ctx.deps.<name>.call(fn)` (or `.run(fn)` for
 blocking code, in a worker thread): each attempt within the dependency's `timeout_s` and the call's deadline,
-reads retried (`retries`), a circuit breaker, and the exception types of its `errors:` map turned into failures
-of their class, whose words name the dependency and nothing the driver said.
+reads retried (`retries`), a circuit breaker, and the exceptions its `errors:` entries (or its module's
+`classify(exc)`, see `dependency_errors`) claim turned into failures of their class, whose words name the dependency
+and nothing the driver said. The driver's exception stays the failure's `__cause__`, for a handler that catches it.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar, cast
 
@@ -29,6 +29,7 @@ from ..setup.config import ConfigurationError
 from ..wording.classes import CLASSES, UPSTREAM_MESSAGES, Changed, Effect, FailureClass
 from ..wording.scrub import Scrubbed, quoted
 from .breaker import CircuitBreaker
+from .dependency_errors import Classifier, ErrorRule
 
 logger = logging.getLogger("failwell.dependency")
 
@@ -111,33 +112,11 @@ class DependencyConfig(Generic[T]):
     breaker_failures: int = 5
     breaker_reset_s: float = 30.0
     lazy: bool = False
-    errors: Mapping[str, FailureClass] = field(default_factory=dict)
-    """Exception types by dotted name (`sqlite3.OperationalError`), each to the class its failure has."""
-
-
-def resolve(dotted: str) -> type[BaseException]:
-    """The exception class named `sqlite3.OperationalError` (a module path, then attributes), or a
-    ConfigurationError naming it."""
-    parts = dotted.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        try:
-            found: Any = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        try:
-            for attribute in parts[cut:]:
-                found = getattr(found, attribute)
-        except AttributeError:
-            break
-        if isinstance(found, type) and issubclass(found, BaseException):
-            return found
-        break
-    raise ConfigurationError(
-        Scrubbed(
-            f"the exception type {dotted} in a dependency's `errors:` cannot be imported; "
-            "write its full dotted name (such as sqlite3.OperationalError) and install its package"
-        )
-    )
+    errors: Sequence[ErrorRule] = ()
+    """The spec's `errors:` entries, in the order written: an exception type (`sqlite3.OperationalError`,
+    `PermissionError`), the class its failure has, and the `when` its text must match."""
+    classify: Callable[[Exception], Any] | None = None
+    """The handler module's `classify(exc)`, when it has one: a class, or None to let `errors` decide."""
 
 
 @dataclass
@@ -148,7 +127,8 @@ class Opened:
     breaker: CircuitBreaker
     settings: Any = None
     """The server's settings, for an `open` that takes them."""
-    errors: tuple[tuple[type[BaseException], FailureClass], ...] = ()
+    classifier: Classifier | None = None
+    """Its `errors:` with their types imported (at start), and its module's `classify`."""
     value: Any = None
     opened: bool = False
     lock: anyio.Lock = field(default_factory=anyio.Lock)
@@ -182,7 +162,7 @@ class DependencyPool:
         """Resolve every `errors:` type and open every dependency that is not lazy: a ConfigurationError naming
         the first that cannot be opened (the server then stops with one line, exit 2)."""
         for state in self.states.values():
-            state.errors = tuple((resolve(name), cls) for name, cls in state.config.errors.items())
+            state.classifier = Classifier(state.config.errors, state.config.classify)
         for name, state in self.states.items():
             if state.config.lazy or not self.at_start:
                 continue
@@ -283,8 +263,9 @@ class Dependency(Generic[T]):
                         result = await fn(value)
                 state.breaker.succeeded()
                 return result
-            except TimeoutError:
+            except TimeoutError as exc:
                 failure = self._failure("timeout", f"no answer within {budget:.3g} s", reached)
+                failure.__cause__ = exc
             except ToolFailure:
                 raise
             except _OpenFailed as opening:
@@ -294,6 +275,7 @@ class Dependency(Generic[T]):
                 )
                 opened_class = self._classify(opening.cause) or "upstream_unavailable"
                 failure = self._failure(opened_class, "it could not be opened", reached=False)
+                failure.__cause__ = opening.cause
             except Exception as exc:
                 failure_class = self._classify(exc)
                 if failure_class is None:
@@ -303,6 +285,7 @@ class Dependency(Generic[T]):
                     extra={"dependency": config.name, "tool": self._tool, "error_type": type(exc).__name__},
                 )
                 failure = self._failure(failure_class, "it failed", reached)
+                failure.__cause__ = exc  # the driver's exception, for a handler that catches the failure
             if CLASSES[failure.failure_class].counts_for_breaker:
                 state.breaker.failed()
             retryable = failure.failure_class in ("upstream_unavailable", "timeout")
@@ -330,10 +313,8 @@ class Dependency(Generic[T]):
         return state.value  # type: ignore[no-any-return]
 
     def _classify(self, exc: Exception) -> FailureClass | None:
-        for kind, failure_class in self._state.errors:
-            if isinstance(exc, kind):
-                return failure_class
-        return None
+        classifier = self._state.classifier
+        return None if classifier is None else classifier(exc)
 
     def _failure(
         self, failure_class: FailureClass, detail: str, reached: bool, retry_after_s: float | None = None

@@ -16,12 +16,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol
 
-from mcp.types import Tool, ToolAnnotations
+from mcp.types import Tool, ToolAnnotations, ToolExecution
 from pydantic import BaseModel
 from typing_extensions import TypeVar
 
 from ..asking.asks import Conversation
-from ..setup.chosen import When
+from ..setup.chosen import BySetting, When
 from ..wording.classes import (
     CONFIRM_DECLINED_MESSAGE,
     CONFIRM_UNAVAILABLE_MESSAGE,
@@ -56,7 +56,11 @@ class ToolFailure(Exception):
         self.retry_after_s = retry_after_s
         self.explicit_changed = changed
         """What the raiser says changed; None: the spec's `changed`, else the class and the tool's effect decide."""
-        self.values = values
+        self.values = {
+            key: value for key, value in values.items() if value is not None or key not in ("permission", "role")
+        }
+        """The values passed in; a permission_denied failure's `permission` or `role` left out (None) is not there,
+        so its words do not name it."""
         self.index: int | None = None
 
     def at(self, index: int) -> ToolFailure:
@@ -261,7 +265,8 @@ class ToolDefinition:
     input_schema: dict[str, Any]
     output_model: type[BaseModel] | None
     output_schema: dict[str, Any] | None
-    annotations: dict[str, bool]
+    annotations: dict[str, bool | str]
+    """The hints `tools/list` publishes (those the spec's `annotations.hints` names), and its `annotations.title`."""
     accepts: dict[str, str]
     handler: Handler
     upstreams: UpstreamsFactory | None = None
@@ -312,15 +317,38 @@ class ToolDefinition:
     """Input fields taken only when their `when:` holds, by name (see `chosen`)."""
     from_setting: Mapping[str, str] = field(default_factory=dict)
     """Input fields whose value is the setting named, when it is set (the spec's `from_setting`), by name."""
+    description_by: BySetting | None = None
+    """The description chosen by a setting (the spec's `description: {by_setting: ...}`), see `chosen`."""
+    effect_by: BySetting | None = None
+    """The effect chosen by a setting (the spec's `effect: {by_setting: ...}`), see `chosen`."""
+    effect_annotations: Mapping[str, dict[str, bool | str]] = field(default_factory=dict)
+    """The annotations published for each effect `effect_by` may choose."""
     hidden: frozenset[str] = frozenset()
     """The input fields the settings hide or give, decided at start: not published, an argument for one refused."""
     given: Mapping[str, Any] = field(default_factory=dict)
     """The input fields' values taken from the settings, decided at start."""
+    extra_arguments: bool = False
+    """Arguments it does not take are ignored and logged, not refused (the spec's `extra_arguments: allow`)."""
+    execution: Mapping[str, str] | None = None
+    """The `execution` object `tools/list` shows (the spec's `execution`, as a ported original lists it)."""
 
     def renamed(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        """The arguments with each alias renamed to its argument's name, in the order sent. An alias sent beside the
-        name it stands for (or beside another alias of it) is kept as sent, and refused as an argument the tool does
-        not take: which value was meant is not guessed."""
+        """The arguments with each alias renamed to its argument's name, in the order sent; for a tool whose spec
+        says `extra_arguments: allow`, without those it does not take (their names logged)."""
+        out = self._aliased(arguments)
+        if not self.extra_arguments:
+            return out
+        known = self.input_schema.get("properties") or {}
+        extras = [key for key in out if key not in known]
+        if not extras:
+            return out
+        logging.getLogger("failwell").info("extra arguments ignored", extra={"tool": self.name, "arguments": extras})
+        return {key: value for key, value in out.items() if key in known}
+
+    def _aliased(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments with each alias renamed. An alias sent beside the name it stands for (or beside another
+        alias of it) is kept as sent, and refused as an argument the tool does not take: which value was meant is
+        not guessed."""
         if not self.aliases or self.aliases.keys().isdisjoint(arguments):
             return arguments
         out: dict[str, Any] = {}
@@ -346,6 +374,7 @@ class ToolDefinition:
             input_schema=self.input_schema,
             output_schema=self.output_schema,
             annotations=ToolAnnotations.model_validate(self.annotations),
+            execution=ToolExecution.model_validate(dict(self.execution)) if self.execution else None,
         )
 
 

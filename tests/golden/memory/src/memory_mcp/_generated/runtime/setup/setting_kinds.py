@@ -120,13 +120,14 @@ def env_value(setting: Setting, text: str) -> Any:
     return [found.strip() for found in items if found.strip()]
 
 
-def decoded(setting: Setting, value: Any, source: str, where: str) -> Any:
-    """A JSON setting's text decoded and checked against its schema; any other value as it is. A refusal names
-    the setting, where it came from and the path inside the value that does not fit (never the value)."""
+def decoded(setting: Setting, value: Any, source: str, where: str, *, text: bool = True) -> Any:
+    """A JSON setting's text decoded (a value computed at start, `text=False`, is taken as it is, never decoded)
+    and checked against its schema; any other value as it is. A refusal names the setting, where it came from and
+    the path inside the value that does not fit (never the value)."""
     if setting.schema is None:
         return value
     try:
-        parsed = json.loads(value)
+        parsed = json.loads(value) if text else value
     except ValueError:
         raise ConfigurationError(
             Scrubbed(

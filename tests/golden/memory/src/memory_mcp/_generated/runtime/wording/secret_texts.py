@@ -163,7 +163,8 @@ def _password_like(value: str) -> bool:
 
 
 def _mask_pair(match: re.Match[str]) -> str:
-    if not _password_like(match.group("secret")):
+    """A URI on a line of its own (`demo://resource/text/{resourceId}`) is no pair: its `//` is no password's."""
+    if match.group("secret").startswith("//") or not _password_like(match.group("secret")):
         return match.group(0)
     return f"{match.string[match.start() : match.start('secret')]}[redacted]"
 

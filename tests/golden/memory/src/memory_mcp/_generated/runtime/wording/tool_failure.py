@@ -17,7 +17,14 @@ import time
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from .classes import CHANGED_SENTENCES, CLASSES, PERMISSION_SENTENCE, SAME_KEY_SENTENCE, FailureClass
+from .classes import (
+    CHANGED_SENTENCES,
+    CLASSES,
+    PERMISSION_ONLY_SENTENCE,
+    PERMISSION_SENTENCE,
+    SAME_KEY_SENTENCE,
+    FailureClass,
+)
 
 TOOL_FAILURE_KEY = "io.modelcontextprotocol/toolFailure"
 """The `_meta` key SEP-3313 gives the object."""
@@ -47,7 +54,9 @@ _NOT_GUIDANCE = frozenset(
     }
 )
 """Sentences that say what happened, not what to do next; the guidance is the last sentence before them."""
-_PERMISSION = re.compile(re.sub(r"\\\{\w+\\\}", ".+", re.escape(PERMISSION_SENTENCE)))
+_PERMISSION = re.compile(
+    "|".join(re.sub(r"\\\{\w+\\\}", ".+", re.escape(s)) for s in (PERMISSION_SENTENCE, PERMISSION_ONLY_SENTENCE))
+)
 """The sentence the runtime adds naming a missing permission and the caller's role: not guidance either."""
 _PERMISSION_START = PERMISSION_SENTENCE.split("{", 1)[0]
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=:)\n\s*")

@@ -234,6 +234,8 @@ RERUN_SENTENCE = (
 )
 RETRY_AFTER_SENTENCE = "Retry after {retry_after_s} s; it may succeed then."
 PERMISSION_SENTENCE = "It needs the {permission} permission, and the caller's role is {role}."
+PERMISSION_ONLY_SENTENCE = "It needs the {permission} permission."
+"""A permission_denied failure raised with a `permission` and no `role` (a refusal by policy, not by role)."""
 
 CHANGED_SENTENCES: dict[Changed, str] = {
     "none": "Nothing was changed.",

@@ -5,6 +5,7 @@ variable, what they accept and where a client entry sets them; a secret's value 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -94,7 +95,8 @@ def read(declared: Declared, flags: Mapping[str, Any], environ: Mapping[str, str
     kinds.check_conflicts(declared.settings, declared.conflicts, given, WHERE)
     for setting in declared.settings:
         if setting.name in raw:
-            raw[setting.name] = kinds.decoded(setting, raw[setting.name], source[setting.name], WHERE)
+            hooked = source[setting.name] == f"default_{setting.name}()"  # a hook's value is one, not its text
+            raw[setting.name] = kinds.decoded(setting, raw[setting.name], source[setting.name], WHERE, text=not hooked)
     try:
         return declared.model.model_validate(raw)
     except ValidationError as exc:
@@ -153,11 +155,21 @@ def described(text: str, settings: Any) -> str:
         found = getattr(settings, match.group(1), None)
         if found is None:
             return "none"
-        if isinstance(found, bool):
-            return "true" if found else "false"
-        return "[redacted]" if secret_named(match.group(1)) else redact_secrets(str(found))
+        return "[redacted]" if secret_named(match.group(1)) else redact_secrets(_shown(found))
 
     return _PLACEHOLDER.sub(value, text) if settings is not None else text
+
+
+def _shown(value: Any) -> str:
+    """A setting's value as a description reads it: `true`/`false`, an array's items joined by `, `, a `type: json`
+    value as JSON, anything else as its text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_shown(item) for item in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
 
 
 def flag_values(declared: Sequence[Setting], parsed: Mapping[str, Any]) -> dict[str, Any]:

@@ -2,29 +2,102 @@
 """Rate limits: a token bucket per caller for the whole server, and per caller and tool, kept in the store.
 
 A call takes one token from each bucket it falls under in one atomic step of the store, or none when any is
-empty: a call one limit refuses uses up nothing of another.
+empty: a call one limit refuses uses up nothing of another. A tool's limit with `per` has one bucket per value of
+that argument (per host for a URL); a limit's `calls` may come from a setting, read once at start (`configured`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import urllib.parse
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
 
 from mcp.types import CallToolResult
 
+from ..setup.config import ConfigurationError
+from ..wording.scrub import Scrubbed
 from ..wording.wording import seconds
 from . import telemetry
 from .contracts import ToolDefinition
 from .results import ErrorReply, error_result
 from .store_contracts import RateLimit, Store
 
+MAX_KEY = 128
+"""The longest argument value a bucket is named by as it is; a longer one is named by its SHA-256."""
+
+
+def configured(limit: RateLimit | None, settings: Any) -> RateLimit | None:
+    """The limit with `calls` read from its setting (`calls: "{settings.<name>}"`): None when the setting is unset
+    (no limit); a ConfigurationError (exit 2) when it is below 1."""
+    if limit is None or limit.calls_setting is None:
+        return limit
+    value = getattr(settings, limit.calls_setting, None)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigurationError(
+            Scrubbed(
+                f"the setting {limit.calls_setting} is a rate limit's calls, so it must be a whole number of 1 or more"
+            )
+        )
+    return replace(limit, calls=value)
+
+
+def limited(tools: Sequence[ToolDefinition], settings: Any) -> Sequence[ToolDefinition]:
+    """Each tool with its limit `configured` from the settings (the same tools when none reads a setting)."""
+    if not any(tool.rate_limit is not None and tool.rate_limit.calls_setting for tool in tools):
+        return tools
+    return [replace(tool, rate_limit=configured(tool.rate_limit, settings)) for tool in tools]
+
+
+def host_of(value: Any) -> str:
+    """A URL's host, lower-cased, with its port when the URL gives one (`example.com:8080`); "" when it has none."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        parts = urllib.parse.urlsplit(value.strip())
+        host, port = parts.hostname or "", parts.port
+    except ValueError:  # a port that is not a number, an unclosed [ ...
+        return ""
+    if ":" in host:
+        host = f"[{host}]"
+    return host if port is None else f"{host}:{port}"
+
+
+def bucket(caller: str, tool: ToolDefinition, limit: RateLimit, arguments: Mapping[str, Any]) -> str:
+    """The name of the bucket a call takes its tool's token from: its caller and tool, and its `per` value."""
+    name = f"{caller}\x1f{tool.name}"
+    if limit.per is None:
+        return name
+    value = arguments.get(limit.per)
+    key = host_of(value) if limit.per_host else value if isinstance(value, str) else json.dumps(value)
+    if len(key) > MAX_KEY:
+        key = "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{name}\x1f{limit.per}\x1f{key}"
+
 
 async def rate_limited(
-    store: Store, tool: ToolDefinition, caller: str, server_limit: RateLimit | None, template: str
+    store: Store,
+    tool: ToolDefinition,
+    caller: str,
+    server_limit: RateLimit | None,
+    template: str,
+    arguments: Mapping[str, Any] | None = None,
 ) -> CallToolResult | None:
     """A rate_limited result saying how long to wait, when a limit the call falls under is used up; else None."""
     buckets = [
-        (bucket, limit)
-        for bucket, limit in ((caller, server_limit), (f"{caller}\x1f{tool.name}", tool.rate_limit))
+        (name, limit)
+        for name, limit in (
+            (caller, server_limit),
+            (
+                "" if tool.rate_limit is None else bucket(caller, tool, tool.rate_limit, arguments or {}),
+                tool.rate_limit,
+            ),
+        )
         if limit is not None
     ]
     if not buckets:
@@ -35,7 +108,8 @@ async def rate_limited(
         return None
     telemetry.rate_limit_refused(tool.name)
     retry_after = float(max(1, math.ceil(wait)))  # once every refusing bucket has refilled a token
-    body = f"{template} It allows {limit.calls} calls every {seconds(limit.per_s)} s."
+    each = "" if limit.per is None else " for each host" if limit.per_host else f" for each value of {limit.per}"
+    body = f"{template} It allows {limit.calls} calls every {seconds(limit.per_s)} s{each}."
     reply = ErrorReply(
         "rate_limited",
         "rate_limit",

@@ -84,6 +84,11 @@ def _held(state: tuple[float, float] | None, limit: RateLimit, now: float) -> fl
     return min(float(limit.calls), tokens + (now - updated) * limit.calls / limit.per_s)
 
 
+MAX_BUCKETS = 10_000
+"""The most rate-limit buckets a store keeps (one per caller and tool, and per value of a `per:` argument): past it,
+the longest unused are forgotten, and each starts full again, so a caller sending many values cannot fill memory."""
+
+
 class BucketPruning:
     """When a store forgets rate-limit buckets, so that one bucket per caller ever seen is not kept for the life
     of the process (or the file). A bucket left alone for its limit's `per_s` has refilled completely, which is

@@ -156,9 +156,9 @@ def runtime(project: Path, module: str) -> Any:
 async def test_the_stores_keep_at_most_max_buckets_the_longest_unused_forgotten(
     finder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    contracts = runtime(finder, "contracts")
+    contracts = runtime(finder, "calls.contracts")
     limit = contracts.RateLimit(calls=1, per_s=3600, per="url", per_host=True)
-    store_memory, store_sqlite = runtime(finder, "store_memory"), runtime(finder, "store_sqlite")
+    store_memory, store_sqlite = runtime(finder, "stores.store_memory"), runtime(finder, "stores.store_sqlite")
     monkeypatch.setattr(store_memory, "MAX_BUCKETS", 20)
     monkeypatch.setattr(store_sqlite, "MAX_BUCKETS", 20)
     sqlite = store_sqlite.SQLiteStore(tmp_path / "limits.sqlite3")

@@ -317,12 +317,12 @@ def test_a_sentence_near_a_secret_word_passes_unchanged(text: str) -> None:
     ],
 )
 def test_a_uri_alone_on_its_line_is_not_a_user_password_pair(text: str) -> None:
-    assert messages.runtime("scrub").redact_secrets(text) == text
+    assert messages.runtime("wording.scrub").redact_secrets(text) == text
 
 
 @pytest.mark.parametrize("text", ["rsync:Xy7#kPq2", "ann:S3cr3t!Pass"])
 def test_a_user_password_line_is_still_masked(text: str) -> None:
-    masked = messages.runtime("scrub").redact_secrets(text)
+    masked = messages.runtime("wording.scrub").redact_secrets(text)
     assert masked == text.split(":")[0] + ":[redacted]", masked
 
 

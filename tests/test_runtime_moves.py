@@ -44,6 +44,7 @@ def test_a_project_whose_code_imports_the_flat_runtime_modules_regenerates_and_r
     # `wording` and `tasks` were modules and are packages now: the flat name is the module of the same name
     handler.write_text(
         "from .._generated.runtime.wording import compose  # noqa: F401\n"
+        "from .._generated.runtime.contracts import ToolContext as _Context  # noqa: F401\n"
         "from tasks_mcp._generated.runtime.tasks import TaskExtension  # noqa: F401\n" + handler.read_text()
     )
     assert "_generated.runtime.tokens import StaticTokens" in auth.read_text(), "the project names them flat"
@@ -60,6 +61,7 @@ def test_a_project_whose_code_imports_the_flat_runtime_modules_regenerates_and_r
     assert "from ._generated.runtime.transport.tokens import StaticTokens, TokenVerifier" in auth.read_text()
     assert "from tasks_mcp._generated.runtime.stores.store_memory import MemoryStore" in create_test.read_text()
     assert "from .._generated.runtime.wording.wording import compose" in handler.read_text()
+    assert "from .._generated.runtime.calls.contracts import ToolContext as _Context" in handler.read_text()
     assert "from tasks_mcp._generated.runtime.tasks.tasks import TaskExtension" in handler.read_text()
 
     again = failwell("generate", project)

@@ -41,7 +41,7 @@ ORIGINAL_TOOLS = {
         "list_schemas", "list_objects", "get_object_details", "explain_query", "execute_sql",
         "analyze_workload_indexes", "analyze_query_indexes", "analyze_db_health", "get_top_queries",
     ],
-    "context7": ["resolve-library-id", "get-library-docs"],
+    "context7": ["resolve-library-id", "query-docs"],
 }  # fmt: skip
 """Each original's tools, by the names its `tools/list` publishes (32 in all)."""
 

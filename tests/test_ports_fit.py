@@ -7,8 +7,8 @@ its `tools/list` compared, tool by tool, with the original's real one: the corpu
 postgres-mcp original needs Python 3.12 and a database to start, so its listings are kept beside its port
 (tests/ports/postgres-mcp.json, how they were taken said there).
 
-A port keeps failwell's hardening while it publishes what the original does: each tool keeps its declared failures,
-its effect and idempotency (checked here on the spec)."""
+A port keeps failwell's hardening while it publishes what the original does: its declared failures, effects and
+idempotency stay in its spec, and tests/test_ports.py generates each port and runs its own generated tests."""
 
 from __future__ import annotations
 
@@ -115,6 +115,12 @@ async def _tools(project: Path, arguments: list[str], env: dict[str, str]) -> li
     return tools
 
 
+def _started(port: str, work: Path, arguments: list[str]) -> list[dict[str, Any]]:
+    new(work / port, PORTS / f"{port}.yaml")
+    project = _written(work / port)
+    return anyio.run(_tools, project, arguments, dict(_original(port).get("env") or {}))
+
+
 def fit(port: str, work: Path, variant: str = "") -> dict[str, list[str]]:
     """Each of the original's tools -> how the port's differs ([] when it fits fully, ["missing"] when unlisted);
     a tool the port lists that the original does not is under its name with ["added"]. `variant`: the original
@@ -127,9 +133,7 @@ def fit(port: str, work: Path, variant: str = "") -> dict[str, list[str]]:
     scratch = work / "dir"
     for folder in ("repo", "allowed"):  # what the snapshots' entries name under {dir}
         (scratch / folder).mkdir(parents=True, exist_ok=True)
-    new(work / port, PORTS / f"{port}.yaml")
-    project = _written(work / port)
-    ported = anyio.run(_tools, project, _arguments(started, scratch), dict(snapshot.get("env") or {}))
+    ported = _started(port, work, _arguments(started, scratch))
     ours = {str(tool["name"]): tool for tool in ported}
     out = {str(tool["name"]): report.item_kinds(tool, ours.get(str(tool["name"]))) for tool in tools}
     out.update({name: ["added"] for name in ours.keys() - out.keys()})
@@ -149,3 +153,22 @@ def test_the_port_publishes_each_tool_as_its_original_does(tmp_path: Path, port:
     found = fit(port, tmp_path, variant)
     differing = {name: kinds for name, kinds in found.items() if kinds}
     assert not differing, f"{port}: {len(found) - len(differing)} of {len(found)} tools fit; the rest: {differing}"
+
+
+def test_the_time_ports_descriptions_name_the_zone_its_setting_holds(tmp_path: Path) -> None:
+    """As mcp-server-time's: the zone `--local-timezone` names, else the machine's (the hook), in each argument's
+    description."""
+    given = {
+        str(tool["name"]): tool
+        for tool in _started("time", tmp_path / "given", ["--local-timezone", "America/New_York"])
+    }
+    machine = {str(tool["name"]): tool for tool in _started("time", tmp_path / "machine", [])}
+    said = 0
+    for name, tool in given.items():
+        for field, schema in tool["inputSchema"]["properties"].items():
+            if "local timezone" in schema.get("description", ""):
+                assert "Use 'America/New_York' as local timezone" in schema["description"], (name, field)
+                theirs = machine[name]["inputSchema"]["properties"][field]["description"]
+                assert "Use 'Etc/UTC' as local timezone" in theirs, (name, field)  # TZ=Etc/UTC here
+                said += 1
+    assert said == 3, "timezone, source_timezone and target_timezone name the zone"

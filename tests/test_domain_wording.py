@@ -123,8 +123,7 @@ MISTAKES = [
         "context7",
         "query-docs",
         "library_missing",
-        "No library {libraryId} in ~/.cache/context7/index. Ids look like /vercel/next.js; "
-        "call resolve-library-id.",
+        "No library {libraryId} in ~/.cache/context7/index. Ids look like /vercel/next.js; call resolve-library-id.",
         "FW204",
     ),
     (

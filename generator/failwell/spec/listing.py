@@ -119,3 +119,34 @@ def _field_defs(section: dict[str, Any]) -> list[tuple[str, Any]]:
         if isinstance(spec.get("items"), dict):
             out.extend(_field_defs({"item": spec["items"]}))
     return out
+
+
+UNLISTED_KEYS = {"description": "description", "mime_type": "mimeType"}
+"""A resource's `unlisted` keys, and the listing's key each leaves out."""
+
+
+def reader_listed(kind: str, spec: dict[str, Any]) -> dict[str, str | None]:
+    """What a resource's listing shows otherwise than failwell's (`ResourceDefinition.listed`, by MCP's keys): its
+    `name:` as written, None for each key its `unlisted` leaves out. A prompt's is `unlisted_arguments`."""
+    if kind != "resource":
+        return {}
+    out: dict[str, str | None] = {"name": spec["name"]} if isinstance(spec.get("name"), str) else {}
+    out.update((UNLISTED_KEYS[key], None) for key in spec.get("unlisted") or () if key in UNLISTED_KEYS)
+    return out
+
+
+def unlisted_arguments(kind: str, spec: dict[str, Any]) -> bool:
+    """Whether a prompt is listed with no `arguments` key at all (`unlisted: [arguments]`)."""
+    return kind == "prompt" and "arguments" in (spec.get("unlisted") or ())
+
+
+def reader_lint(doc: Any, path: tuple[str | int, ...], kind: str, spec: dict[str, Any]) -> list[Any]:
+    """FW165 for a prompt whose `unlisted: [arguments]` would hide arguments it takes."""
+    if kind == "prompt" and unlisted_arguments(kind, spec) and spec.get("arguments"):
+        index = list(spec["unlisted"]).index("arguments")
+        message = (
+            "`arguments` is left out of the listing, but the prompt takes arguments a client must see; "
+            "remove `arguments` from `unlisted`, or the arguments"
+        )
+        return [doc.diagnostic((*path, "unlisted", index), "FW165", message)]
+    return []

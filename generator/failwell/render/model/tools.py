@@ -245,7 +245,7 @@ def _tool(
         refused_in_tests=bool(
             missing_field or wrong_field or outside_field or spec.get("extra_arguments") != "allow" or scopes
         ),
-        execution=literal(spec["execution"]) if spec.get("execution") else "",
+        execution=literal(spec["execution"], 8) if spec.get("execution") else "",
         accepts=literal(f.accepts_table(inputs)),
         aliases=literal(renamed) if (renamed := aliases.renames(spec.get("input") or {})) else "",
         when_line=chosen.when_line(spec.get("when"), settings or {}),

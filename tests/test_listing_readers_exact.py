@@ -38,6 +38,15 @@ tools:
     execution: {taskSupport: required}
     input:
       topic: {type: string, description: The topic., example: cats}
+  list_workbooks:
+    description: "List workbooks: path to size in bytes."
+    effect: read
+    input:
+      directory: {type: string, example: books}
+    output: {}
+    schema_root:
+      output:
+        additionalProperties: {type: integer}
 resources:
   memo:
     name: Business Insights Memo
@@ -75,6 +84,17 @@ HANDLERS = {
     "prompts/simple.py": "return 'Say hello.'",
     "prompts/plain.py": "return 'Say hello plainly.'",
 }
+WORKBOOKS = """\
+from typing import Any
+
+from .._generated.tools.list_workbooks import Context, Input
+
+
+async def handle(params: Input, ctx: Context) -> dict[str, Any]:
+    if params.directory == "broken":
+        return {"a.xlsx": "big"}
+    return {"a.xlsx": 10, "b/c.xlsx": 2048}
+"""
 DYNAMIC = """\
 from ..._generated.resources.dynamic_text import Context, Output, Params
 
@@ -104,6 +124,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         text += "async def handle(params: Params, ctx: Context) -> Output:\n"
         (handlers / name).write_text(text + f"    {body}\n")
     (handlers / "resources" / "dynamic_text.py").write_text(DYNAMIC)
+    (handlers / "list_workbooks.py").write_text(WORKBOOKS)
     return root / "ported"
 
 
@@ -165,6 +186,12 @@ async def test_resources_templates_prompts_and_a_task_are_listed_as_written_and_
             assert prompts["plain"]["arguments"] == [], "failwell's own prompts keep listing `arguments: []`"
             tools = _dumped((await client.list_tools()).tools)
             assert tools["research"]["execution"] == {"taskSupport": "required"}
+            map_of_sizes = {"type": "object", "additionalProperties": {"type": "integer"}}
+            assert tools["list_workbooks"]["outputSchema"] == map_of_sizes, "a map's root as written, no properties"
+            listed = await client.call_tool("list_workbooks", {"directory": "books"})
+            assert not listed.is_error and listed.structured_content == {"a.xlsx": 10, "b/c.xlsx": 2048}
+            broken = await client.call_tool("list_workbooks", {"directory": "broken"})
+            assert broken.is_error and (broken.meta or {})["dev.failwell/error"]["class"] == "internal", broken
 
             read = await client.read_resource("demo://resource/dynamic/text/42")
             assert [content.text for content in read.contents] == ["Resource 42"]  # type: ignore[union-attr]
@@ -186,7 +213,7 @@ def test_what_the_keys_cannot_say_is_refused_where_it_is_written() -> None:
     )
     found = [str(d) for d in diagnose(hiding, "ported.yaml")]
     assert found == [
-        "ported.yaml:40:16: FW165 `arguments` is left out of the listing, but the prompt takes arguments a client "
+        "ported.yaml:49:16: FW165 `arguments` is left out of the listing, but the prompt takes arguments a client "
         "must see; remove `arguments` from `unlisted`, or the arguments"
     ], found
     for uri, said in (
@@ -197,6 +224,15 @@ def test_what_the_keys_cannot_say_is_refused_where_it_is_written() -> None:
         assert any(said in line for line in found), found
     wrong = SPEC.replace("unlisted: [mime_type]", "unlisted: [uri]")
     assert any("FW012" in str(d) and "unlisted" in str(d) for d in diagnose(wrong, "ported.yaml"))
+    bad_map = SPEC.replace("additionalProperties: {type: integer}", "additionalProperties: {type: whole}")
+    found = [str(d) for d in diagnose(bad_map, "ported.yaml")]
+    assert len(found) == 1 and found[0].startswith("ported.yaml:23:32:") and " FW162 " in found[0], found
+    no_output = SPEC.replace("    output: {}\n", "")
+    found = [str(d) for d in diagnose(no_output, "ported.yaml")]
+    assert found == [
+        "ported.yaml:22:31: FW165 a schema for the output's further keys needs an `output` (`output: {}` for a map "
+        "alone)"
+    ], found
     snake = SPEC.replace("resourceId", "resource_id")
     assert [str(d) for d in diagnose(snake, "ported.yaml")] == []
     reserved = SPEC.replace("{title}", "{schema}").replace("      title: {type", "      schema: {type")
@@ -212,7 +248,14 @@ def test_the_draft_writes_each_key_from_a_listing() -> None:
                 "inputSchema": {"type": "object", "properties": {"topic": {"type": "string"}}},
                 "annotations": {"readOnlyHint": True},
                 "execution": {"taskSupport": "required"},
-            }
+            },
+            {
+                "name": "list_workbooks",
+                "description": "Path to size.",
+                "inputSchema": {"type": "object", "properties": {}},
+                "outputSchema": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "annotations": {"readOnlyHint": True},
+            },
         ],
         "resources": [
             {"name": "Business Insights Memo", "uri": "memo://insights", "mimeType": "text/plain"},
@@ -234,6 +277,11 @@ def test_the_draft_writes_each_key_from_a_listing() -> None:
     spec = yaml.safe_load(text)
     research = spec["tools"]["research"]
     assert (research["task"], research["execution"]) == ("required", {"taskSupport": "required"})
+    workbooks = spec["tools"]["list_workbooks"]
+    assert (workbooks["output"], workbooks["schema_root"]) == (
+        {},
+        {"output": {"additionalProperties": {"type": "integer"}}},
+    )
     assert spec["resources"] == {
         "business_insights_memo": {
             "name": "Business Insights Memo",

@@ -351,6 +351,12 @@ def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[st
     if isinstance(output, Mapping) and output.get("type") == "object" and isinstance(output.get("properties"), Mapping):
         output_defs: Mapping[str, Any] = output["$defs"] if isinstance(output.get("$defs"), Mapping) else {}
         out["output"] = _properties(output["properties"], set(output.get("required") or []), 0, renamed, output_defs)
+    elif (
+        isinstance(output, Mapping)
+        and output.get("type") == "object"
+        and isinstance(output.get("additionalProperties"), Mapping)
+    ):
+        out["output"] = {}  # a map alone: its keys' schema is `schema_root.output.additionalProperties`
     return out
 
 
@@ -430,6 +436,8 @@ def _root(schema: Mapping[str, Any], which: str) -> dict[str, Any]:
     said = schema.get("additionalProperties")
     if isinstance(said, bool) and (which == "output" or said is True):
         out["additionalProperties"] = said
+    elif isinstance(said, Mapping) and which == "output":
+        out["additionalProperties"] = dict(said)  # a map: each further key fits it
     out.update((key, value) for key, value in schema.items() if isinstance(key, str) and key.startswith("x-"))
     defs = schema.get("$defs")
     if isinstance(defs, Mapping) and isinstance(schema.get("properties"), Mapping):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import fields
+from . import fields, schemas
 
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
@@ -40,10 +40,19 @@ def dialect(spec: dict[str, Any], schema: dict[str, Any], which: str) -> dict[st
     if not root:
         return schema
     first = {key: root[key] for key in ("$schema", "$id") if key in root}
+    if isinstance(root.get("additionalProperties"), dict) and schema.get("properties") == {}:
+        schema = {key: value for key, value in schema.items() if key != "properties"}  # a map, as written
     out = {**first, **schema, **{key: value for key, value in root.items() if key not in first}}
     if isinstance(root.get("$defs"), dict):  # beside the `schema:` fields' own (FW164 refuses a name given twice)
         out["$defs"] = {**root["$defs"], **(schema.get("$defs") or {})}
     return out
+
+
+def further_keys(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON Schema each further key of a tool's output fits (`schema_root.output.additionalProperties` as a
+    schema: a map such as path -> size), or None when the output holds its fields only."""
+    said = ((spec.get("schema_root") or {}).get("output") or {}).get("additionalProperties")
+    return said if isinstance(said, dict) and isinstance(spec.get("output"), dict) else None
 
 
 def lint(doc: Any, path: tuple[str | int, ...], tool: dict[str, Any]) -> list[Any]:
@@ -62,6 +71,15 @@ def lint(doc: Any, path: tuple[str | int, ...], tool: dict[str, Any]) -> list[An
     roots = tool.get("schema_root")
     if not isinstance(roots, dict):
         return out
+    further = (roots.get("output") or {}).get("additionalProperties") if isinstance(roots.get("output"), dict) else None
+    if isinstance(further, dict):
+        where = (*path, "schema_root", "output", "additionalProperties")
+        out.extend(
+            doc.diagnostic((*where, *at), code, text, key=bool(at)) for at, code, text in schemas.problems(further)
+        )
+        if not isinstance(tool.get("output"), dict):
+            message = "a schema for the output's further keys needs an `output` (`output: {}` for a map alone)"
+            out.append(doc.diagnostic(where, "FW165", message))
     allow = tool.get("extra_arguments") == "allow"
     said = (roots.get("input") or {}).get("additionalProperties") if isinstance(roots.get("input"), dict) else None
     if said is True and not allow:

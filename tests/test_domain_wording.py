@@ -64,9 +64,9 @@ DOMAIN_WORDS = [
     # slash-separated names of a domain: library ids, time zones
     (
         "context7",
-        "get-library-docs",
+        "query-docs",
         "library_missing",
-        "No library has the id {context7CompatibleLibraryID}. Ids look like /vercel/next.js/v14.3.0 or /mongodb/docs; "
+        "No library has the id {libraryId}. Ids look like /vercel/next.js/v14.3.0 or /mongodb/docs; "
         "call resolve-library-id.",
     ),
     (
@@ -121,17 +121,16 @@ MISTAKES = [
     ),
     (
         "context7",
-        "get-library-docs",
+        "query-docs",
         "library_missing",
-        "No library {context7CompatibleLibraryID} in ~/.cache/context7/index. Ids look like /vercel/next.js; "
-        "call resolve-library-id.",
+        "No library {libraryId} in ~/.cache/context7/index. Ids look like /vercel/next.js; call resolve-library-id.",
         "FW204",
     ),
     (
         "context7",
-        "get-library-docs",
+        "query-docs",
         "library_missing",
-        "No library {context7CompatibleLibraryID} in /srv/context7/libraries.json. Ids look like /vercel/next.js; call "
+        "No library {libraryId} in /srv/context7/libraries.json. Ids look like /vercel/next.js; call "
         "resolve_library_id.",
         "FW204",
     ),

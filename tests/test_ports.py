@@ -41,7 +41,7 @@ ORIGINAL_TOOLS = {
         "list_schemas", "list_objects", "get_object_details", "explain_query", "execute_sql",
         "analyze_workload_indexes", "analyze_query_indexes", "analyze_db_health", "get_top_queries",
     ],
-    "context7": ["resolve-library-id", "get-library-docs"],
+    "context7": ["resolve-library-id", "query-docs"],
 }  # fmt: skip
 """Each original's tools, by the names its `tools/list` publishes (32 in all)."""
 
@@ -83,8 +83,8 @@ def test_a_dependency_declared_open_world_makes_its_tools_publish_open_world() -
     closed = (PORTS / "fetch.yaml").read_text().replace("    open_world: true\n", "")
     fetch = {tool.name: tool for tool in load_project(closed, "fetch.yaml").tools}
     assert '"openWorldHint": False' in fetch["fetch"].annotations
-    sqlite = {tool.name: tool for tool in load_project((PORTS / "sqlite.yaml").read_text(), "sqlite.yaml").tools}
-    assert all('"openWorldHint": False' in tool.annotations for tool in sqlite.values()), "a local file is closed"
+    git = {tool.name: tool for tool in load_project((PORTS / "git.yaml").read_text(), "git.yaml").tools}
+    assert all('"openWorldHint": False' in tool.annotations for tool in git.values()), "a local repository is closed"
     overridden = (PORTS / "fetch.yaml").read_text().replace("    uses: [web]\n    input:", "    uses: [web]\n"
                                                             "    open_world: false\n    input:")  # fmt: skip
     fetch = {tool.name: tool for tool in load_project(overridden, "fetch.yaml").tools}

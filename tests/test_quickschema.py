@@ -49,7 +49,11 @@ def spec_data() -> list[tuple[str, Any]]:
 
 def same_verdict(data: Any) -> None:
     expected = STRICT.is_valid(data)
-    assert quickschema.valid(data, schema(), strict_integers=True) == expected, json.dumps(data, default=str)[:500]
+    try:
+        quick = quickschema.valid(data, schema(), strict_integers=True)
+    except quickschema.Unsupported:
+        return  # a spec with a `schema:` field (the ports): validate() asks jsonschema itself, the same verdict
+    assert quick == expected, json.dumps(data, default=str)[:500]
 
 
 def test_the_suite_holds_valid_and_invalid_specs() -> None:

@@ -13,8 +13,8 @@ pytestmark = pytest.mark.anyio
 @pytest.mark.xfail(reason="replace with a real test once the handler is implemented", strict=False)
 async def test_git_branch_answers(tmp_path: Path) -> None:
     arguments: dict[str, Any] = {
-        "repo_path": "my-project",
         "branch_type": "local",
+        "repo_path": "my-project",
     }
     # The spec's example settings, each file or folder a setting names moved into this test's own tmp_path (and
     # each URL onto 127.0.0.1 port 9): the test writes nothing outside it, and no other test sees its files.

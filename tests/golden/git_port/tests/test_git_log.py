@@ -14,7 +14,6 @@ pytestmark = pytest.mark.anyio
 async def test_git_log_answers(tmp_path: Path) -> None:
     arguments: dict[str, Any] = {
         "repo_path": "my-project",
-        "max_count": 10,
     }
     # The spec's example settings, each file or folder a setting names moved into this test's own tmp_path (and
     # each URL onto 127.0.0.1 port 9): the test writes nothing outside it, and no other test sees its files.

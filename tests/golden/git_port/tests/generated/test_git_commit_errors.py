@@ -18,15 +18,15 @@ from git_mcp._generated.tools import git_commit as tool
 pytestmark = pytest.mark.anyio
 
 VALID: dict[str, Any] = {
-    "repo_path": "my-project",
     "message": "Fix the parser",
+    "repo_path": "my-project",
 }
 """Arguments that pass the input schema."""
 
 
 async def test_missing_required_argument_is_named() -> None:
-    missing = "repo_path"
-    accepts = 'a string of 1 to 500 characters, such as "my-project"'
+    missing = "message"
+    accepts = "a string"
     arguments = {key: value for key, value in VALID.items() if key != missing}
     outcome = await call_tool(tool.NAME, arguments, never_called)
     assert outcome.is_error
@@ -38,9 +38,9 @@ async def test_missing_required_argument_is_named() -> None:
 
 
 async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
-    field = "repo_path"
+    field = "message"
     shown = "12345"
-    accepts = 'a string of 1 to 500 characters, such as "my-project"'
+    accepts = "a string"
     outcome = await call_tool(tool.NAME, {**VALID, field: 12345}, never_called)
     assert outcome.is_error
     assert f"`{field}` received" in outcome.text
@@ -52,20 +52,26 @@ async def test_wrong_type_names_field_value_and_what_is_accepted() -> None:
 
 
 async def test_value_outside_the_constraints_is_named() -> None:
-    field = "repo_path"
-    value: Any = ""
-    expected = '`repo_path` received "" (a string)'
+    field = "idempotency_key"
+    value: Any = "!"
+    expected = '`idempotency_key` received "!" (a string)'
     outcome = await call_tool(tool.NAME, {**VALID, field: value}, never_called)
     assert outcome.is_error
     assert expected in outcome.text
     assert outcome.envelope["class"] == "invalid_input"
 
 
-async def test_unknown_extra_argument_is_named() -> None:
-    outcome = await call_tool(tool.NAME, {**VALID, "unexpected_argument": 1}, never_called)
-    assert outcome.is_error
-    assert f"`unexpected_argument` is not an argument of {tool.NAME}" in outcome.text
-    assert outcome.envelope["class"] == "invalid_input"
+async def test_unknown_extra_argument_is_ignored() -> None:
+    """The spec's `extra_arguments: allow`: an argument the tool does not take is dropped before its handler."""
+    seen: list[Any] = []
+
+    async def record(params: Any, ctx: Any) -> Any:
+        seen.append(params)
+        raise RuntimeError("the handler was reached")
+
+    outcome = await call_tool(tool.NAME, {**VALID, "unexpected_argument": 1}, record)
+    assert len(seen) == 1 and not hasattr(seen[0], "unexpected_argument")
+    assert outcome.envelope["class"] == "internal"
 
 
 async def test_declared_failure_nothing_staged() -> None:
@@ -73,8 +79,8 @@ async def test_declared_failure_nothing_staged() -> None:
         raise tool.NothingStaged()
 
     arguments: dict[str, Any] = {
-        "repo_path": "my-project",
         "message": "Fix the parser",
+        "repo_path": "my-project",
     }
     expected = "There is nothing to commit: no change is staged. Stage files with git_add first, then call git_commit again. Nothing was changed. Retrying the same call will fail the same way until that changes."
     outcome = await call_tool(tool.NAME, arguments, fail)
@@ -97,8 +103,8 @@ async def test_declared_failure_merge_in_progress() -> None:
         raise tool.MergeInProgress()
 
     arguments: dict[str, Any] = {
-        "repo_path": "my-project",
         "message": "Fix the parser",
+        "repo_path": "my-project",
     }
     expected = "A merge is still in progress in this repository, so a commit is not possible yet. Ask the user to resolve the conflicts, then call git_status to check. Nothing was changed. Retrying the same call will fail the same way until that changes."
     outcome = await call_tool(tool.NAME, arguments, fail)

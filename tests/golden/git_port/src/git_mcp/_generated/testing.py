@@ -34,26 +34,26 @@ from .settings import EXAMPLE_SETTINGS, Settings
 
 EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {
     "git_add": {
-        "repo_path": "my-project",
         "files": [
             "example",
         ],
+        "repo_path": "my-project",
     },
     "git_branch": {
-        "repo_path": "my-project",
         "branch_type": "local",
+        "repo_path": "my-project",
     },
     "git_checkout": {
-        "repo_path": "my-project",
         "branch_name": "main",
+        "repo_path": "my-project",
     },
     "git_commit": {
-        "repo_path": "my-project",
         "message": "Fix the parser",
+        "repo_path": "my-project",
     },
     "git_create_branch": {
-        "repo_path": "my-project",
         "branch_name": "feature/login",
+        "repo_path": "my-project",
     },
     "git_diff": {
         "repo_path": "my-project",
@@ -67,7 +67,6 @@ EXAMPLE_ARGUMENTS: dict[str, dict[str, Any]] = {
     },
     "git_log": {
         "repo_path": "my-project",
-        "max_count": 10,
     },
     "git_reset": {
         "repo_path": "my-project",

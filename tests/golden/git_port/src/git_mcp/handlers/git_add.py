@@ -1,4 +1,4 @@
-"""`git_add`: Stage files.
+"""`git_add`: Adds file contents to the staging area
 
 This module is yours: failwell created it once and never overwrites it. Raise a declared failure
 by name (for example `raise FileMissing(file="<file>")`, imported from
@@ -10,5 +10,5 @@ from .._generated.tools.git_add import Context, Input
 
 
 async def handle(params: Input, ctx: Context) -> str:
-    """Stage files."""
+    """Adds file contents to the staging area"""
     raise NotImplementedError("git_add is not implemented yet")

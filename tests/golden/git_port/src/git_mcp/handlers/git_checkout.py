@@ -1,4 +1,4 @@
-"""`git_checkout`: Switch to a branch.
+"""`git_checkout`: Switches branches
 
 This module is yours: failwell created it once and never overwrites it. Raise a declared failure
 by name (for example `raise BranchMissing()`, imported from
@@ -15,5 +15,5 @@ from .._generated.tools.git_checkout import Context, Input
 
 
 async def handle(params: Input, ctx: Context) -> str:
-    """Switch to a branch."""
+    """Switches branches"""
     raise NotImplementedError("git_checkout is not implemented yet")

@@ -1,4 +1,4 @@
-"""`git_commit`: Commit the staged changes.
+"""`git_commit`: Records changes to the repository
 
 This module is yours: failwell created it once and never overwrites it. Raise a declared failure
 by name (for example `raise NothingStaged()`, imported from
@@ -15,5 +15,5 @@ from .._generated.tools.git_commit import Context, Input
 
 
 async def handle(params: Input, ctx: Context) -> str:
-    """Commit the staged changes."""
+    """Records changes to the repository"""
     raise NotImplementedError("git_commit is not implemented yet")

@@ -1,4 +1,4 @@
-"""`git_create_branch`: Create a branch, from the current one or from a named base.
+"""`git_create_branch`: Creates a new branch from an optional base branch
 
 This module is yours: failwell created it once and never overwrites it. Raise a declared failure
 by name (for example `raise BranchExists()`, imported from
@@ -15,5 +15,5 @@ from .._generated.tools.git_create_branch import Context, Input
 
 
 async def handle(params: Input, ctx: Context) -> str:
-    """Create a branch, from the current one or from a named base."""
+    """Creates a new branch from an optional base branch"""
     raise NotImplementedError("git_create_branch is not implemented yet")

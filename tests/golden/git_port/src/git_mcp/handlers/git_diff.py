@@ -1,4 +1,4 @@
-"""`git_diff`: The differences between the current state and a branch or commit.
+"""`git_diff`: Shows differences between branches or commits
 
 This module is yours: failwell created it once and never overwrites it. Raise a declared failure
 by name (for example `raise RevisionMissing()`, imported from
@@ -10,5 +10,5 @@ from .._generated.tools.git_diff import Context, Input
 
 
 async def handle(params: Input, ctx: Context) -> str:
-    """The differences between the current state and a branch or commit."""
+    """Shows differences between branches or commits"""
     raise NotImplementedError("git_diff is not implemented yet")

@@ -1,4 +1,4 @@
-"""`git_diff_staged`: The changes that are staged for the next commit.
+"""`git_diff_staged`: Shows changes that are staged for commit
 
 This module is yours: failwell created it once and never overwrites it. Raise a declared failure
 by name; anything else you raise reaches the model as an `internal`
@@ -9,5 +9,5 @@ from .._generated.tools.git_diff_staged import Context, Input
 
 
 async def handle(params: Input, ctx: Context) -> str:
-    """The changes that are staged for the next commit."""
+    """Shows changes that are staged for commit"""
     raise NotImplementedError("git_diff_staged is not implemented yet")

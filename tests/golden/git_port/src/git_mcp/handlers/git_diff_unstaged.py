@@ -1,4 +1,4 @@
-"""`git_diff_unstaged`: The changes in the working tree that are not staged yet.
+"""`git_diff_unstaged`: Shows changes in the working directory that are not yet staged
 
 This module is yours: failwell created it once and never overwrites it. Raise a declared failure
 by name; anything else you raise reaches the model as an `internal`
@@ -9,5 +9,5 @@ from .._generated.tools.git_diff_unstaged import Context, Input
 
 
 async def handle(params: Input, ctx: Context) -> str:
-    """The changes in the working tree that are not staged yet."""
+    """Shows changes in the working directory that are not yet staged"""
     raise NotImplementedError("git_diff_unstaged is not implemented yet")

@@ -1,4 +1,4 @@
-"""`git_log`: The latest commits of the current branch, newest first.
+"""`git_log`: Shows the commit logs
 
 This module is yours: failwell created it once and never overwrites it. Raise a declared failure
 by name; anything else you raise reaches the model as an `internal`
@@ -9,5 +9,5 @@ from .._generated.tools.git_log import Context, Input
 
 
 async def handle(params: Input, ctx: Context) -> str:
-    """The latest commits of the current branch, newest first."""
+    """Shows the commit logs"""
     raise NotImplementedError("git_log is not implemented yet")

@@ -1,4 +1,4 @@
-"""`git_reset`: Unstage every staged change; the working tree keeps them.
+"""`git_reset`: Unstages all staged changes
 
 This module is yours: failwell created it once and never overwrites it. Raise a declared failure
 by name; anything else you raise reaches the model as an `internal`
@@ -9,5 +9,5 @@ from .._generated.tools.git_reset import Context, Input
 
 
 async def handle(params: Input, ctx: Context) -> str:
-    """Unstage every staged change; the working tree keeps them."""
+    """Unstages all staged changes"""
     raise NotImplementedError("git_reset is not implemented yet")

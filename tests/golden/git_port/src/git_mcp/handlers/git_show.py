@@ -1,4 +1,4 @@
-"""`git_show`: The contents of a commit, with its changes.
+"""`git_show`: Shows the contents of a commit, or of a file or directory given as <revision>:<path>
 
 This module is yours: failwell created it once and never overwrites it. Raise a declared failure
 by name (for example `raise RevisionMissing()`, imported from
@@ -10,5 +10,5 @@ from .._generated.tools.git_show import Context, Input
 
 
 async def handle(params: Input, ctx: Context) -> str:
-    """The contents of a commit, with its changes."""
+    """Shows the contents of a commit, or of a file or directory given as <revision>:<path>"""
     raise NotImplementedError("git_show is not implemented yet")

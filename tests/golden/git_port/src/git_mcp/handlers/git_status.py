@@ -1,4 +1,4 @@
-"""`git_status`: The working tree's status (this server works on {settings.repository}).
+"""`git_status`: Shows the working tree status
 
 This module is yours: failwell created it once and never overwrites it. Raise a declared failure
 by name (for example `raise NotARepository()`, imported from
@@ -10,5 +10,5 @@ from .._generated.tools.git_status import Context, Input
 
 
 async def handle(params: Input, ctx: Context) -> str:
-    """The working tree's status (this server works on {settings.repository})."""
+    """Shows the working tree status"""
     raise NotImplementedError("git_status is not implemented yet")

@@ -89,7 +89,8 @@ LEVEL_1 = "failwell supports RFC 6570 level 1 only: one plain {name} per pair of
 CASES = [
     (
         replace('uri: "tasks://{ref}"', 'uri: "{ref}"'),
-        "spec.yaml:13:11: FW170 the URI has no scheme; start it with one, such as tasks:// or file:///",
+        "spec.yaml:13:11: FW170 the URI has no scheme; start it with one, such as tasks:// or file:///, or write it "
+        "as an absolute path (/items/{id})",
     ),
     (
         replace('uri: "tasks://{ref}"', 'uri: "Tasks://{ref}"'),

@@ -63,7 +63,12 @@ def parse(uri: str) -> Template:
         if cased:
             scheme = cased.group()[:-1]
             raise UriError("FW170", 0, f"the URI's scheme `{scheme}` is written lowercase: `{scheme.lower()}`")
-        raise UriError("FW170", 0, "the URI has no scheme; start it with one, such as tasks:// or file:///")
+        raise UriError(
+            "FW170",
+            0,
+            "the URI has no scheme; start it with one, such as tasks:// or file:///, or write it as an absolute path "
+            "(/items/{id})",
+        )
     space = re.search(r"\s", uri)
     if space:
         raise UriError("FW170", space.start(), "the URI holds whitespace, which a URI cannot; percent-encode it (%20)")

@@ -175,12 +175,13 @@ def test_the_draft_keeps_what_a_listing_says_and_leaves_out_what_it_does_not() -
     assert wipe["input"] == {"table": {"type": "string"}}, "no description made up"
     assert wipe["extra_arguments"] == "allow", "the original leaves its arguments open"
     spec = yaml.safe_load(text)
+    row = {"uri": "db://rows/{rowId}", "description": "A row.", "unlisted": ["mime_type"]}
     assert spec["resources"] == {
-        "tables": {"uri": "db://tables", "description": "The tables.", "mime_type": "text/csv"}
+        "tables": {"uri": "db://tables", "description": "The tables.", "mime_type": "text/csv"},
+        "row": {**row, "params": {"rowId": {"type": "string"}}},  # camelCase as listed; its attribute `row_id`
     }
     explain = {"description": "Explain a query.", "arguments": {"query": {"type": "string"}}}
     assert spec["prompts"] == {"explain": explain}
-    # {rowId} is not a variable name a spec takes (FW171): the template is left out, the rest still validates
 
 
 @pytest.mark.slow

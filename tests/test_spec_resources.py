@@ -89,7 +89,8 @@ LEVEL_1 = "failwell supports RFC 6570 level 1 only: one plain {name} per pair of
 CASES = [
     (
         replace('uri: "tasks://{ref}"', 'uri: "{ref}"'),
-        "spec.yaml:13:11: FW170 the URI has no scheme; start it with one, such as tasks:// or file:///",
+        "spec.yaml:13:11: FW170 the URI has no scheme; start it with one, such as tasks:// or file:///, or write it "
+        "as an absolute path (/items/{id})",
     ),
     (
         replace('uri: "tasks://{ref}"', 'uri: "Tasks://{ref}"'),
@@ -129,7 +130,7 @@ CASES = [
     ),
     (
         replace('uri: "tasks://{ref}"', 'uri: "tasks://{Ref}"'),
-        f"spec.yaml:13:19: FW171 `{{Ref}}` is not a snake_case name; {LEVEL_1}",
+        f"spec.yaml:13:19: FW171 `{{Ref}}` is not a name of a lowercase letter, then letters, digits or `_`; {LEVEL_1}",
     ),
     (
         replace('uri: "tasks://{ref}/comments/{number}"', 'uri: "tasks://{ref}/comments/{num}"'),
@@ -203,12 +204,13 @@ CASES = [
     (
         replace("    mime_type: application/json\n", "    mime_type: application/json\n    effect: read\n"),
         "spec.yaml:16:5: FW015 unknown key `effect` in `resources.task`; allowed keys: asks, deadline_s, "
-        "description, failures, mime_type, params, scopes, subscribe, title, upstreams, uri, uses, when",
+        "description, failures, mime_type, name, params, scopes, subscribe, title, unlisted, upstreams, uri, uses, "
+        "when",
     ),
     (
         replace("    title: Triage a task\n", "    title: Triage a task\n    idempotency: none\n"),
         "spec.yaml:35:5: FW015 unknown key `idempotency` in `prompts.triage`; allowed keys: arguments, asks, "
-        "deadline_s, description, failures, scopes, title, upstreams, uses, when",
+        "deadline_s, description, failures, scopes, title, unlisted, upstreams, uses, when",
     ),
     (
         replace("{class: not_found, message", "{class: not_found, changed: possible, message"),

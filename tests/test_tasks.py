@@ -598,3 +598,49 @@ def test_the_generated_projects_own_tests_pass_with_its_task_tests(src: Path, tm
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert " passed" in run.stdout
+
+
+_TASK_WRITES = """failwell: 1
+server:
+  name: exports
+  version: 0.1.0
+  description: Writes that run as tasks, with a key the caller may or must give.
+tools:
+  export:
+    description: Export the notes.
+    effect: write
+    idempotency: optional
+    task: required
+    input:
+      name: {type: string, minLength: 1, maxLength: 40, description: The name., example: a}
+  archive:
+    description: Archive the notes.
+    effect: write
+    idempotency: required
+    task: optional
+    input:
+      name: {type: string, minLength: 1, maxLength: 40, description: The name., example: a}
+"""
+
+
+@pytest.mark.slow
+def test_task_writes_with_an_optional_or_required_key_pass_their_own_checks(tmp_path: Path) -> None:
+    """ruff, mypy --strict and the project's own generated tests, for writes that run as tasks: the same-key tests
+    send a key whether the tool requires one or only takes one (with `idempotency: optional` they sent none, so
+    two creates made two tasks), and the tasks client imports TASKS from where it is defined."""
+    spec = tmp_path / "failwell.yaml"
+    spec.write_text(_TASK_WRITES)
+    project = tmp_path / "exports"
+    created = failwell("new", str(project), "--spec", str(spec))
+    assert created.returncode == 0, created.stdout + created.stderr
+    env = {**os.environ, "PYTHONPATH": str(project / "src")}
+    for command in (
+        ["ruff", "check", "--no-cache", "."],
+        ["ruff", "format", "--check", "--no-cache", "."],
+        ["mypy", "--no-incremental", "--cache-dir", os.devnull],
+        ["pytest", "-q", "-p", "no:cacheprovider", "tests/generated"],
+    ):
+        ran = subprocess.run(
+            [sys.executable, "-m", *command], cwd=project, env=env, capture_output=True, text=True, timeout=900
+        )
+        assert ran.returncode == 0, (command, ran.stdout[-4000:], ran.stderr[-2000:])

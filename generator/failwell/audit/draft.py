@@ -343,11 +343,20 @@ def tool(listed: Mapping[str, Any], renamed: list[str] | None = None) -> dict[st
     if roots:
         out["schema_root"] = roots
     execution = listed.get("execution")
-    if isinstance(execution, Mapping) and execution.get("taskSupport") == "forbidden" and len(execution) == 1:
-        out["execution"] = {"taskSupport": "forbidden"}  # a task the port runs is failwell's `task:`, drafted by hand
+    support = execution.get("taskSupport") if isinstance(execution, Mapping) and len(execution) == 1 else None
+    if support in ("forbidden", "optional", "required"):
+        if support != "forbidden":
+            out["task"] = support  # run as a task, as the original says (failwell's `task:`)
+        out["execution"] = {"taskSupport": support}
     if isinstance(output, Mapping) and output.get("type") == "object" and isinstance(output.get("properties"), Mapping):
         output_defs: Mapping[str, Any] = output["$defs"] if isinstance(output.get("$defs"), Mapping) else {}
         out["output"] = _properties(output["properties"], set(output.get("required") or []), 0, renamed, output_defs)
+    elif (
+        isinstance(output, Mapping)
+        and output.get("type") == "object"
+        and isinstance(output.get("additionalProperties"), Mapping)
+    ):
+        out["output"] = {}  # a map alone: its keys' schema is `schema_root.output.additionalProperties`
     return out
 
 
@@ -368,6 +377,8 @@ def _readers(spec: Mapping[str, Any], listings: Mapping[str, Any]) -> dict[str, 
             continue
         name = fitted(item["name"], lambda n: not naming.problem_with_published_name(n, "tool"), set(taken[kind]))
         drafted = _resource(item, key) if kind == "resources" else _prompt(item)
+        if kind == "resources" and name != item["name"]:
+            drafted = {"name": item["name"], **drafted}  # listed as written; the key names its module
         alone = {**spec, "tools": {}, kind: {name: drafted}}
         text = yaml.safe_dump(dict(alone), sort_keys=False, allow_unicode=True)
         if any(found.severity == "error" for found in diagnose(text, "draft.yaml")):
@@ -384,6 +395,12 @@ def _resource(listed: Mapping[str, Any], key: str) -> dict[str, Any]:
     out["description"] = str(listed.get("description") or "").strip() or f"The {listed['name']} resource."
     if isinstance(listed.get("mimeType"), str):
         out["mime_type"] = listed["mimeType"]
+    unlisted = [
+        *(["description"] if not str(listed.get("description") or "").strip() else []),
+        *(["mime_type"] if "mimeType" not in listed else []),
+    ]
+    if unlisted:
+        out["unlisted"] = unlisted  # listed without them, as the original is
     if key == "uriTemplate":
         variables = re.findall(r"\{([^{}]+)\}", str(listed.get(key)))
         out["params"] = {variable: {"type": "string"} for variable in variables}
@@ -406,6 +423,8 @@ def _prompt(listed: Mapping[str, Any]) -> dict[str, Any]:
             arguments[argument["name"]] = one
     if arguments:
         out["arguments"] = arguments
+    elif "arguments" not in listed:
+        out["unlisted"] = ["arguments"]  # listed with no `arguments` key, as the original is
     return out
 
 
@@ -417,6 +436,8 @@ def _root(schema: Mapping[str, Any], which: str) -> dict[str, Any]:
     said = schema.get("additionalProperties")
     if isinstance(said, bool) and (which == "output" or said is True):
         out["additionalProperties"] = said
+    elif isinstance(said, Mapping) and which == "output":
+        out["additionalProperties"] = dict(said)  # a map: each further key fits it
     out.update((key, value) for key, value in schema.items() if isinstance(key, str) and key.startswith("x-"))
     defs = schema.get("$defs")
     if isinstance(defs, Mapping) and isinstance(schema.get("properties"), Mapping):

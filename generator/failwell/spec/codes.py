@@ -150,8 +150,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "FW165": (
         "error",
         "a tool's listing keys say what it does not do: an `execution.taskSupport` other than its `task`, an input "
-        "published open that refuses extra arguments (or closed with `extra_arguments: allow`), or `required: []` "
-        "beside a required field",
+        "published open that refuses extra arguments (or closed with `extra_arguments: allow`), `required: []` "
+        "beside a required field; or a prompt's `unlisted: [arguments]` while it takes arguments",
     ),
     "FW166": (
         "error",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import fields
+from . import fields, schemas
 
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
@@ -40,10 +40,19 @@ def dialect(spec: dict[str, Any], schema: dict[str, Any], which: str) -> dict[st
     if not root:
         return schema
     first = {key: root[key] for key in ("$schema", "$id") if key in root}
+    if isinstance(root.get("additionalProperties"), dict) and schema.get("properties") == {}:
+        schema = {key: value for key, value in schema.items() if key != "properties"}  # a map, as written
     out = {**first, **schema, **{key: value for key, value in root.items() if key not in first}}
     if isinstance(root.get("$defs"), dict):  # beside the `schema:` fields' own (FW164 refuses a name given twice)
         out["$defs"] = {**root["$defs"], **(schema.get("$defs") or {})}
     return out
+
+
+def further_keys(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON Schema each further key of a tool's output fits (`schema_root.output.additionalProperties` as a
+    schema: a map such as path -> size), or None when the output holds its fields only."""
+    said = ((spec.get("schema_root") or {}).get("output") or {}).get("additionalProperties")
+    return said if isinstance(said, dict) and isinstance(spec.get("output"), dict) else None
 
 
 def lint(doc: Any, path: tuple[str | int, ...], tool: dict[str, Any]) -> list[Any]:
@@ -62,6 +71,15 @@ def lint(doc: Any, path: tuple[str | int, ...], tool: dict[str, Any]) -> list[An
     roots = tool.get("schema_root")
     if not isinstance(roots, dict):
         return out
+    further = (roots.get("output") or {}).get("additionalProperties") if isinstance(roots.get("output"), dict) else None
+    if isinstance(further, dict):
+        where = (*path, "schema_root", "output", "additionalProperties")
+        out.extend(
+            doc.diagnostic((*where, *at), code, text, key=bool(at)) for at, code, text in schemas.problems(further)
+        )
+        if not isinstance(tool.get("output"), dict):
+            message = "a schema for the output's further keys needs an `output` (`output: {}` for a map alone)"
+            out.append(doc.diagnostic(where, "FW165", message))
     allow = tool.get("extra_arguments") == "allow"
     said = (roots.get("input") or {}).get("additionalProperties") if isinstance(roots.get("input"), dict) else None
     if said is True and not allow:
@@ -119,3 +137,34 @@ def _field_defs(section: dict[str, Any]) -> list[tuple[str, Any]]:
         if isinstance(spec.get("items"), dict):
             out.extend(_field_defs({"item": spec["items"]}))
     return out
+
+
+UNLISTED_KEYS = {"description": "description", "mime_type": "mimeType"}
+"""A resource's `unlisted` keys, and the listing's key each leaves out."""
+
+
+def reader_listed(kind: str, spec: dict[str, Any]) -> dict[str, str | None]:
+    """What a resource's listing shows otherwise than failwell's (`ResourceDefinition.listed`, by MCP's keys): its
+    `name:` as written, None for each key its `unlisted` leaves out. A prompt's is `unlisted_arguments`."""
+    if kind != "resource":
+        return {}
+    out: dict[str, str | None] = {"name": spec["name"]} if isinstance(spec.get("name"), str) else {}
+    out.update((UNLISTED_KEYS[key], None) for key in spec.get("unlisted") or () if key in UNLISTED_KEYS)
+    return out
+
+
+def unlisted_arguments(kind: str, spec: dict[str, Any]) -> bool:
+    """Whether a prompt is listed with no `arguments` key at all (`unlisted: [arguments]`)."""
+    return kind == "prompt" and "arguments" in (spec.get("unlisted") or ())
+
+
+def reader_lint(doc: Any, path: tuple[str | int, ...], kind: str, spec: dict[str, Any]) -> list[Any]:
+    """FW165 for a prompt whose `unlisted: [arguments]` would hide arguments it takes."""
+    if kind == "prompt" and unlisted_arguments(kind, spec) and spec.get("arguments"):
+        index = list(spec["unlisted"]).index("arguments")
+        message = (
+            "`arguments` is left out of the listing, but the prompt takes arguments a client must see; "
+            "remove `arguments` from `unlisted`, or the arguments"
+        )
+        return [doc.diagnostic((*path, "unlisted", index), "FW165", message)]
+    return []

@@ -2,7 +2,8 @@
 
 A variable matches one or more characters other than `/`: level-1 expansion percent-encodes every reserved
 character, so an expanded value never holds a `/`, and a URI has as many `/` as its template's literal text.
-`parse` reads a URI and refuses what is not one (FW170) or what level 1 does not have (FW171); `overlap`
+`parse` reads a URI (or an absolute path, `/article/{title}`, as some servers publish their templates) and
+refuses what is not one (FW170) or what level 1 does not have (FW171); `overlap`
 says whether two URIs can match the same URI, and gives one such URI. The server matches a URI from left to
 right without going back, ending each variable where the literal after it first occurs; `may_hold` says
 whether a param's values may hold a literal's first character, which would make that split wrong (FW180).
@@ -19,11 +20,15 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import Refusal
-from .naming import IDENTIFIER
 
 MAX_LENGTH = 2048
 """The longest URI a resource may have: what browsers and proxies commonly accept."""
 SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:")
+VARIABLE = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
+"""A variable's name: snake_case (`ref`) or, as a ported original names it, camelCase (`resourceId`); its param's
+Python attribute is derived (`resource_id`)."""
+RELATIVE = re.compile(r"/(?!/)")
+"""A URI reference that is an absolute path (`/article/{title}`), as some servers publish it: taken as written."""
 _OPERATORS = frozenset("+#./;?&=,!@|")
 """The characters that start an RFC 6570 level 2-4 expression (and those it reserves for extensions)."""
 _LEVEL_1 = "failwell supports RFC 6570 level 1 only: one plain {name} per pair of braces, such as tasks://{ref}"
@@ -53,12 +58,17 @@ def parse(uri: str) -> Template:
         raise UriError(
             "FW170", 0, f"the URI is {len(uri):,} characters long; a resource URI has at most {MAX_LENGTH:,}"
         )
-    if not SCHEME.match(uri):
+    if not SCHEME.match(uri) and not RELATIVE.match(uri):
         cased = re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", uri)
         if cased:
             scheme = cased.group()[:-1]
             raise UriError("FW170", 0, f"the URI's scheme `{scheme}` is written lowercase: `{scheme.lower()}`")
-        raise UriError("FW170", 0, "the URI has no scheme; start it with one, such as tasks:// or file:///")
+        raise UriError(
+            "FW170",
+            0,
+            "the URI has no scheme; start it with one, such as tasks:// or file:///, or write it as an absolute path "
+            "(/items/{id})",
+        )
     space = re.search(r"\s", uri)
     if space:
         raise UriError("FW170", space.start(), "the URI holds whitespace, which a URI cannot; percent-encode it (%20)")
@@ -96,8 +106,10 @@ def _variable(expression: str, at: int) -> str:
         raise UriError("FW171", at, f"`{shown}` has the RFC 6570 modifier `{modifier}`; {_LEVEL_1}")
     if not expression:
         raise UriError("FW171", at, f"`{{}}` names no variable; {_LEVEL_1}")
-    if not IDENTIFIER.match(expression):
-        raise UriError("FW171", at, f"`{shown}` is not a snake_case name; {_LEVEL_1}")
+    if not VARIABLE.match(expression):
+        raise UriError(
+            "FW171", at, f"`{shown}` is not a name of a lowercase letter, then letters, digits or `_`; {_LEVEL_1}"
+        )
     return expression
 
 

@@ -31,7 +31,7 @@ VALID: dict[str, Any] = {
 def uri_with(**values: Any) -> str:
     """The template's URI with `VALID`'s parameters, some replaced by `values` (percent-encoded)."""
     parts = {**VALID, **values}
-    return re.sub(r"\{([a-z][a-z0-9_]*)\}", lambda found: quote(_text(parts[found.group(1)]), safe=""), resource.URI)
+    return re.sub(r"\{([a-z][A-Za-z0-9_]*)\}", lambda found: quote(_text(parts[found.group(1)]), safe=""), resource.URI)
 
 
 def _text(value: Any) -> str:
@@ -56,7 +56,7 @@ async def test_an_unknown_uri_is_refused_naming_what_exists() -> None:
 
 
 async def test_a_uri_with_an_empty_parameter_matches_no_resource() -> None:
-    uri = re.sub(r"\{[a-z][a-z0-9_]*\}", "", resource.URI)
+    uri = re.sub(r"\{[a-z][A-Za-z0-9_]*\}", "", resource.URI)
     error = await read(uri, never_called)
     assert error.error.code == -32602
     assert error.error.data["uri"] == uri

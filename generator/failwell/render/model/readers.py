@@ -17,7 +17,7 @@ from ...pyliteral import (
     markdown_text,
     string,
 )
-from ...spec import chosen, messages
+from ...spec import chosen, listing, messages
 from ...spec import fields as f
 from ...spec.failures import (
     failure_spec_has_params,
@@ -91,6 +91,10 @@ class Reader:
     """Its name, URI and MIME type as the README's tables print them (`markdown_code`, `markdown_text`)."""
     uri_markdown: str = ""
     mime_type_markdown: str = ""
+    listed_literal: str = ""
+    """A resource's `listed={...}` (its `name:` as written, the keys `unlisted` leaves out); empty: none."""
+    unlisted_arguments: bool = False
+    """A prompt listed with no `arguments` key (`unlisted: [arguments]`)."""
 
 
 def _text_kind(mime_type: str) -> str:
@@ -114,7 +118,7 @@ def _reader(
     """A resource (`params`) or a prompt (`arguments`), for its generated module, handler and tests."""
     fields: dict[str, Any] = dict(spec.get("params" if kind == "resource" else "arguments") or {})
     label = f"The {name} {kind}"
-    models = tuple(f.models("Params", fields, published=kind == "prompt"))
+    models = tuple(f.models("Params", fields, published=True))  # a template's `{resourceId}`: `resource_id`
     annotations = f.annotation_code(models)
     example = f.example_arguments(fields)
     as_read = {"effect": "read"}
@@ -197,6 +201,8 @@ def _reader(
         asking=asked,
         subscribe=kind == "resource" and spec.get("subscribe") is True,
         when_line=chosen.when_line(spec.get("when"), settings or {}),
+        listed_literal=literal(listed, 8) if (listed := listing.reader_listed(kind, spec)) else "",
+        unlisted_arguments=listing.unlisted_arguments(kind, spec),
     )
     return reader
 

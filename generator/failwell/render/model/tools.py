@@ -16,7 +16,7 @@ from ...pyliteral import (
     markdown_code,
     string,
 )
-from ...spec import aliases, by_setting, chosen, listing, messages
+from ...spec import aliases, by_setting, chosen, listing, messages, schemas
 from ...spec import fields as f
 from ...spec.failures import (
     failure_spec_has_params,
@@ -53,6 +53,9 @@ class Tool:
     deadline_s: float
     input_models: tuple[f.ModelClass, ...]
     output_models: tuple[f.ModelClass, ...]
+    output_extra: str
+    """The type of each further key `Output` takes (a map: `schema_root.output.additionalProperties` as a
+    schema), checked; empty: its fields only."""
     has_output: bool
     input_schema: str
     output_schema: str
@@ -192,7 +195,11 @@ def _tool(
     output_models = (
         tuple(f.models("Output", outputs, published=True, output=True, checks=checks)) if outputs is not None else ()
     )
-    annotations = f.annotation_code((*input_models, *output_models))
+    output_extra = ""  # a map: the type of each further key of its root, checked against its schema
+    if output_models and (further := listing.further_keys(spec)) is not None:
+        checks.append(further)
+        output_extra = f"Annotated[{schemas.annotation(further)}, _CHECKS.check({len(checks) - 1})]"
+    annotations = f.annotation_code((*input_models, *output_models)) + output_extra
     example = f.example_arguments(inputs)
     wrong_field, wrong_value = _wrong_argument(chosen.shown(inputs))
     missing_field = next((n for n, s in inputs.items() if f.is_required(s)), None)
@@ -229,6 +236,7 @@ def _tool(
         deadline_s=float(spec.get("deadline_s", default_deadline(timeout))),
         input_models=input_models,
         output_models=output_models,
+        output_extra=output_extra,
         has_output=outputs is not None,
         batch_items=batch["items"] if batch else None,
         batch_policy=batch["policy"] if batch else None,
@@ -262,6 +270,7 @@ def _tool(
         uses_annotated="Annotated[" in annotations or asked.uses_annotated,
         uses_field="Field(" in annotations
         or any(m.alias for model in (*input_models, *output_models) for m in model.fields)
+        or bool(output_extra)
         or asked.uses_field,
         uses_alias_choices=any(m.alias for model in output_models for m in model.fields),
         checks_lines=_checks_lines(checks),

@@ -43,10 +43,12 @@ def builtin_placeholders(failure_class: str) -> set[str]:
 
 def _name(
     doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], name: str, kind: str,
-    reserved: frozenset[str], *, key: bool = False, published: bool = False,
+    reserved: frozenset[str], *, key: bool = False, published: bool = False, variable: bool = False,
 ) -> None:  # fmt: skip
-    if published:
-        problem = naming.problem_with_published_name(name, kind, reserved, aliased=kind == "field")
+    """FW101/FW102 for a name the spec does not take: a published one as MCP allows it (a field's keyword or model
+    name aliased), a URI variable's param in camelCase too (`resourceId`, its attribute derived), else snake_case."""
+    if published or variable:
+        problem = naming.problem_with_published_name(name, kind, reserved, aliased=published and kind == "field")
     else:
         problem = problem_with_name(name, kind, reserved)
     if problem:

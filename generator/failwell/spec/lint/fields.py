@@ -23,7 +23,9 @@ _PAIRS = (("minLength", "maxLength"), ("minimum", "maximum"), ("minItems", "maxI
 def _fields(doc: _Linted, out: list[Diagnostic], path: tuple[str | int, ...], fields: dict[str, Any]) -> None:
     for name, spec in fields.items():
         fpath = (*path, name)
-        _name(doc, out, fpath, name, "field", RESERVED_FIELD_NAMES, key=True, published=published_names(path))
+        variable = len(path) == 3 and path[0] == "resources" and path[2] == "params"  # named as its URI's
+        published = published_names(path)
+        _name(doc, out, fpath, name, "field", RESERVED_FIELD_NAMES, key=True, published=published, variable=variable)
         if isinstance(spec, dict) and not doc.is_broken(fpath, below=False):
             _field(doc, out, fpath, spec)
 

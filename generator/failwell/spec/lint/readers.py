@@ -7,7 +7,7 @@ from typing import Any
 
 from ...errors import Diagnostic
 from .. import fields as f
-from .. import uri
+from .. import listing, uri
 from ..load import Document
 from .asks import _asks
 from .common import _at_offset, _deadline, _Linted, _nested_names
@@ -186,6 +186,7 @@ def _prompt(
                 "string and say what it accepts with pattern, enum, minLength or maxLength"
             )
             out.append(doc.diagnostic((*apath, "type" if "type" in spec else "enum"), "FW179", message))
+    out.extend(listing.reader_lint(doc, path, "prompt", prompt))
     failures = prompt.get("failures")
     if isinstance(failures, dict):
         nested = _nested_names("Params", declared)

@@ -46,7 +46,7 @@ from ..wording.patterns import compiled_later
 
 PAGE_SIZE = 100
 """How many resources one `resources/list` page holds."""
-_VARIABLE = re.compile(r"\{([a-z][a-z0-9_]*)\}")
+_VARIABLE = re.compile(r"\{([a-z][A-Za-z0-9_]*)\}")
 _RESERVED = compiled_later(r"[/?#]")
 """What a variable's part of a URI never holds: level-1 expansion percent-encodes them."""
 _CONTROL = compiled_later(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -73,6 +73,9 @@ class ResourceDefinition:
     listing: Listing | None = None
     subscribe: bool = False
     """Whether a client may subscribe to its URIs (the spec's `subscribe: true`; see `subscriptions`)."""
+    listed: Mapping[str, str | None] = field(default_factory=dict)
+    """What its listing shows otherwise than the rest says, as a ported original lists it, by MCP's keys: its
+    `name` as written (`Business Insights Memo`), and None for a key left out (`description`, `mimeType`)."""
 
     @cached_property
     def variables(self) -> tuple[str, ...]:
@@ -169,26 +172,20 @@ class ResourceDefinition:
 
     def expand(self, params: BaseModel) -> str:
         """The URI of the resource these parameters name."""
-        values = params.model_dump(mode="json")
+        values = params.model_dump(mode="json", by_alias=True)  # `{resourceId}`, whose attribute is `resource_id`
         return _VARIABLE.sub(lambda found: quote(_text(values[found.group(1)]), safe=""), self.uri)
 
     def to_resource(self, uri: str | None = None) -> Resource:
-        return Resource(
-            uri=uri or self.uri,
-            name=self.name,
-            title=self.title,
-            description=self.description,
-            mime_type=self.mime_type,
-        )
+        return Resource.model_validate({"uri": uri or self.uri, **self._shown})
 
     def to_template(self) -> ResourceTemplate:
-        return ResourceTemplate(
-            uri_template=self.uri,
-            name=self.name,
-            title=self.title,
-            description=self.description,
-            mime_type=self.mime_type,
-        )
+        return ResourceTemplate.model_validate({"uriTemplate": self.uri, **self._shown})
+
+    @cached_property
+    def _shown(self) -> dict[str, str | None]:
+        """What a listing shows of it besides its URI: the spec's, but where `listed` says otherwise."""
+        shown = {"name": self.name, "title": self.title, "description": self.description, "mimeType": self.mime_type}
+        return {**shown, **self.listed}
 
     def contents(self, uri: str, output: Any) -> TextResourceContents | BlobResourceContents:
         """The handler's output as the contents of `uri`: JSON, text or bytes, as the MIME type says."""

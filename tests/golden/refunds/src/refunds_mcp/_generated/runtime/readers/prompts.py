@@ -71,9 +71,12 @@ class PromptDefinition:
     """How it is read: its arguments' model and accepted values, its deadline, its handler."""
     completions: Mapping[str, Sequence[str]] = field(default_factory=dict)
     """For `completion/complete`: each argument's enum or examples."""
+    unlisted_arguments: bool = False
+    """Listed with no `arguments` key at all, as a ported original lists a prompt without arguments."""
 
     def to_prompt(self) -> Prompt:
-        return Prompt(name=self.name, title=self.title, description=self.description, arguments=list(self.arguments))
+        arguments = None if self.unlisted_arguments else list(self.arguments)
+        return Prompt(name=self.name, title=self.title, description=self.description, arguments=arguments)
 
     def result(self, output: Any) -> GetPromptResult:
         """The handler's output (the text of one user message, or a list of messages, maybe `Described`) as the

@@ -470,14 +470,26 @@ LONG_FIELDS: dict[str, dict[str, Any]] = {
         "type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 20000}, "minItems": 1,
         "maxItems": 10, "default": ["x"],
     },
+    # shapes the corpus of real servers brought (tests/roundtrip: brave-search, excel, firecrawl, mongodb)
+    "country": {"type": "string", "enum": [f"C{n:02d}" for n in range(38)], "required": False},
+    "chart_type": {"type": "string", "enum": [f"chart_kind_{n}" for n in range(16)]},
+    "view": {
+        "type": "object", "properties": {f"setting_{n}": {"type": "integer"} for n in range(7)},
+        "default": {f"setting_{n}": n for n in range(7)}, "required": False,
+    },
+    "threadId": {"type": "string", "pattern": "^(" + "|".join(["[0-9a-f]{8}"] * 12) + ")$", "required": False},
+    "appliedLimits": {
+        "type": "array", "items": {"type": "string", "enum": [f"config.maxDocumentsPerQuery{n}" for n in range(3)]},
+    },
 }  # fmt: skip
-"""Model fields longer than a line (the postgres port's health_type, the fetch port's user_agent setting)."""
+"""Model fields longer than a line (the postgres port's health_type, the fetch port's user_agent setting, and the
+shapes real servers' listings bring: long `Literal[...]` unions, a many-item default, an aliased `Annotated[...]`)."""
 
 
 def test_long_model_fields_are_laid_out_as_ruff_formats_them(tmp_path: Path) -> None:
     from failwell.spec.fields import models
 
-    (model,) = models("Input", LONG_FIELDS)
+    model = next(model for model in models("Input", LONG_FIELDS) if model.name == "Input")
     lines = ["class Input(BaseModel):"]
     for member in model.fields:
         default = f" = {member.default}" if member.default is not None else ""

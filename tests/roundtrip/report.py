@@ -7,6 +7,9 @@ What is set aside, and only this: `_meta` on every item; on a tool the original 
 the `idempotency_key` argument failwell adds to a write (its property, and its name in `required`, the `required`
 list itself when nothing else is in it and the original has none); `annotations: {}` is the same as none; a schema's
 `required` is compared as a set (JSON Schema gives its order no meaning, and a snapshot may list properties sorted).
+Each port's generated code is also given to ruff, with the project's own settings: a format check or lint that fails
+is a difference named `project` (the generator lays code out as `ruff format` does, and real listings bring shapes
+failwell's own specs never had).
 
     python tests/roundtrip/report.py [FOLDER]          # the table: server, tools, exact, what differs by kind
     python tests/roundtrip/report.py [FOLDER] --write  # also rewrite known.yaml (the test compares with it)
@@ -18,6 +21,7 @@ import asyncio
 import copy
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -195,6 +199,19 @@ def differences(original: Mapping[str, Any], ported: Mapping[str, Any]) -> dict[
     return out
 
 
+def unformatted(project: Path) -> list[str]:
+    """What ruff says of a port's generated code, as a difference: its format check and its lint (the project's
+    own settings), each named when it fails."""
+    out = []
+    for label, command in (("ruff format --check", ["format", "--check"]), ("ruff check", ["check"])):
+        ran = subprocess.run(
+            [sys.executable, "-m", "ruff", *command, "--no-cache", "."], cwd=project, capture_output=True, timeout=300
+        )
+        if ran.returncode != 0:
+            out.append(f"{label} fails")
+    return out
+
+
 def measure(folder: Path = HERE, work: Path | None = None) -> dict[str, dict[str, list[str]]]:
     """Each snapshot's differences: all ported in this process, each server started once."""
     found = snapshots(folder)
@@ -214,6 +231,8 @@ def measure(folder: Path = HERE, work: Path | None = None) -> dict[str, dict[str
                 project = projects[snapshot["key"]]
                 ported = await listed(project) if project is not None else {}
                 out[snapshot["key"]] = differences(snapshot["listings"], ported)
+                if project is not None and (unkept := unformatted(project)):
+                    out[snapshot["key"]]["project"] = unkept
             return out
 
         return asyncio.run(everything())

@@ -238,25 +238,39 @@ def _aliased_line(attribute: str, annotation: str, arguments: list[str]) -> str:
     exploded = "Field(\n" + "".join(f"        {argument},\n" for argument in arguments) + "    )"
     head = f"    {attribute}: {annotation} = Field("
     if len(head) <= 120:
-        return f"    {attribute}: {annotation} = {exploded}"
+        return _kept_if_long(f"    {attribute}: {annotation} = {exploded}")
     if annotation.startswith("Annotated[") and annotation.endswith("]") and annotation.count("Annotated[") == 1:
         inner = annotation[len("Annotated[") : -1]
-        return f"    {attribute}: Annotated[\n        {inner}\n    ] = {exploded}"
-    return f"    {attribute}: (\n        {annotation}\n    ) = {exploded}"
+        return _kept_if_long(f"    {attribute}: Annotated[\n        {inner}\n    ] = {exploded}")
+    return _unformatted(f"    {attribute}: (\n        {annotation}\n    ) = {exploded}")
 
 
 def _long_line(attribute: str, annotation: str, default: str | None) -> str | None:
     """`attribute: annotation = default` in a model's body, laid out as ruff format lays out a line longer than
-    120 characters (None when it fits, or for a shape this does not know, which the template writes on one line):
-    a long default in parentheses when the rest fits; else the `Annotated[...]` split one element a line (a
-    `Field(...)` that still overflows split one argument a line), and `... | None` parenthesized around it."""
+    120 characters (None when it fits): a long default in parentheses when the rest fits, a collection one item a
+    line; else the `Annotated[...]` split one element a line (a `Field(...)` that still overflows split one argument
+    a line), and `... | None` parenthesized around it. A shape this does not know (a long `Literal[...]`, say) is
+    written on one line between `# fmt: off` and `# fmt: on`."""
     suffix = f" = {default}" if default is not None else ""
-    if len(f"    {attribute}: {annotation}{suffix}") <= LINE:
+    one_line = f"    {attribute}: {annotation}{suffix}"
+    if len(one_line) <= LINE:
         return None
+    laid = _laid_out(attribute, annotation, default)
+    if laid is None or any(len(line) > LINE for line in laid.splitlines()):
+        return _unformatted(one_line)
+    return laid
+
+
+def _laid_out(attribute: str, annotation: str, default: str | None) -> str | None:
+    """The layout `_long_line` describes, or None for a shape it does not know."""
+    suffix = f" = {default}" if default is not None else ""
     head = f"    {attribute}: {annotation} = "
     collection = default is not None and default[:1] in "[{" and len(default) > 2
     if default is not None and len(head) + 1 <= LINE:
         inner = default[1:-1] if collection else default
+        items = _top_level(inner) if collection else [inner]
+        if len(items) > 1:  # ruff splits a collection one item a line, each with a trailing comma
+            return f"{head}{default[0]}\n" + "".join(f"        {item},\n" for item in items) + f"    {default[-1]}"
         if len(f"        {inner}") > LINE:
             return None if collection else _split_or_none(attribute, annotation, suffix)
         if collection:  # ruff splits the collection's own brackets
@@ -264,6 +278,17 @@ def _long_line(attribute: str, annotation: str, default: str | None) -> str | No
         if default[:1] not in "[{(":
             return f"{head}(\n        {default}\n    )"
     return _split_or_none(attribute, annotation, suffix)
+
+
+def _kept_if_long(lines: str) -> str:
+    """`lines` as they are, or kept from ruff between `# fmt: off` and `# fmt: on` when one is still too long."""
+    return _unformatted(lines) if any(len(line) > LINE for line in lines.splitlines()) else lines
+
+
+def _unformatted(lines: str) -> str:
+    """A field in a layout ruff would change (a shape `_long_line` does not know): kept as written between
+    `# fmt: off` and `# fmt: on`, which ruff leaves alone (a generated project does not check line length)."""
+    return f"    # fmt: off\n{lines}\n    # fmt: on"
 
 
 def _split_or_none(attribute: str, annotation: str, suffix: str) -> str | None:

@@ -93,8 +93,10 @@ def positional(files: Files) -> dict[str, list[bytes]]:
 
 
 def _blank(value: Any) -> Any:
+    """A parsed file's shape: its structure and value types, every string blank. A key is blank too (its place is
+    kept): a key may be outside text as well, as a `schema:` field's own keywords are data published as written."""
     if isinstance(value, dict):
-        return {str(k): _blank(v) for k, v in value.items()}
+        return [("", _blank(v)) for v in value.values()]
     if isinstance(value, list):
         return [_blank(v) for v in value]
     return "" if isinstance(value, str) else value
